@@ -1,0 +1,30 @@
+# The two commands of the README: `make run` (the main job) and `make test` (the whole suite).
+# Both install what is missing and build first.
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build run test gpu-pack clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -G Ninja
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	@scripts/run.sh $(BUILD_DIR)
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# Stripped binaries for the GPU host under dist/ (see docs/working.md).
+gpu-pack: build
+	@scripts/gpu-pack.sh $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR) dist

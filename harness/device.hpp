@@ -1,0 +1,45 @@
+// The GPU in hand and the environment a measurement is stamped with.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/simt_config.hpp"
+
+namespace coalesce {
+
+/// Thrown when a command needs a GPU and the machine has none; tools print its message
+/// ("no CUDA device: ...") and exit with status 2.
+class NoDeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  std::string uuid;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int l2_bytes = 0;
+  long long global_mem_bytes = 0;
+  int driver_version = 0;   ///< cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;  ///< cudaRuntimeGetVersion
+  std::string driver_release;  ///< NVML's driver string (e.g. "580.159.04"), empty if unknown
+  int max_sm_clock_mhz = 0;    ///< NVML, 0 if unknown
+  DeviceLimits limits;
+  std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+};
+
+/// The number of CUDA devices; 0 (not an error) where there is no driver or no GPU.
+int device_count();
+
+/// Queries device `ordinal`; throws NoDeviceError when there is none.
+DeviceInfo query_device(int ordinal = 0);
+
+/// The current SM clock in MHz read through NVML (loaded at run time), or nullopt when NVML is
+/// not available; never an error.
+std::optional<int> sm_clock_mhz(int ordinal);
+
+}  // namespace coalesce

@@ -1,0 +1,136 @@
+// The tile configuration of the `simt` family and its one validity rule. The tuner's pruning,
+// the kernel template's static_asserts, the compiler's verifier and the tests all call
+// SimtConfig::check(); nothing else decides whether a config is legal.
+//
+// Device-safe: compiles under nvcc, NVRTC and a plain C++ compiler (no standard headers).
+#pragma once
+
+namespace coalesce {
+
+/// What a config must fit into: read from the device at run time (tuner) or from the
+/// compiler's target attribute. Defaults are the H200's (sm_90).
+struct DeviceLimits {
+  int smem_per_block_optin = 232448;  ///< bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin
+  int smem_per_sm = 233472;           ///< bytes
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int regs_per_sm = 65536;
+  int max_regs_per_thread = 255;
+  int max_blocks_per_sm = 32;
+};
+
+/// Why a config was refused; the tuner stores the category with every pruned row.
+enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy };
+
+/// The category's name as stored in the database (`prune_reason`).
+constexpr const char* violation_name(Violation v) {
+  switch (v) {
+    case Violation::none: return "none";
+    case Violation::shape: return "shape";
+    case Violation::divisibility: return "divisibility";
+    case Violation::threads: return "threads";
+    case Violation::smem: return "smem";
+    case Violation::registers: return "registers";
+    case Violation::occupancy: return "occupancy";
+  }
+  return "unknown";
+}
+
+/// A verdict: ok() when the config is legal, otherwise a category and one sentence.
+struct Verdict {
+  Violation violation = Violation::none;
+  const char* why = nullptr;
+  constexpr bool ok() const { return violation == Violation::none; }
+};
+
+/// FP32 GEMM on the CUDA cores, register-tiled (siboehm's warptiling kernel, CUTLASS's SIMT
+/// path): a block computes BM×BN of C, each warp WM×WN of it, each thread TM×TN, walking K in
+/// steps of BK through a STAGES-deep cp.async shared-memory pipeline.
+struct SimtConfig {
+  int bm = 128, bn = 128, bk = 16;  ///< block tile
+  int wm = 64, wn = 32;             ///< warp tile
+  int tm = 8, tn = 8;               ///< thread tile
+  int stages = 3;                   ///< shared-memory buffers in flight (cp.async)
+  int vec = 4;                      ///< floats per global->shared copy: 1, 2 or 4
+  int group_m = 8;                  ///< block rasterization: tile rows per group (1 = row order)
+
+  /// Shared-memory rows are padded by one 16-byte vector so that threads reading different
+  /// rows hit different banks (HOPPER.md, "Banks").
+  static constexpr int kPad = 4;
+
+  constexpr int warps() const { return (bm / wm) * (bn / wn); }
+  constexpr int threads() const { return warps() * 32; }
+  constexpr int a_stride() const { return bk + kPad; }  ///< A tile is stored [BM][BK+pad]
+  constexpr int b_stride() const { return bn + kPad; }  ///< B tile is stored [BK][BN+pad]
+  constexpr int stage_floats() const { return bm * a_stride() + bk * b_stride(); }
+  constexpr int smem_bytes() const { return stages * stage_floats() * 4; }
+
+  /// The register model the tuner prunes with before compiling: accumulators, one 4-deep
+  /// slice of A per thread row, one row of B, and a measured overhead for addresses and loop
+  /// state (ptxas reported 36-44 over these arrays for the configs in tests/unit/kernels).
+  constexpr int predicted_registers() const { return tm * tn + 4 * tm + tn + 40; }
+
+  /// Blocks of this config one SM can hold, by threads, shared memory and registers.
+  constexpr int blocks_per_sm(const DeviceLimits& d, int registers_per_thread) const {
+    int by_threads = d.max_threads_per_sm / threads();
+    int by_smem = d.smem_per_sm / (smem_bytes() + 1024);  // 1 KB per block is reserved by the driver
+    int regs_per_warp = ((registers_per_thread * 32 + 255) / 256) * 256;  // allocation granule
+    int by_regs = d.regs_per_sm / (regs_per_warp * warps());
+    int n = by_threads < by_smem ? by_threads : by_smem;
+    n = n < by_regs ? n : by_regs;
+    return n < d.max_blocks_per_sm ? n : d.max_blocks_per_sm;
+  }
+
+  /// The config's own rules, independent of device and problem.
+  constexpr Verdict check() const {
+    if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || tm <= 0 || tn <= 0)
+      return {Violation::shape, "every tile side must be positive"};
+    if (stages < 2 || stages > 8)
+      return {Violation::shape, "stages must be between 2 and 8 (the pipeline needs a buffer to fill while one is read)"};
+    if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
+    if (vec != 1 && vec != 2 && vec != 4)
+      return {Violation::shape, "vec must be 1, 2 or 4 floats (cp.async copies 4, 8 or 16 bytes)"};
+    if (bm % wm != 0 || bn % wn != 0)
+      return {Violation::divisibility, "the warp tile must divide the block tile (BM % WM, BN % WN)"};
+    if (wm % tm != 0 || wn % tn != 0)
+      return {Violation::divisibility, "the thread tile must divide the warp tile (WM % TM, WN % TN)"};
+    if ((wm / tm) * (wn / tn) != 32)
+      return {Violation::threads, "a warp tile must hold exactly 32 thread tiles ((WM/TM)*(WN/TN) == 32)"};
+    if (tn % 4 != 0)
+      return {Violation::divisibility, "TN must be a multiple of 4 (B is read from shared memory 16 bytes at a time)"};
+    if (bk % 4 != 0)
+      return {Violation::divisibility, "BK must be a multiple of 4 (A is read from shared memory 16 bytes at a time)"};
+    if (bk % vec != 0 || bn % vec != 0)
+      return {Violation::divisibility, "vec must divide BK and BN (a copy never straddles a tile row)"};
+    if ((bm * bk) % (threads() * vec) != 0 || (bk * bn) % (threads() * vec) != 0)
+      return {Violation::threads, "the block's threads must split the A and B tiles into equal copies"};
+    return {};
+  }
+
+  /// The rules above plus the device's limits, with `registers` per thread (predicted before
+  /// compiling, ptxas' figure after).
+  constexpr Verdict check(const DeviceLimits& d, int registers) const {
+    Verdict v = check();
+    if (!v.ok()) return v;
+    if (threads() > d.max_threads_per_block)
+      return {Violation::threads, "the block has more threads than the device allows per block"};
+    if (smem_bytes() > d.smem_per_block_optin)
+      return {Violation::smem, "the pipeline's shared memory exceeds the device's per-block limit"};
+    if (registers > d.max_regs_per_thread)
+      return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
+    if (blocks_per_sm(d, registers) < 1)
+      return {Violation::occupancy, "not one block fits on an SM (registers x threads or shared memory)"};
+    return {};
+  }
+  constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
+
+  /// Problem-dependent rule: vector copies need every row of A and B to start aligned.
+  constexpr Verdict check_problem(int m, int n, int k) const {
+    if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
+    if (k % vec != 0 || n % vec != 0)
+      return {Violation::divisibility, "vec must divide K and N (vector copies need aligned rows)"};
+    return {};
+  }
+};
+
+}  // namespace coalesce

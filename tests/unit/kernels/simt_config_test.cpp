@@ -1,0 +1,89 @@
+// The simt config's one validity rule (kernels/simt_config.hpp).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/simt_config.hpp"
+
+using coalesce::DeviceLimits;
+using coalesce::SimtConfig;
+using coalesce::Violation;
+
+TEST(SimtConfig, DefaultIsValidOnH200) {
+  SimtConfig c;
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+  EXPECT_EQ(c.threads(), 256);
+  EXPECT_EQ(c.smem_bytes(), 3 * (128 * 20 + 16 * 132) * 4);
+}
+
+TEST(SimtConfig, WarpMustHoldThirtyTwoThreadTiles) {
+  SimtConfig c;
+  c.tm = 4;  // 64/4 * 32/8 = 64 thread tiles
+  EXPECT_EQ(c.check().violation, Violation::threads);
+}
+
+TEST(SimtConfig, WarpTileMustDivideBlockTile) {
+  SimtConfig c;
+  c.bm = 96;
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+}
+
+TEST(SimtConfig, ThreadTileColumnsAreVectors) {
+  SimtConfig c;
+  c.wm = 32;
+  c.tm = 4;
+  c.wn = 8;
+  c.tn = 2;  // 8 x 4 thread tiles: a full warp, but columns are not 16-byte vectors
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+}
+
+TEST(SimtConfig, SharedMemoryLimitPrunes) {
+  SimtConfig c;
+  c.stages = 8;
+  c.bk = 64;
+  EXPECT_GT(c.smem_bytes(), DeviceLimits{}.smem_per_block_optin);
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::smem);
+  DeviceLimits small;
+  small.smem_per_block_optin = 48 * 1024;
+  SimtConfig d;
+  EXPECT_EQ(d.check(small).violation, Violation::smem) << d.smem_bytes();
+}
+
+TEST(SimtConfig, RegisterLimitPrunes) {
+  SimtConfig c;
+  EXPECT_EQ(c.check(DeviceLimits{}, 256).violation, Violation::registers);
+  EXPECT_TRUE(c.check(DeviceLimits{}, 128).ok());
+}
+
+TEST(SimtConfig, OccupancyNeedsOneBlock) {
+  SimtConfig c;  // 256 threads
+  DeviceLimits d;
+  d.regs_per_sm = 32768;  // 255 regs x 256 threads does not fit
+  EXPECT_EQ(c.check(d, 255).violation, Violation::occupancy);
+  EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 128), 2);  // registers: 2 x 256 x 128 = 64K
+  EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 4);   // shared memory: 4 x (55 KB + 1 KB)
+  c.stages = 4;
+  c.bk = 32;  // 4 x (128x36 + 32x132) x 4 B = 141 KB
+  EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 1);
+}
+
+TEST(SimtConfig, VectorCopiesNeedAlignedRows) {
+  SimtConfig c;
+  EXPECT_TRUE(c.check_problem(4096, 4096, 4096).ok());
+  EXPECT_EQ(c.check_problem(1000, 4097, 4096).violation, Violation::divisibility);
+  c.vec = 1;
+  EXPECT_TRUE(c.check_problem(1000, 4097, 4097).ok());
+  EXPECT_EQ(c.check_problem(0, 1, 1).violation, Violation::shape);
+}
+
+TEST(SimtConfig, EveryRefusalHasASentence) {
+  SimtConfig c;
+  c.vec = 3;
+  auto v = c.check();
+  ASSERT_FALSE(v.ok());
+  ASSERT_NE(v.why, nullptr);
+  EXPECT_NE(std::string(v.why).find("vec"), std::string::npos);
+  EXPECT_STREQ(coalesce::violation_name(v.violation), "shape");
+}
