@@ -45,6 +45,23 @@ std::string config_name(const SimtConfig& c, Dtype d, Epilogue e) {
   return buf;
 }
 
+std::string simt_tile_type(const SimtConfig& c) {
+  char buf[120];
+  std::snprintf(buf, sizeof buf, "coalesce::SimtTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d>", c.bm,
+                c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m);
+  return buf;
+}
+
+std::string epilogue_type(Epilogue e) {
+  switch (e) {
+    case Epilogue::none: return "coalesce::EpilogueNone";
+    case Epilogue::bias: return "coalesce::EpilogueBias";
+    case Epilogue::bias_relu: return "coalesce::EpilogueBiasRelu";
+    case Epilogue::bias_gelu: return "coalesce::EpilogueBiasGeluErf";
+  }
+  return "?";
+}
+
 std::optional<NamedSimtConfig> parse_config_name(std::string_view name) {
   std::string s(name);
   char dtype[8] = {}, epi[16] = {};

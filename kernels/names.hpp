@@ -39,4 +39,16 @@ struct NamedSimtConfig {
 };
 std::optional<NamedSimtConfig> parse_config_name(std::string_view name);
 
+/// The C++ type naming a config in the kernel template, e.g.
+/// `coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8>` (kernels/simt_gemm.cuh).
+std::string simt_tile_type(const SimtConfig& c);
+
+/// The epilogue's C++ type in kernels/epilogue.cuh, e.g. `coalesce::EpilogueBiasGeluErf`.
+std::string epilogue_type(Epilogue e);
+
+/// Blocks in the 1-D grid of a simt launch (the kernel rasterizes them itself).
+constexpr long long simt_grid_blocks(const SimtConfig& c, int m, int n) {
+  return static_cast<long long>((m + c.bm - 1) / c.bm) * ((n + c.bn - 1) / c.bn);
+}
+
 }  // namespace coalesce

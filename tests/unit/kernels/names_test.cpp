@@ -37,3 +37,12 @@ TEST(Vocabulary, ParsesDtypesAndEpilogues) {
   EXPECT_EQ(parse_epilogue("bias_relu"), Epilogue::bias_relu);
   EXPECT_FALSE(parse_epilogue("gelu").has_value());
 }
+
+TEST(TemplateNames, NameTheKernelTemplateTypes) {
+  SimtConfig c;
+  EXPECT_EQ(simt_tile_type(c), "coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8>");
+  EXPECT_EQ(epilogue_type(Epilogue::bias_gelu), "coalesce::EpilogueBiasGeluErf");
+  EXPECT_EQ(epilogue_type(Epilogue::none), "coalesce::EpilogueNone");
+  EXPECT_EQ(simt_grid_blocks(c, 4096, 4096), 32 * 32);
+  EXPECT_EQ(simt_grid_blocks(c, 1000, 4097), 8 * 33);
+}
