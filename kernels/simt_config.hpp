@@ -5,6 +5,13 @@
 // Device-safe: compiles under nvcc, NVRTC and a plain C++ compiler (no standard headers).
 #pragma once
 
+// Callable from host and device code alike (the kernel's constant expressions use them).
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define COALESCE_HD __host__ __device__
+#else
+#define COALESCE_HD
+#endif
+
 namespace coalesce {
 
 /// What a config must fit into: read from the device at run time (tuner) or from the
@@ -23,7 +30,7 @@ struct DeviceLimits {
 enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy };
 
 /// The category's name as stored in the database (`prune_reason`).
-constexpr const char* violation_name(Violation v) {
+COALESCE_HD constexpr const char* violation_name(Violation v) {
   switch (v) {
     case Violation::none: return "none";
     case Violation::shape: return "shape";
@@ -40,7 +47,7 @@ constexpr const char* violation_name(Violation v) {
 struct Verdict {
   Violation violation = Violation::none;
   const char* why = nullptr;
-  constexpr bool ok() const { return violation == Violation::none; }
+  COALESCE_HD constexpr bool ok() const { return violation == Violation::none; }
 };
 
 /// FP32 GEMM on the CUDA cores, register-tiled (siboehm's warptiling kernel, CUTLASS's SIMT
@@ -53,25 +60,38 @@ struct SimtConfig {
   int stages = 3;                   ///< shared-memory buffers in flight (cp.async)
   int vec = 4;                      ///< floats per global->shared copy: 1, 2 or 4
   int group_m = 8;                  ///< block rasterization: tile rows per group (1 = row order)
+  int ka = 1;                       ///< k steps of A read from shared memory at once: 1, 2 or 4
+  int min_blocks = 2;               ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
 
   /// Shared-memory rows are padded by one 16-byte vector so that threads reading different
   /// rows hit different banks (HOPPER.md, "Banks").
   static constexpr int kPad = 4;
 
-  constexpr int warps() const { return (bm / wm) * (bn / wn); }
-  constexpr int threads() const { return warps() * 32; }
-  constexpr int a_stride() const { return bk + kPad; }  ///< A tile is stored [BM][BK+pad]
-  constexpr int b_stride() const { return bn + kPad; }  ///< B tile is stored [BK][BN+pad]
-  constexpr int stage_floats() const { return bm * a_stride() + bk * b_stride(); }
-  constexpr int smem_bytes() const { return stages * stage_floats() * 4; }
+  COALESCE_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
+  COALESCE_HD constexpr int threads() const { return warps() * 32; }
+  COALESCE_HD constexpr int a_stride() const { return bk + kPad; }  ///< A tile is stored [BM][BK+pad]
+  COALESCE_HD constexpr int b_stride() const { return bn + kPad; }  ///< B tile is stored [BK][BN+pad]
+  COALESCE_HD constexpr int stage_floats() const { return bm * a_stride() + bk * b_stride(); }
+  COALESCE_HD constexpr int smem_bytes() const { return stages * stage_floats() * 4; }
 
   /// The register model the tuner prunes with before compiling: accumulators, one 4-deep
   /// slice of A per thread row, one row of B, and a measured overhead for addresses and loop
   /// state (ptxas reported 36-44 over these arrays for the configs in tests/unit/kernels).
-  constexpr int predicted_registers() const { return tm * tn + 4 * tm + tn + 40; }
+  COALESCE_HD constexpr int predicted_registers() const {
+    int model = tm * tn + ka * tm + tn + 40;
+    return model < register_cap() ? model : register_cap();
+  }
+
+  /// The registers per thread ptxas may use under __launch_bounds__(threads, min_blocks) on a
+  /// 64K-register SM (allocation is per warp in 256-register granules, so 8 per thread).
+  COALESCE_HD constexpr int register_cap(int regs_per_sm = 65536) const {
+    int cap = regs_per_sm / (min_blocks * threads());
+    cap -= cap % 8;
+    return cap < 255 ? cap : 255;
+  }
 
   /// Blocks of this config one SM can hold, by threads, shared memory and registers.
-  constexpr int blocks_per_sm(const DeviceLimits& d, int registers_per_thread) const {
+  COALESCE_HD constexpr int blocks_per_sm(const DeviceLimits& d, int registers_per_thread) const {
     int by_threads = d.max_threads_per_sm / threads();
     int by_smem = d.smem_per_sm / (smem_bytes() + 1024);  // 1 KB per block is reserved by the driver
     int regs_per_warp = ((registers_per_thread * 32 + 255) / 256) * 256;  // allocation granule
@@ -82,12 +102,15 @@ struct SimtConfig {
   }
 
   /// The config's own rules, independent of device and problem.
-  constexpr Verdict check() const {
+  COALESCE_HD constexpr Verdict check() const {
     if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || tm <= 0 || tn <= 0)
       return {Violation::shape, "every tile side must be positive"};
     if (stages < 2 || stages > 8)
       return {Violation::shape, "stages must be between 2 and 8 (the pipeline needs a buffer to fill while one is read)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
+    if (ka != 1 && ka != 2 && ka != 4)
+      return {Violation::shape, "ka must be 1, 2 or 4 (A is read 4, 8 or 16 bytes at a time)"};
+    if (min_blocks < 1 || min_blocks > 8) return {Violation::shape, "min_blocks must be between 1 and 8"};
     if (vec != 1 && vec != 2 && vec != 4)
       return {Violation::shape, "vec must be 1, 2 or 4 floats (cp.async copies 4, 8 or 16 bytes)"};
     if (bm % wm != 0 || bn % wn != 0)
@@ -99,7 +122,8 @@ struct SimtConfig {
     if (tn % 4 != 0)
       return {Violation::divisibility, "TN must be a multiple of 4 (B is read from shared memory 16 bytes at a time)"};
     if (bk % 4 != 0)
-      return {Violation::divisibility, "BK must be a multiple of 4 (A is read from shared memory 16 bytes at a time)"};
+      return {Violation::divisibility, "BK must be a multiple of 4 (shared-memory rows stay 16-byte aligned)"};
+    if (bk % ka != 0) return {Violation::divisibility, "ka must divide BK"};
     if (bk % vec != 0 || bn % vec != 0)
       return {Violation::divisibility, "vec must divide BK and BN (a copy never straddles a tile row)"};
     if ((bm * bk) % (threads() * vec) != 0 || (bk * bn) % (threads() * vec) != 0)
@@ -109,7 +133,7 @@ struct SimtConfig {
 
   /// The rules above plus the device's limits, with `registers` per thread (predicted before
   /// compiling, ptxas' figure after).
-  constexpr Verdict check(const DeviceLimits& d, int registers) const {
+  COALESCE_HD constexpr Verdict check(const DeviceLimits& d, int registers) const {
     Verdict v = check();
     if (!v.ok()) return v;
     if (threads() > d.max_threads_per_block)
@@ -118,15 +142,24 @@ struct SimtConfig {
       return {Violation::smem, "the pipeline's shared memory exceeds the device's per-block limit"};
     if (registers > d.max_regs_per_thread)
       return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
+    // Below this ptxas must spill accumulators (they alone need TM*TN registers).
+    if (register_cap(d.regs_per_sm) < tm * tn + tn + 24)
+      return {Violation::registers, "min_blocks leaves too few registers per thread for the accumulators"};
+    if (min_blocks * threads() > d.max_threads_per_sm ||
+        min_blocks * (smem_bytes() + 1024) > d.smem_per_sm)
+      return {Violation::occupancy, "min_blocks blocks do not fit on an SM (threads or shared memory)"};
     if (blocks_per_sm(d, registers) < 1)
       return {Violation::occupancy, "not one block fits on an SM (registers x threads or shared memory)"};
     return {};
   }
-  constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
+  COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
 
   /// Problem-dependent rule: vector copies need every row of A and B to start aligned.
-  constexpr Verdict check_problem(int m, int n, int k) const {
+  COALESCE_HD constexpr Verdict check_problem(int m, int n, int k) const {
     if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
+    if (static_cast<long long>(m) * k >= (1LL << 31) || static_cast<long long>(k) * n >= (1LL << 31) ||
+        static_cast<long long>(m) * n >= (1LL << 31))
+      return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
     if (k % vec != 0 || n % vec != 0)
       return {Violation::divisibility, "vec must divide K and N (vector copies need aligned rows)"};
     return {};

@@ -57,10 +57,25 @@ TEST(SimtConfig, RegisterLimitPrunes) {
   EXPECT_TRUE(c.check(DeviceLimits{}, 128).ok());
 }
 
+TEST(SimtConfig, MinBlocksCapsRegisters) {
+  SimtConfig c;  // 256 threads
+  c.min_blocks = 2;
+  EXPECT_EQ(c.register_cap(), 128);
+  EXPECT_LE(c.predicted_registers(), 128);
+  c.min_blocks = 4;  // 64 registers cannot hold 64 accumulators and a row of B
+  EXPECT_EQ(c.register_cap(), 64);
+  EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::registers);
+  c.min_blocks = 1;
+  EXPECT_EQ(c.register_cap(), 255);
+  c.ka = 3;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+}
+
 TEST(SimtConfig, OccupancyNeedsOneBlock) {
   SimtConfig c;  // 256 threads
   DeviceLimits d;
   d.regs_per_sm = 32768;  // 255 regs x 256 threads does not fit
+  c.min_blocks = 1;
   EXPECT_EQ(c.check(d, 255).violation, Violation::occupancy);
   EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 128), 2);  // registers: 2 x 256 x 128 = 64K
   EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 4);   // shared memory: 4 x (55 KB + 1 KB)
@@ -76,6 +91,7 @@ TEST(SimtConfig, VectorCopiesNeedAlignedRows) {
   c.vec = 1;
   EXPECT_TRUE(c.check_problem(1000, 4097, 4097).ok());
   EXPECT_EQ(c.check_problem(0, 1, 1).violation, Violation::shape);
+  EXPECT_EQ(c.check_problem(65536, 65536, 1024).violation, Violation::shape);  // C has 2^32 elements
 }
 
 TEST(SimtConfig, EveryRefusalHasASentence) {

@@ -1,0 +1,257 @@
+// The `simt` family: FP32 GEMM on the CUDA cores with a fused epilogue,
+//   C[m][n] = Epi(sum_k A[m][k] * B[k][n], bias[n])      A: M×K, B: K×N, C: M×N, row-major.
+//
+// One block computes a BM×BN tile of C; its warps split it into WM×WN warp tiles and each thread
+// owns TM×TN accumulators (siboehm's warptiling SGEMM, CUTLASS's SIMT mainloop). K is walked in
+// BK-wide slices through a STAGES-deep shared-memory ring filled with cp.async, so the copy of
+// slice k+STAGES-1 overlaps the arithmetic on slice k. Edges are predicated: any M, N, K works
+// as long as VEC divides K and N (SimtConfig::check_problem).
+//
+// Device-safe: compiles under nvcc and NVRTC (no standard headers).
+#pragma once
+
+#include "epilogue.cuh"
+#include "simt_config.hpp"
+
+namespace coalesce {
+
+/// A simt config as a type, so the kernel is specialized on every tile parameter.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int GROUP_M,
+          int KA, int MIN_BLOCKS>
+struct SimtTile {
+  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, KA, MIN_BLOCKS};
+};
+
+namespace detail {
+
+/// cp.async of BYTES (4, 8 or 16) from global to shared memory; when `pred` is false nothing is
+/// read and the destination is zero-filled (src-size 0), which is how edges are predicated.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(float* smem, const float* gmem, bool pred) {
+  unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  int src_bytes = pred ? BYTES : 0;
+  if constexpr (BYTES == 16) {
+    // .cg: bypass L1, the tile is read once per block from L2.
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(src_bytes));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem), "n"(BYTES),
+                 "r"(src_bytes));
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+template <int N> struct Vec;
+template <> struct Vec<1> { using type = float; };
+template <> struct Vec<2> { using type = float2; };
+template <> struct Vec<4> { using type = float4; };
+__device__ __forceinline__ float component(const float4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+__device__ __forceinline__ float component(const float2& v, int i) { return i == 0 ? v.x : v.y; }
+__device__ __forceinline__ float component(float v, int) { return v; }
+
+/// The messaged compile-time guard: every category of SimtConfig::check() gets its sentence.
+template <class Tile>
+struct SimtGuard {
+  static constexpr Violation kViolation = Tile::config.check().violation;
+  static_assert(kViolation != Violation::shape,
+                "simt config: a tile side, stages (2..8), vec (1, 2, 4) or group_m is out of range");
+  static_assert(kViolation != Violation::divisibility,
+                "simt config: warp tile must divide block tile, thread tile must divide warp tile, "
+                "TN and BK must be multiples of 4, vec must divide BK and BN");
+  static_assert(kViolation != Violation::threads,
+                "simt config: a warp tile must hold 32 thread tiles and the threads must split the "
+                "A and B tiles into equal copies");
+  static constexpr bool ok = kViolation == Violation::none;
+};
+
+/// __launch_bounds__ arguments of a tile (threads, and min_blocks to cap registers).
+template <class Tile, class Epi>
+struct SimtBounds {
+  static_assert(SimtGuard<Tile>::ok, "invalid simt config");
+  static constexpr int threads = Tile::config.threads();
+  static constexpr int min_blocks = Tile::config.min_blocks;
+};
+
+}  // namespace detail
+
+/// The kernel body; launch with grid = simt_grid_blocks(cfg, M, N) blocks (1-D, rasterized
+/// here), cfg.threads() threads and cfg.smem_bytes() of dynamic shared memory.
+template <class Tile, class Epi>
+__device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, const float* __restrict__ B,
+                                                 const float* __restrict__ bias, float* __restrict__ C,
+                                                 int M, int N, int K) {
+  static_assert(detail::SimtGuard<Tile>::ok, "invalid simt config");
+  constexpr SimtConfig cfg = Tile::config;
+  constexpr int BM = cfg.bm, BN = cfg.bn, BK = cfg.bk, WM = cfg.wm, WN = cfg.wn, TM = cfg.tm, TN = cfg.tn;
+  constexpr int STAGES = cfg.stages, VEC = cfg.vec, THREADS = cfg.threads();
+  constexpr int AS = cfg.a_stride(), BS = cfg.b_stride(), STAGE = cfg.stage_floats();
+  constexpr int LANES_N = WN / TN;          // thread tiles across a warp tile's columns
+  constexpr int LANES_M = WM / TM;          // ... and down its rows
+  constexpr int CHUNKS_N = TN / 4;          // a thread's columns come in 16-byte chunks
+  constexpr int A_COPIES = BM * BK / (THREADS * VEC);
+  constexpr int B_COPIES = BK * BN / (THREADS * VEC);
+  // A is read KA k steps at a time: wider reads mean fewer shared-memory instructions but KA*TM
+  // floats of A live (KA = 4 pushed 8x8 thread tiles past 128 registers, ptxas 13.0, sm_90).
+  constexpr int KA = cfg.ka;
+  using ARead = typename detail::Vec<KA>::type;
+
+  extern __shared__ __align__(16) float smem[];
+
+  // Grouped rasterization (Triton's "grouped ordering"): GROUP_M tile rows are walked column by
+  // column, so blocks resident together share A rows and B columns in L2.
+  const int tiles_m = (M + BM - 1) / BM;
+  const int tiles_n = (N + BN - 1) / BN;
+  const int pid = blockIdx.x;
+  const int group_size = cfg.group_m * tiles_n;
+  const int first_m = (pid / group_size) * cfg.group_m;
+  const int rows_in_group = min(tiles_m - first_m, cfg.group_m);
+  const int tile_m = first_m + (pid % group_size) % rows_in_group;
+  const int tile_n = (pid % group_size) / rows_in_group;
+  const int m0 = tile_m * BM;
+  const int n0 = tile_n * BN;
+
+  const int tid = threadIdx.x;
+  const int warp = tid / 32, lane = tid % 32;
+  const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
+  const int lane_m = lane / LANES_N, lane_n = lane % LANES_N;
+  // A thread's rows are strided by LANES_M so the lanes of a quarter-warp read consecutive rows
+  // of the A tile (row stride BK+4 floats: distinct banks); its columns are 16-byte chunks
+  // strided by LANES_N*4 so consecutive lanes read consecutive chunks of a B row.
+  const int row0 = warp_m * WM + lane_m;
+  const int col0 = warp_n * WN + lane_n * 4;
+
+  // Issues the copies of K slice `kt` into ring slot `slot`. Copy i of a thread covers element
+  // e = (tid + i*THREADS)*VEC of the tile; VEC divides K and N, so a copy is wholly inside the
+  // matrix or wholly outside it (then zero-filled). Offsets are 32-bit: check_problem() keeps
+  // every matrix under 2^31 elements. Addresses are recomputed per slice rather than kept in
+  // per-copy arrays, which cost ~40 registers in the first version of this kernel.
+  auto load_slice = [&](int slot, int kt) {
+    const int k0 = kt * BK;
+    float* base = smem + slot * STAGE;
+#pragma unroll
+    for (int i = 0; i < A_COPIES; ++i) {
+      const int e = (tid + i * THREADS) * VEC;
+      const int r = e / BK, c = e % BK;
+      const bool ok = m0 + r < M && k0 + c < K;
+      detail::cp_async<VEC * 4>(base + r * AS + c, ok ? A + (m0 + r) * K + k0 + c : A, ok);
+    }
+#pragma unroll
+    for (int i = 0; i < B_COPIES; ++i) {
+      const int e = (tid + i * THREADS) * VEC;
+      const int r = e / BN, c = e % BN;
+      const bool ok = k0 + r < K && n0 + c < N;
+      detail::cp_async<VEC * 4>(base + BM * AS + r * BS + c, ok ? B + (k0 + r) * N + n0 + c : B, ok);
+    }
+  };
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  const int k_slices = (K + BK - 1) / BK;
+  // Prologue: STAGES-1 slices in flight. Every iteration commits exactly one group (possibly
+  // empty), so "wait until at most STAGES-2 groups are pending" always means "slice kt landed".
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_slices) load_slice(s, s);
+    detail::cp_async_commit();
+  }
+
+  for (int kt = 0; kt < k_slices; ++kt) {
+    detail::cp_async_wait<STAGES - 2>();
+    // One barrier per slice: slice kt is visible to all threads, and every thread has finished
+    // reading slot (kt-1) % STAGES, which the copy issued next overwrites.
+    __syncthreads();
+    const int next = kt + STAGES - 1;
+    if (next < k_slices) load_slice(next % STAGES, next);
+    detail::cp_async_commit();
+
+    const float* As = smem + (kt % STAGES) * STAGE;
+    const float* Bs = As + BM * AS;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += KA) {
+      // KA k steps of A per row in one read (A is stored [BM][BK+pad]).
+      ARead a[TM];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+        a[i] = *reinterpret_cast<const ARead*>(As + (row0 + i * LANES_M) * AS + kk);
+#pragma unroll
+      for (int k2 = 0; k2 < KA; ++k2) {
+        float b[TN];
+#pragma unroll
+        for (int j = 0; j < CHUNKS_N; ++j) {
+          float4 v = *reinterpret_cast<const float4*>(Bs + (kk + k2) * BS + col0 + j * LANES_N * 4);
+          b[4 * j + 0] = v.x;
+          b[4 * j + 1] = v.y;
+          b[4 * j + 2] = v.z;
+          b[4 * j + 3] = v.w;
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+          const float ai = detail::component(a[i], k2);
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
+        }
+      }
+    }
+  }
+  // Drain: no copy may still target shared memory when the block exits.
+  detail::cp_async_wait<0>();
+
+  // Epilogue in registers, then the one store of C (16 bytes at a time where rows allow).
+  float bias_frag[TN];
+#pragma unroll
+  for (int j = 0; j < CHUNKS_N; ++j)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      const int col = n0 + col0 + j * LANES_N * 4 + c;
+      bias_frag[4 * j + c] = (Epi::kUsesBias && col < N) ? bias[col] : 0.0f;
+    }
+  const bool rows_aligned = (N % 4) == 0;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = m0 + row0 + i * LANES_M;
+    if (row >= M) continue;
+    float* c_row = C + row * N;
+#pragma unroll
+    for (int j = 0; j < CHUNKS_N; ++j) {
+      const int col = n0 + col0 + j * LANES_N * 4;
+      float v[4];
+#pragma unroll
+      for (int c = 0; c < 4; ++c) v[c] = Epi::apply(acc[i][4 * j + c], bias_frag[4 * j + c]);
+      if (rows_aligned && col + 3 < N) {
+        *reinterpret_cast<float4*>(c_row + col) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+          if (col + c < N) c_row[col + c] = v[c];
+      }
+    }
+  }
+}
+
+/// The kernel for nvcc-compiled instantiations (tests, bench, runtime library).
+template <class Tile, class Epi>
+__global__ void __launch_bounds__(detail::SimtBounds<Tile, Epi>::threads, detail::SimtBounds<Tile, Epi>::min_blocks)
+    simt_gemm_kernel(const float* __restrict__ A, const float* __restrict__ B, const float* __restrict__ bias,
+                     float* __restrict__ C, int M, int N, int K) {
+  simt_gemm_device<Tile, Epi>(A, B, bias, C, M, N, K);
+}
+
+}  // namespace coalesce
+
+/// Defines `extern "C" __global__ void SYMBOL(A, B, bias, C, M, N, K)` for one tile and
+/// epilogue: COALESCE_DEFINE_SIMT_KERNEL(symbol, coalesce::SimtTile<...>, coalesce::EpilogueX).
+/// Variadic because the tile type's template arguments contain commas.
+#define COALESCE_DEFINE_SIMT_KERNEL(SYMBOL, ...)                                                       \
+  extern "C" __global__ void __launch_bounds__(::coalesce::detail::SimtBounds<__VA_ARGS__>::threads,  \
+                                               ::coalesce::detail::SimtBounds<__VA_ARGS__>::min_blocks) \
+      SYMBOL(const float* __restrict__ A, const float* __restrict__ B, const float* __restrict__ bias, \
+             float* __restrict__ C, int M, int N, int K) {                                            \
+    ::coalesce::simt_gemm_device<__VA_ARGS__>(A, B, bias, C, M, N, K);                                \
+  }
