@@ -1,0 +1,245 @@
+// The cuBLAS / cuBLASLt baselines and their elementwise kernels (see baselines.hpp).
+#include "baselines.hpp"
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "cuda_check.hpp"
+#include "kernels/elementwise.cuh"
+
+namespace coalesce {
+
+namespace {
+
+void check_cublas(cublasStatus_t status, const char* call, const std::string& context) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("cuBLAS error ") + cublasGetStatusName(status) + " in " +
+                             call + " while running " + context);
+}
+#define COALESCE_CUBLAS(call, context) check_cublas((call), #call, (context))
+
+/// cuBLASLt's workspace: NVIDIA recommends 32 MiB on Hopper for the best algorithms.
+constexpr std::size_t kLtWorkspaceBytes = 32u << 20;
+
+/// Resident 256-thread blocks per SM (2048 threads), for the elementwise grids.
+constexpr int kElementwiseBlocksPerSm = 8;
+
+const std::string kGemmName = "cublasGemmEx_f32_compute32f";
+
+// Row-major through column-major BLAS (the same derivation as the fp64 reference in
+// workspace.cu). The row-major buffers read as column-major hold Aᵀ (K×M, ld K), Bᵀ (N×K, ld N)
+// and Cᵀ (N×M, ld N). Cᵀ = Bᵀ·Aᵀ, so every call below passes B first, A second, both untransposed,
+// with m' = N, n' = M, k' = K. cuBLASLt's bias is indexed by the row of its column-major D = Cᵀ,
+// i.e. by n, which is exactly the problem's bias[n].
+void sgemm(cublasHandle_t handle, const Workspace& ws, cudaStream_t stream, const std::string& ctx) {
+  const Problem& p = ws.problem();
+  const float one = 1.0f, zero = 0.0f;
+  COALESCE_CUBLAS(cublasSetStream(handle, stream), ctx);
+  COALESCE_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, ws.b(),
+                               CUDA_R_32F, p.n, ws.a(), CUDA_R_32F, p.k, &zero, ws.c(), CUDA_R_32F,
+                               p.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                  ctx);
+}
+
+/// Descriptors of one cuBLASLt matmul, destroyed together.
+struct LtPlan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  ~LtPlan() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+};
+
+cublasLtEpilogue_t lt_epilogue(Epilogue e) {
+  switch (e) {
+    case Epilogue::none: return CUBLASLT_EPILOGUE_DEFAULT;
+    case Epilogue::bias: return CUBLASLT_EPILOGUE_BIAS;
+    case Epilogue::bias_relu: return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case Epilogue::bias_gelu: return CUBLASLT_EPILOGUE_GELU_BIAS;
+  }
+  throw std::invalid_argument("unknown epilogue");
+}
+
+}  // namespace
+
+std::string baseline_config_name(const std::string& method, Epilogue e) {
+  if (method == "cublas_gemm") return kGemmName;
+  if (method == "eager") {
+    switch (e) {
+      case Epilogue::none: return kGemmName;
+      case Epilogue::bias: return kGemmName + "+bias_add";
+      case Epilogue::bias_relu: return kGemmName + "+bias_add+relu";
+      case Epilogue::bias_gelu: return kGemmName + "+bias_add+gelu_erf";
+    }
+  }
+  if (method == "unfused") {
+    switch (e) {
+      case Epilogue::none: return kGemmName;
+      case Epilogue::bias: return kGemmName + "+bias";
+      case Epilogue::bias_relu: return kGemmName + "+bias_relu";
+      case Epilogue::bias_gelu: return kGemmName + "+bias_gelu_erf";
+    }
+  }
+  if (method == "cublaslt_fused") {
+    switch (e) {
+      case Epilogue::none: return "cublasLtMatmul_f32_compute32f_epilogue_default";
+      case Epilogue::bias: return "cublasLtMatmul_f32_compute32f_epilogue_bias";
+      case Epilogue::bias_relu: return "cublasLtMatmul_f32_compute32f_epilogue_relu_bias";
+      case Epilogue::bias_gelu: return "cublasLtMatmul_f32_compute32f_epilogue_gelu_bias_tanh";
+    }
+  }
+  throw std::invalid_argument("no baseline named '" + method + "'");
+}
+
+struct Baselines::Handles {
+  cublasHandle_t blas = nullptr;
+  cublasLtHandle_t lt = nullptr;
+  DeviceBuffer<unsigned char> lt_workspace{kLtWorkspaceBytes};
+  int elementwise_max_blocks = 0;
+
+  Handles() {
+    COALESCE_CUBLAS(cublasCreate(&blas), "baselines");
+    // Default math mode: no TF32 tensor-op math (that needs CUBLAS_TF32_TENSOR_OP_MATH or a
+    // *_FAST_TF32 compute type); with CUBLAS_COMPUTE_32F below the GEMM is pure FP32, and the
+    // f32 tolerance (check.hpp) would catch TF32 if it crept in.
+    COALESCE_CUBLAS(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH), "baselines");
+    COALESCE_CUBLAS(cublasLtCreate(&lt), "baselines");
+    int device = 0, sms = 0;
+    COALESCE_CUDA(cudaGetDevice(&device));
+    COALESCE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    elementwise_max_blocks = sms * kElementwiseBlocksPerSm;
+  }
+  ~Handles() {
+    cublasLtDestroy(lt);
+    cublasDestroy(blas);
+  }
+};
+
+Baselines::Baselines() : h_(std::make_unique<Handles>()) {}
+Baselines::~Baselines() = default;
+
+Method Baselines::cublas_gemm(Workspace& ws) {
+  Method m;
+  m.method = "cublas_gemm";
+  m.family = "cublas";
+  m.config = baseline_config_name(m.method, ws.problem().epilogue);
+  m.reference_epilogue = Epilogue::none;
+  m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) { sgemm(h->blas, ws, s, ctx); };
+  return m;
+}
+
+Method Baselines::eager(Workspace& ws) {
+  const Problem& p = ws.problem();
+  Method m;
+  m.method = "eager";
+  m.family = "cublas";
+  m.config = baseline_config_name(m.method, p.epilogue);
+  m.reference_epilogue = p.epilogue;
+  m.kernels = p.epilogue == Epilogue::none ? 1 : (p.epilogue == Epilogue::bias ? 2 : 3);
+  m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
+    const Problem& p = ws.problem();
+    sgemm(h->blas, ws, s, ctx);
+    if (p.epilogue == Epilogue::none) return;
+    launch_bias_epilogue_inplace<EpilogueBias>(ws.c(), ws.bias(), p.m, p.n, h->elementwise_max_blocks, s);
+    COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias add)");
+    const long long count = static_cast<long long>(p.m) * p.n;
+    if (p.epilogue == Epilogue::bias_relu) {
+      launch_activation_inplace<ActivationRelu>(ws.c(), count, h->elementwise_max_blocks, s);
+    } else if (p.epilogue == Epilogue::bias_gelu) {
+      launch_activation_inplace<ActivationGeluErf>(ws.c(), count, h->elementwise_max_blocks, s);
+    }
+    COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (activation)");
+  };
+  return m;
+}
+
+Method Baselines::unfused(Workspace& ws) {
+  const Problem& p = ws.problem();
+  Method m;
+  m.method = "unfused";
+  m.family = "cublas";
+  m.config = baseline_config_name(m.method, p.epilogue);
+  m.reference_epilogue = p.epilogue;
+  m.kernels = p.epilogue == Epilogue::none ? 1 : 2;
+  m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
+    const Problem& p = ws.problem();
+    sgemm(h->blas, ws, s, ctx);
+    const int blocks = h->elementwise_max_blocks;
+    switch (p.epilogue) {
+      case Epilogue::none: return;
+      case Epilogue::bias: launch_bias_epilogue_inplace<EpilogueBias>(ws.c(), ws.bias(), p.m, p.n, blocks, s); break;
+      case Epilogue::bias_relu: launch_bias_epilogue_inplace<EpilogueBiasRelu>(ws.c(), ws.bias(), p.m, p.n, blocks, s); break;
+      case Epilogue::bias_gelu: launch_bias_epilogue_inplace<EpilogueBiasGeluErf>(ws.c(), ws.bias(), p.m, p.n, blocks, s); break;
+    }
+    COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias+activation)");
+  };
+  return m;
+}
+
+std::optional<Method> Baselines::cublaslt_fused(Workspace& ws, std::string* why_not) {
+  const Problem& p = ws.problem();
+  Method m;
+  m.method = "cublaslt_fused";
+  m.family = "cublaslt";
+  m.config = baseline_config_name(m.method, p.epilogue);
+  m.reference_epilogue = p.epilogue;
+  m.tanh_reference = p.epilogue == Epilogue::bias_gelu;
+  const std::string ctx = describe(m);
+
+  auto plan = std::make_shared<LtPlan>();
+  COALESCE_CUBLAS(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), ctx);
+  const cublasOperation_t no_transpose = CUBLAS_OP_N;
+  COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose, sizeof no_transpose), ctx);
+  COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof no_transpose), ctx);
+  const cublasLtEpilogue_t epilogue = lt_epilogue(p.epilogue);
+  COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), ctx);
+  if (p.epilogue != Epilogue::none) {
+    // Set before the heuristic: it reads the pointer's alignment.
+    const void* bias = ws.bias();
+    const cudaDataType_t bias_type = CUDA_R_32F;
+    COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), ctx);
+    COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type), ctx);
+  }
+  // Column-major views (see sgemm above): first operand Bᵀ (N×K), second Aᵀ (K×M), D = Cᵀ (N×M).
+  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, CUDA_R_32F, p.n, p.k, p.n), ctx);
+  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, CUDA_R_32F, p.k, p.m, p.k), ctx);
+  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, CUDA_R_32F, p.n, p.m, p.n), ctx);
+  COALESCE_CUBLAS(cublasLtMatmulPreferenceCreate(&plan->pref), ctx);
+  const std::uint64_t workspace_bytes = kLtWorkspaceBytes;
+  COALESCE_CUBLAS(cublasLtMatmulPreferenceSetAttribute(plan->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                       &workspace_bytes, sizeof workspace_bytes), ctx);
+  int found = 0;
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      h_->lt, plan->op, plan->a, plan->b, plan->c, plan->c, plan->pref, 1, &plan->heuristic, &found);
+  if (status != CUBLAS_STATUS_SUCCESS || found == 0) {
+    if (why_not)
+      *why_not = "cuBLASLt offers no algorithm for " + m.config + " (" +
+                 (status != CUBLAS_STATUS_SUCCESS ? cublasGetStatusName(status) : "none found") + ")";
+    return std::nullopt;
+  }
+  m.launch = [h = h_.get(), plan, &ws, ctx](cudaStream_t s) {
+    const float one = 1.0f, zero = 0.0f;
+    COALESCE_CUBLAS(cublasLtMatmul(h->lt, plan->op, &one, ws.b(), plan->a, ws.a(), plan->b, &zero,
+                                   ws.c(), plan->c, ws.c(), plan->c, &plan->heuristic.algo,
+                                   h->lt_workspace.get(), h->lt_workspace.bytes(), s),
+                    ctx);
+  };
+  return m;
+}
+
+std::vector<Method> Baselines::all(Workspace& ws, std::string* why_not) {
+  std::vector<Method> methods{cublas_gemm(ws), eager(ws), unfused(ws)};
+  if (auto lt = cublaslt_fused(ws, why_not)) methods.push_back(std::move(*lt));
+  return methods;
+}
+
+}  // namespace coalesce

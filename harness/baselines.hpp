@@ -1,0 +1,51 @@
+// The four baselines of every comparison, run in the same process on the same buffers as the
+// fused kernels: cuBLAS GEMM alone (the ceiling), eager (GEMM, bias add, activation), unfused
+// (GEMM, one bias+activation kernel) and cuBLASLt's own fused epilogue.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "method.hpp"
+#include "workspace.hpp"
+
+namespace coalesce {
+
+/// cuBLAS and cuBLASLt handles plus cuBLASLt's workspace. Methods it returns point at it: keep
+/// it alive while they are used.
+class Baselines {
+ public:
+  /// Creates the handles on the current device.
+  Baselines();
+  ~Baselines();
+  Baselines(const Baselines&) = delete;
+  Baselines& operator=(const Baselines&) = delete;
+
+  /// `cublas_gemm`: cublasGemmEx, FP32 in and out, CUBLAS_COMPUTE_32F, default math mode (no
+  /// TF32), no epilogue; judged against the epilogue-none reference whatever the problem's.
+  Method cublas_gemm(Workspace& ws);
+  /// `eager`: the GEMM, a bias-add kernel, then the activation (ReLU or erf GELU) kernel, as
+  /// PyTorch eager runs `act(x @ w + b)`; fewer kernels for the epilogues none and bias.
+  Method eager(Workspace& ws);
+  /// `unfused`: the GEMM, then one kernel applying bias and activation.
+  Method unfused(Workspace& ws);
+  /// `cublaslt_fused`: cublasLtMatmul with the matching epilogue (DEFAULT, BIAS, RELU_BIAS,
+  /// GELU_BIAS; GELU is tanh there, so it is judged against the tanh reference), FP32 compute.
+  /// nullopt, with the reason in `why_not`, when cuBLASLt's heuristic offers no algorithm.
+  std::optional<Method> cublaslt_fused(Workspace& ws, std::string* why_not);
+  /// All four, in that order (cublaslt_fused omitted when unavailable, reason in `why_not`).
+  std::vector<Method> all(Workspace& ws, std::string* why_not);
+
+ private:
+  struct Handles;  // cublasHandle_t, cublasLtHandle_t, the workspace; defined in baselines.cu
+  std::unique_ptr<Handles> h_;
+};
+
+/// The derived config names of the baselines, e.g. `cublasGemmEx_f32_compute32f+bias_gelu_erf`.
+std::string baseline_config_name(const std::string& method, Epilogue e);
+
+}  // namespace coalesce

@@ -1,0 +1,60 @@
+// The check-then-time path every method goes through (see method.hpp).
+#include "method.hpp"
+
+namespace coalesce {
+
+std::string describe(const Method& m) { return m.method + "/" + m.family + " " + m.config; }
+
+std::string_view to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::wrong_result: return "wrong_result";
+    case Status::skipped: return "skipped";
+    case Status::error: return "error";
+  }
+  return "?";
+}
+
+MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer) {
+  MethodResult r;
+  const std::string what = describe(m);
+  try {
+    ws.refill_next();
+    r.input_seed = ws.seed();
+    ws.poison_output();
+    m.launch(ws.stream());
+    COALESCE_CUDA_CTX(cudaStreamSynchronize(ws.stream()), what);
+    r.check = ws.check(m.reference());
+    if (!r.check->passed) {
+      r.status = Status::wrong_result;
+      r.detail = r.check->why;
+      return r;
+    }
+    r.timing = timer.measure(m.launch, [&ws](cudaStream_t s) { ws.poison_output(s); }, what);
+    CheckResult after = ws.check(m.reference());
+    if (!after.passed) {
+      r.status = Status::wrong_result;
+      r.detail = "wrong after repeated runs (a race?): " + after.why;
+      r.check = after;
+      r.timing.reset();
+      return r;
+    }
+    r.status = Status::ok;
+  } catch (const CudaError& e) {
+    if (e.sticky()) throw;
+    cudaGetLastError();  // clear the non-sticky error so the next method starts clean
+    r.status = Status::error;
+    r.detail = e.what();
+    r.timing.reset();
+  } catch (const std::runtime_error& e) {
+    // A library (cuBLAS, cuBLASLt) refused or failed; the stream tells whether the context
+    // survived it.
+    COALESCE_CUDA_CTX(cudaStreamSynchronize(ws.stream()), what);
+    r.status = Status::error;
+    r.detail = e.what();
+    r.timing.reset();
+  }
+  return r;
+}
+
+}  // namespace coalesce

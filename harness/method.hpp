@@ -1,0 +1,56 @@
+// A measured "method" (a fused kernel, a rung or a baseline) as the harness sees it: a launch
+// on a stream plus the reference it is judged against. Every method, whether compiled by nvcc
+// or loaded from an NVRTC cubin, is checked and timed through run_method().
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "check.hpp"
+#include "timing.hpp"
+#include "workspace.hpp"
+
+namespace coalesce {
+
+/// One runnable method on one workspace's buffers.
+struct Method {
+  std::string method;  ///< coalesce | cublas_gemm | eager | unfused | cublaslt_fused
+  std::string family;  ///< naive | tiled | reg4x4 | simt | cublas | cublaslt
+  std::string config;  ///< derived name of the kernel and its parameters
+  /// Enqueues the whole method (every kernel of it) on the stream; reports launch errors.
+  std::function<void(cudaStream_t)> launch;
+  Epilogue reference_epilogue = Epilogue::none;  ///< what the output is checked against
+  bool tanh_reference = false;                   ///< GELU reference is the tanh form (cuBLASLt)
+  int kernels = 1;                               ///< launches per run (eager: 3)
+
+  ReferenceKind reference() const { return {reference_epilogue, tanh_reference}; }
+};
+
+/// "method/family config", the context every CUDA error of a method carries.
+std::string describe(const Method& m);
+
+/// What became of a method on one problem (the CSV's `status` column).
+enum class Status { ok, wrong_result, skipped, error };
+std::string_view to_string(Status s);
+
+/// The outcome of run_method: a timing only when the output was right.
+struct MethodResult {
+  Status status = Status::skipped;
+  std::string detail;                ///< why it was skipped, wrong or failed; empty when ok
+  unsigned long long input_seed = 0;  ///< the seed of the inputs it was checked on
+  std::optional<CheckResult> check;   ///< the check before timing (or after it, if that failed)
+  std::optional<Timing> timing;
+};
+
+/// Checks and times one method: fresh inputs (ws.refill_next()), output poisoned, one run,
+/// check against m.reference(); if right, time_cold through `timer`, then check the output of
+/// the last timed run again (a race shows up under repetition). A CUDA error that leaves the
+/// context usable becomes Status::error; a sticky one (illegal address, ...) is rethrown, since
+/// nothing after it can run.
+MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer);
+
+}  // namespace coalesce
