@@ -1,0 +1,125 @@
+// The simt search space: enumeration is complete, deterministic and judged by the one validity
+// rule; the random strategy is a deterministic function of its seed.
+#include "tuner/space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace coalesce::tuner {
+namespace {
+
+Problem square(int s) { return Problem{s, s, s, Dtype::f32, Epilogue::bias_gelu}; }
+
+std::size_t product_of_lists() {
+  const SimtLists& l = simt_lists();
+  std::size_t n = 1;
+  for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.ka,
+                           &l.min_blocks})
+    n *= list->size();
+  return n;
+}
+
+TEST(Space, EveryCombinationIsACandidateOrANonConfig) {
+  Space s = enumerate_simt(square(4096), DeviceLimits{});
+  EXPECT_EQ(s.candidates.size() + s.non_configs.size(), product_of_lists());
+  for (const Candidate& c : s.candidates) EXPECT_TRUE(c.config.check().ok()) << c.name;
+  for (const NonConfig& n : s.non_configs) {
+    EXPECT_FALSE(n.verdict.ok());
+    EXPECT_NE(n.verdict.why, nullptr);
+  }
+}
+
+TEST(Space, VerdictsAreTheSharedRule) {
+  DeviceLimits limits;
+  Problem p = square(4096);
+  Space s = enumerate_simt(p, limits);
+  for (const Candidate& c : s.candidates) {
+    Verdict device = c.config.check(limits, c.config.predicted_registers());
+    Verdict expected = device.ok() ? c.config.check_problem(p.m, p.n, p.k) : device;
+    EXPECT_EQ(c.verdict.violation, expected.violation) << c.name;
+    EXPECT_EQ(c.pruned(), !expected.ok());
+    if (c.pruned()) EXPECT_NE(c.verdict.why, nullptr);
+    EXPECT_EQ(c.predicted_registers, c.config.predicted_registers());
+    EXPECT_EQ(c.predicted_smem_bytes, c.config.smem_bytes());
+    EXPECT_EQ(c.predicted_blocks_per_sm, c.config.blocks_per_sm(limits, c.config.predicted_registers()));
+    EXPECT_EQ(c.name, config_name(c.config, Dtype::f32, Epilogue::bias_gelu));
+  }
+}
+
+// The sweep at 4096 must finish within 10 minutes on the H200 host at roughly a second per
+// measured config: the lists are sized for a few hundred legal configs, not thousands.
+TEST(Space, A4096SweepIsAFewHundredConfigs) {
+  Space s = enumerate_simt(square(4096), DeviceLimits{});
+  EXPECT_GE(s.legal(), 200u);
+  EXPECT_LE(s.legal(), 500u);
+}
+
+TEST(Space, EnumerationIsDeterministicAndNamesAreUnique) {
+  Space a = enumerate_simt(square(1024), DeviceLimits{});
+  Space b = enumerate_simt(square(1024), DeviceLimits{});
+  ASSERT_EQ(a.candidates.size(), b.candidates.size());
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+    EXPECT_EQ(a.candidates[i].name, b.candidates[i].name);
+    names.insert(a.candidates[i].name);
+  }
+  EXPECT_EQ(names.size(), a.candidates.size());
+}
+
+TEST(Space, VectorWidthFollowsTheProblem) {
+  EXPECT_EQ(widest_vec(4096, 4096), 4);
+  EXPECT_EQ(widest_vec(4098, 4096), 2);
+  EXPECT_EQ(widest_vec(4096, 4097), 1);
+  for (const Candidate& c : enumerate_simt(Problem{512, 514, 512}, DeviceLimits{}).candidates)
+    EXPECT_EQ(c.config.vec, 2);
+}
+
+TEST(Space, SmallerDeviceLimitsPruneWithTheirCategory) {
+  DeviceLimits small;
+  small.smem_per_block_optin = 48 * 1024;
+  small.max_threads_per_block = 256;
+  Space s = enumerate_simt(square(4096), small);
+  std::set<Violation> seen;
+  for (const Candidate& c : s.candidates)
+    if (c.pruned()) seen.insert(c.verdict.violation);
+  EXPECT_TRUE(seen.count(Violation::smem));
+  EXPECT_TRUE(seen.count(Violation::threads));
+  EXPECT_LT(s.legal(), enumerate_simt(square(4096), DeviceLimits{}).legal());
+}
+
+TEST(Select, ExhaustiveIsEveryLegalCandidateInOrder) {
+  Space s = enumerate_simt(square(2048), DeviceLimits{});
+  auto all = select(s, Strategy::exhaustive, -1, 0);
+  ASSERT_EQ(all.size(), s.legal());
+  std::size_t j = 0;
+  for (const Candidate& c : s.candidates)
+    if (!c.pruned()) EXPECT_EQ(all[j++].name, c.name);
+}
+
+TEST(Select, RandomIsAFunctionOfTheSeed) {
+  Space s = enumerate_simt(square(2048), DeviceLimits{});
+  auto a = select(s, Strategy::random, 12, 7);
+  auto b = select(s, Strategy::random, 12, 7);
+  auto c = select(s, Strategy::random, 12, 8);
+  ASSERT_EQ(a.size(), 12u);
+  std::set<std::string> names_a, names_c;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_FALSE(a[i].pruned());
+    names_a.insert(a[i].name);
+    names_c.insert(c[i].name);
+  }
+  EXPECT_EQ(names_a.size(), 12u);  // drawn without replacement
+  EXPECT_NE(names_a, names_c);
+}
+
+TEST(Select, RandomBudgetBeyondTheSpaceTakesEverything) {
+  Space s = enumerate_simt(square(2048), DeviceLimits{});
+  EXPECT_EQ(select(s, Strategy::random, 100000, 1).size(), s.legal());
+  EXPECT_EQ(select(s, Strategy::random, 0, 1).size(), 0u);
+}
+
+}  // namespace
+}  // namespace coalesce::tuner
