@@ -1,0 +1,308 @@
+// The row helpers the tuner calls, the rules the schema enforces on rows (a timing only for an
+// ok row, error figures for checked rows, ...), resume, and the views the report reads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "schema/db.hpp"
+#include "schema/rows.hpp"
+#include "test_util.hpp"
+
+namespace coalesce::db {
+namespace {
+
+using testing::h200;
+using testing::ok_row;
+using testing::run_info;
+using testing::TempDir;
+
+/// A database with one device, one run and the 1024³ bias_gelu problem.
+struct Populated {
+  TempDir dir;
+  Database db = Database::open(dir / "t.db", Mode::read_write);
+  DeviceId dev = db.upsert_device(h200());
+  RunId run = db.begin_run(run_info(dev));
+  ProblemId prob = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
+
+  ConfigId config(int bm, int bn, std::string hash = "h") {
+    SimtConfig c;
+    c.bm = bm;
+    c.bn = bn;
+    return db.upsert_config(simt_config_row(c, Dtype::f32, Epilogue::bias_gelu, hash));
+  }
+};
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no Error thrown";
+  return "";
+}
+
+TEST(Rows, DeviceUpsertKeepsIdAndKnownClock) {
+  Populated p;
+  DeviceRow again = h200();
+  again.max_sm_clock_mhz = 0;  // NVML missing this time
+  EXPECT_EQ(p.db.upsert_device(again), p.dev);
+  auto row = p.db.query("SELECT max_sm_clock_mhz, fp32_peak_tflops FROM v_devices").rows.at(0);
+  EXPECT_EQ(as_int(row[0]), 1980);
+  // 132 SMs × 128 lanes × 2 FLOP × 1.98 GHz
+  EXPECT_NEAR(as_double(row[1]), 66.908, 1e-3);
+  EXPECT_NE(p.db.upsert_device(h200("GPU-other")), p.dev);
+  EXPECT_EQ(p.db.find_device("GPU-other"), p.dev + 1);
+  EXPECT_EQ(p.db.find_device("GPU-none"), std::nullopt);
+}
+
+TEST(Rows, Fp32LanesTable) {
+  EXPECT_EQ(fp32_lanes_per_sm(9, 0), 128);
+  EXPECT_EQ(fp32_lanes_per_sm(8, 0), 64);
+  EXPECT_EQ(fp32_lanes_per_sm(8, 6), 128);
+  EXPECT_EQ(fp32_lanes_per_sm(1, 0), 0);
+}
+
+TEST(Rows, ProblemAndConfigUpsertAreIdempotent) {
+  Populated p;
+  EXPECT_EQ(p.db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu}), p.prob);
+  EXPECT_NE(p.db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::none}), p.prob);
+  ConfigId c = p.config(128, 128);
+  EXPECT_EQ(p.config(128, 128), c);
+  EXPECT_NE(p.config(128, 128, "other-source"), c) << "a new source hash is a new config";
+  ConfigRow clash{"simt", simt_config_row(SimtConfig{}, Dtype::f32, Epilogue::bias_gelu, "h").name,
+                  R"({"bm":1})", "h"};
+  auto msg = error_of([&] { p.db.upsert_config(clash); });
+  EXPECT_NE(msg.find("another family or parameters"), std::string::npos) << msg;
+}
+
+TEST(Rows, BuildUpsertReplacesFigures) {
+  Populated p;
+  BuildRow b;
+  b.config = p.config(128, 128);
+  b.arch = "sm_90";
+  b.toolkit = "13.0";
+  b.ok = true;
+  b.registers = 128;
+  b.smem_bytes = 50688;
+  b.threads = 256;
+  b.blocks_per_sm = 2;
+  BuildId id = p.db.upsert_build(b);
+  b.registers = 120;
+  EXPECT_EQ(p.db.upsert_build(b), id);
+  EXPECT_EQ(as_int(p.db.query("SELECT registers FROM builds").rows.at(0).at(0)), 120);
+  BuildRow failed = b;
+  failed.toolkit = "13.1";
+  failed.ok = false;
+  failed.registers.reset();
+  auto msg = error_of([&] { p.db.upsert_build(failed); });  // a failed build must keep its log
+  EXPECT_NE(msg.find("CHECK constraint failed"), std::string::npos) << msg;
+  failed.log = "error: identifier \"x\" is undefined";
+  EXPECT_NE(p.db.upsert_build(failed), id);
+}
+
+TEST(Rows, OkMeasurementComputesThroughputAndSpread) {
+  Populated p;
+  auto row = ok_row(p.run, p.dev, p.prob, "coalesce", p.config(128, 128), 0.5);
+  auto id = p.db.insert_measurement(row);
+  ASSERT_TRUE(id);
+  auto r = p.db.query("SELECT tflops, rel_spread FROM measurements WHERE id = ?1", {*id}).rows.at(0);
+  EXPECT_NEAR(as_double(r[0]), 2.0 * 1024 * 1024 * 1024 / 0.5e-3 / 1e12, 1e-9);
+  EXPECT_NEAR(as_double(r[1]), 0.04, 1e-12);
+}
+
+TEST(Rows, ConfigIsMeasuredOnceAcrossRuns) {
+  Populated p;
+  ConfigId c = p.config(128, 128);
+  EXPECT_FALSE(p.db.measured(p.dev, p.prob, c));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "coalesce", c, 0.5)));
+  EXPECT_TRUE(p.db.measured(p.dev, p.prob, c));
+  EXPECT_FALSE(p.db.measured(p.dev, p.prob, c, "coalesce_unfused"));
+  RunId later = p.db.begin_run(run_info(p.dev));
+  EXPECT_EQ(p.db.insert_measurement(ok_row(later, p.dev, p.prob, "coalesce", c, 0.4)), std::nullopt);
+  EXPECT_EQ(as_int(p.db.query("SELECT count(*) FROM measurements").rows[0][0]), 1);
+}
+
+TEST(Rows, BaselineIsMeasuredOncePerRun) {
+  Populated p;
+  EXPECT_FALSE(p.db.baseline_measured(p.run, p.dev, p.prob, "eager"));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "eager", {}, 0.7)));
+  EXPECT_TRUE(p.db.baseline_measured(p.run, p.dev, p.prob, "eager"));
+  EXPECT_FALSE(p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "eager", {}, 0.7)));
+  RunId later = p.db.begin_run(run_info(p.dev));
+  EXPECT_FALSE(p.db.baseline_measured(later, p.dev, p.prob, "eager"));
+  EXPECT_TRUE(p.db.insert_measurement(ok_row(later, p.dev, p.prob, "eager", {}, 0.71)));
+}
+
+TEST(Rows, RulesOfAnHonestRow) {
+  Populated p;
+  ConfigId c = p.config(128, 128);
+  auto wrong = ok_row(p.run, p.dev, p.prob, "coalesce", c, 0.5);
+  wrong.status = Status::wrong_result;  // still carrying a timing
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(wrong); }).find("no timing"), std::string::npos);
+  wrong.timing.reset();
+  wrong.rel_err.reset();
+  wrong.max_abs_err.reset();  // a wrong answer needs its error figures
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(wrong); }).find("CHECK"), std::string::npos);
+  wrong.rel_err = 0.3;
+  wrong.max_abs_err = 12.5;
+  EXPECT_TRUE(p.db.insert_measurement(wrong));
+
+  auto untimed = ok_row(p.run, p.dev, p.prob, "coalesce", p.config(64, 64), 0.5);
+  untimed.timing.reset();
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(untimed); }).find("CHECK"), std::string::npos);
+
+  MeasurementRow pruned;
+  pruned.run = p.run;
+  pruned.device = p.dev;
+  pruned.problem = p.prob;
+  pruned.config = p.config(256, 256);
+  pruned.status = Status::pruned;  // without its reason
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(pruned); }).find("CHECK"), std::string::npos);
+  pruned.prune_reason = "smem";
+  EXPECT_TRUE(p.db.insert_measurement(pruned));
+
+  auto misordered = ok_row(p.run, p.dev, p.prob, "cublas_gemm", {}, 0.5);
+  std::swap(misordered.timing->p10_ms, misordered.timing->p90_ms);
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(misordered); }).find("CHECK"), std::string::npos);
+
+  auto bad_method = ok_row(p.run, p.dev, p.prob, "cuBLAS GEMM", {}, 0.5);
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(bad_method); }).find("CHECK"), std::string::npos);
+
+  DeviceId other = p.db.upsert_device(h200("GPU-other"));
+  auto elsewhere = ok_row(p.run, other, p.prob, "cublas_gemm", {}, 0.5);
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(elsewhere); }).find("device of its run"),
+            std::string::npos);
+}
+
+TEST(Runs, InterruptedRunIsFoundAndResumed) {
+  TempDir dir;
+  auto path = dir / "runs.db";
+  RunId run = 0;
+  DeviceId dev = 0;
+  {
+    auto db = Database::open(path, Mode::read_write);
+    dev = db.upsert_device(h200());
+    run = db.begin_run(run_info(dev, "sweep 4096"));
+    // The writer goes away without ending the run (as under kill -9).
+  }
+  auto db = Database::open(path, Mode::read_write);
+  EXPECT_EQ(as_text(db.query("SELECT status FROM runs WHERE id = ?1", {run}).rows[0][0]),
+            "interrupted");
+  EXPECT_EQ(db.find_unfinished_run("sweep 4096", dev), run);
+  EXPECT_EQ(db.find_unfinished_run("sweep 1024", dev), std::nullopt);
+  EXPECT_EQ(db.find_unfinished_run("sweep 4096", std::nullopt), std::nullopt);
+  db.resume_run(run);
+  auto row = db.query("SELECT status, resumed, ended_at FROM runs WHERE id = ?1", {run}).rows[0];
+  EXPECT_EQ(as_text(row[0]), "running");
+  EXPECT_EQ(as_int(row[1]), 1);
+  EXPECT_TRUE(is_null(row[2]));
+  db.end_run(run, RunStatus::completed);
+  EXPECT_EQ(db.find_unfinished_run("sweep 4096", dev), std::nullopt);
+  EXPECT_THROW(db.resume_run(run), Error);
+  EXPECT_THROW(db.end_run(run + 100, RunStatus::failed), Error);
+}
+
+TEST(Views, ComparisonTakesBaselinesFromTheBestRowsRun) {
+  Populated p;
+  ConfigId a = p.config(128, 128), b = p.config(64, 128);
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "coalesce", a, 0.50)));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "cublas_gemm", {}, 0.45)));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "eager", {}, 0.60)));
+  RunId second = p.db.begin_run(run_info(p.dev));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(second, p.dev, p.prob, "coalesce", b, 0.48)));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(second, p.dev, p.prob, "cublas_gemm", {}, 0.44)));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(second, p.dev, p.prob, "unfused", {}, 0.55)));
+  ASSERT_TRUE(p.db.insert_measurement(ok_row(second, p.dev, p.prob, "coalesce_unfused", b, 0.52)));
+  MeasurementRow lt;  // cuBLASLt refused the epilogue in this run: no time, so NULL in the view
+  lt.run = second;
+  lt.device = p.dev;
+  lt.problem = p.prob;
+  lt.method = "cublaslt_fused";
+  lt.status = Status::launch_failed;
+  lt.message = "CUBLAS_STATUS_NOT_SUPPORTED";
+  ASSERT_TRUE(p.db.insert_measurement(lt));
+
+  auto rs = p.db.query("SELECT * FROM v_comparison");
+  ASSERT_EQ(rs.rows.size(), 1u);
+  auto col = [&](const std::string& name) {
+    auto it = std::find(rs.columns.begin(), rs.columns.end(), name);
+    return rs.rows[0][static_cast<std::size_t>(it - rs.columns.begin())];
+  };
+  EXPECT_EQ(as_text(col("config_name")), config_name(SimtConfig{.bm = 64}, Dtype::f32,
+                                                       Epilogue::bias_gelu));
+  EXPECT_DOUBLE_EQ(as_double(col("coalesce_ms")), 0.48);
+  EXPECT_DOUBLE_EQ(as_double(col("cublas_gemm_ms")), 0.44);  // run 2's, not run 1's 0.45
+  EXPECT_TRUE(is_null(col("eager_ms")));                      // only run 1 measured eager
+  EXPECT_DOUBLE_EQ(as_double(col("unfused_ms")), 0.55);
+  EXPECT_TRUE(is_null(col("cublaslt_fused_ms")));
+  EXPECT_DOUBLE_EQ(as_double(col("coalesce_unfused_ms")), 0.52);
+  EXPECT_EQ(as_int(col("run_id")), second);
+
+  auto best = p.db.best_config(p.dev, {1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu}, "simt");
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config, b);
+  EXPECT_DOUBLE_EQ(best->median_ms, 0.48);
+  EXPECT_EQ(best->run, second);
+  EXPECT_FALSE(p.db.best_config(p.dev, {1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu}, "mma"));
+}
+
+TEST(Query, ReadsOneStatementAndRefusesWrites) {
+  Populated p;
+  auto rs = p.db.query("SELECT ?1 + 1 AS x, ?2 AS s, NULL AS z; -- trailing comment",
+                       {std::int64_t{41}, std::string("hi")});
+  EXPECT_EQ(rs.columns, (std::vector<std::string>{"x", "s", "z"}));
+  EXPECT_EQ(as_int(rs.rows.at(0)[0]), 42);
+  EXPECT_EQ(as_text(rs.rows[0][1]), "hi");
+  EXPECT_TRUE(is_null(rs.rows[0][2]));
+  EXPECT_THROW(p.db.query("DELETE FROM runs"), QueryRefused);
+  EXPECT_THROW(p.db.query("SELECT 1; DELETE FROM runs"), QueryRefused);
+  EXPECT_THROW(p.db.query("   "), QueryRefused);
+  try {
+    p.db.query("SELEC 1");
+    FAIL();
+  } catch (const QueryRefused&) {
+    FAIL() << "a syntax error is an Error, not a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("syntax error"), std::string::npos);
+  }
+  EXPECT_EQ(as_int(p.db.query("SELECT count(*) FROM runs").rows[0][0]), 1);
+}
+
+TEST(Query, ReadOnlyDatabaseRefusesEveryWrite) {
+  TempDir dir;
+  auto path = dir / "ro.db";
+  { Database::open(path, Mode::read_write).upsert_device(h200()); }
+  std::string before = testing::contents(path);
+  auto db = Database::open(path, Mode::read_only);
+  EXPECT_THROW(db.upsert_device(h200("GPU-x")), Error);
+  EXPECT_THROW(db.exec("DELETE FROM devices"), Error);
+  EXPECT_THROW(db.query("VACUUM INTO '/tmp/coalesce-copy.db'"), QueryRefused);
+  EXPECT_THROW(db.query("ATTACH 'x.db' AS x"), Error);
+  EXPECT_EQ(as_int(db.query("SELECT count(*) FROM devices").rows[0][0]), 1);
+  EXPECT_EQ(testing::contents(path), before);
+}
+
+TEST(Transactions, RollBackWhenTheBodyThrows) {
+  Populated p;
+  EXPECT_THROW(p.db.in_transaction([&] {
+    p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "eager", {}, 0.7));
+    throw std::runtime_error("measurement worker died");
+  }),
+               std::runtime_error);
+  EXPECT_FALSE(p.db.baseline_measured(p.run, p.dev, p.prob, "eager"));
+  p.db.in_transaction([&] { p.db.insert_measurement(ok_row(p.run, p.dev, p.prob, "eager", {}, 0.7)); });
+  EXPECT_TRUE(p.db.baseline_measured(p.run, p.dev, p.prob, "eager"));
+}
+
+TEST(Values, TextOfNumbers) {
+  EXPECT_EQ(as_text(Value(0.1)), "0.1");
+  EXPECT_EQ(as_text(Value(std::int64_t{7})), "7");
+  EXPECT_EQ(as_text(Value()), "");
+  EXPECT_DOUBLE_EQ(as_double(Value(std::int64_t{3})), 3.0);
+  EXPECT_THROW(as_int(Value()), std::logic_error);
+}
+
+}  // namespace
+}  // namespace coalesce::db

@@ -1,0 +1,233 @@
+// Opening a results database: a fresh file is initialized, a re-open changes nothing, and every
+// file that is not a current Coalesce database is refused with one sentence and left untouched.
+#include <gtest/gtest.h>
+
+#include "schema/db.hpp"
+#include "test_util.hpp"
+
+namespace coalesce::db {
+namespace {
+
+using testing::contents;
+using testing::raw_sql;
+using testing::TempDir;
+using testing::write_file;
+
+std::int64_t raw_scalar(const std::filesystem::path& p, const char* sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &s, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_step(s), SQLITE_ROW);
+  std::int64_t v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+template <class E>
+std::string error_of(const std::filesystem::path& p, Mode mode) {
+  try {
+    Database::open(p, mode);
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "opening " << p << " did not throw the expected error";
+  return "";
+}
+
+TEST(Migrations, BuiltinAreNumberedFromOne) {
+  auto all = builtin_migrations();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0].version, 1);
+  EXPECT_EQ(all[0].name, "0001_init.sql");
+  EXPECT_NE(all[0].sql.find("CREATE TABLE measurements"), std::string_view::npos);
+  EXPECT_EQ(latest_schema_version(), static_cast<int>(all.size()));
+}
+
+TEST(Migrations, FreshDatabaseIsInitialized) {
+  TempDir dir;
+  auto path = dir / "new.db";
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    auto tables = db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
+    EXPECT_EQ(as_int(tables.rows[0][0]), 6);  // devices runs problems configs builds measurements
+  }
+  EXPECT_EQ(raw_scalar(path, "PRAGMA application_id"), kApplicationId);
+  EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
+  // Closed cleanly: back to a rollback journal, no side files left behind.
+  EXPECT_EQ(dir.listing(), "new.db");
+}
+
+TEST(Migrations, ComparisonViewHasTheDocumentedColumnsFirst) {
+  TempDir dir;
+  auto db = Database::open(dir / "v.db", Mode::read_write);
+  auto cols = db.query("SELECT * FROM v_comparison LIMIT 0").columns;
+  std::vector<std::string> first(cols.begin(), cols.begin() + 13);
+  EXPECT_EQ(first, (std::vector<std::string>{"device_name", "m", "n", "k", "dtype", "epilogue",
+                                             "family", "config_name", "coalesce_ms",
+                                             "cublas_gemm_ms", "eager_ms", "unfused_ms",
+                                             "cublaslt_fused_ms"}));
+}
+
+TEST(Migrations, ReopenIsIdempotent) {
+  TempDir dir;
+  auto path = dir / "r.db";
+  { Database::open(path, Mode::read_write); }
+  std::string before = contents(path);
+  { Database::open(path, Mode::read_only); }
+  EXPECT_EQ(contents(path), before) << "a read-only open changed the file";
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    EXPECT_EQ(as_int(db.query("SELECT count(*) FROM sqlite_schema").rows[0][0]),
+              raw_scalar(path, "SELECT count(*) FROM sqlite_schema"));
+  }
+  EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
+  EXPECT_EQ(dir.listing(), "r.db");
+}
+
+TEST(Migrations, ZeroByteFileIsInitialized) {
+  TempDir dir;
+  auto path = dir / "empty.db";
+  write_file(path, "");
+  auto db = Database::open(path, Mode::read_write);
+  EXPECT_EQ(db.schema_version(), latest_schema_version());
+}
+
+TEST(Migrations, ZeroByteFileIsNotReadable) {
+  TempDir dir;
+  auto path = dir / "empty.db";
+  write_file(path, "");
+  auto msg = error_of<NotCoalesceDatabase>(path, Mode::read_only);
+  EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+  EXPECT_EQ(contents(path), "");
+}
+
+TEST(Migrations, NewerSchemaIsRefusedAndUntouched) {
+  TempDir dir;
+  auto path = dir / "newer.db";
+  { Database::open(path, Mode::read_write); }
+  raw_sql(path, "PRAGMA user_version = " + std::to_string(latest_schema_version() + 1));
+  std::string before = contents(path);
+  for (Mode mode : {Mode::read_write, Mode::read_only}) {
+    auto msg = error_of<NewerSchema>(path, mode);
+    EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("newer"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
+  EXPECT_EQ(contents(path), before);
+  EXPECT_EQ(dir.listing(), "newer.db");
+}
+
+TEST(Migrations, ForeignSqliteFileIsRefusedAndUntouched) {
+  TempDir dir;
+  auto path = dir / "other.db";
+  raw_sql(path, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');");
+  std::string before = contents(path);
+  for (Mode mode : {Mode::read_write, Mode::read_only}) {
+    auto msg = error_of<NotCoalesceDatabase>(path, mode);
+    EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("not a Coalesce database"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(contents(path), before);
+  EXPECT_EQ(dir.listing(), "other.db");
+}
+
+TEST(Migrations, ForeignWalFileGetsNoSideFiles) {
+  TempDir dir;
+  auto path = dir / "wal.db";
+  raw_sql(path, "PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);");
+  ASSERT_EQ(dir.listing(), "wal.db");
+  std::string before = contents(path);
+  error_of<NotCoalesceDatabase>(path, Mode::read_write);
+  EXPECT_EQ(contents(path), before);
+  EXPECT_EQ(dir.listing(), "wal.db") << "the refused open created -wal/-shm/-lock files";
+}
+
+TEST(Migrations, EmptySqliteFileOfAnotherVersionIsForeign) {
+  TempDir dir;
+  auto path = dir / "uv.db";
+  raw_sql(path, "PRAGMA user_version = 7");
+  std::string before = contents(path);
+  error_of<NotCoalesceDatabase>(path, Mode::read_write);
+  EXPECT_EQ(contents(path), before);
+}
+
+TEST(Migrations, NonSqliteFileIsRefusedAndUntouched) {
+  TempDir dir;
+  auto path = dir / "notes.txt";
+  std::string text(4096, 'x');
+  write_file(path, text);
+  for (Mode mode : {Mode::read_write, Mode::read_only}) {
+    auto msg = error_of<NotCoalesceDatabase>(path, mode);
+    EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+  }
+  EXPECT_EQ(contents(path), text);
+  EXPECT_EQ(dir.listing(), "notes.txt");
+}
+
+TEST(Migrations, MissingFileIsNotCreatedReadOnly) {
+  TempDir dir;
+  auto path = dir / "missing.db";
+  auto msg = error_of<Error>(path, Mode::read_only);
+  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(Migrations, MissingDirectoryIsOneSentence) {
+  TempDir dir;
+  auto path = dir / "no/such/dir/x.db";
+  auto msg = error_of<Error>(path, Mode::read_write);
+  EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+}
+
+TEST(Migrations, DirectoryIsRefused) {
+  TempDir dir;
+  auto msg = error_of<Error>(dir.path(), Mode::read_write);
+  EXPECT_NE(msg.find("not a regular file"), std::string::npos) << msg;
+}
+
+TEST(Migrations, FailingMigrationLeavesThePreviousVersion) {
+  TempDir dir;
+  auto path = dir / "fail.db";
+  { Database::open(path, Mode::read_write); }
+  std::vector<Migration> list(builtin_migrations().begin(), builtin_migrations().end());
+  list.push_back({latest_schema_version() + 1, "9999_bad.sql",
+                  "CREATE TABLE extra (x INTEGER) STRICT; INSERT INTO no_such_table VALUES (1);"});
+  try {
+    Database::open(path, Mode::read_write, list);
+    FAIL() << "the failing migration was applied";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("9999_bad.sql"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no_such_table"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'extra'"), 0);
+  auto db = Database::open(path, Mode::read_write);  // and the lease was released
+  EXPECT_EQ(db.schema_version(), latest_schema_version());
+}
+
+TEST(Migrations, PendingMigrationIsAppliedOnceThenOldBinariesRefuse) {
+  TempDir dir;
+  auto path = dir / "up.db";
+  { Database::open(path, Mode::read_write); }
+  std::vector<Migration> list(builtin_migrations().begin(), builtin_migrations().end());
+  int next = latest_schema_version() + 1;
+  list.push_back({next, "9999_extra.sql", "CREATE TABLE extra (x INTEGER) STRICT;"});
+  // A binary that knows the new migration but opens read-only asks for a read-write open first.
+  try {
+    Database::open(path, Mode::read_only, list);
+    FAIL() << "read-only open of an older schema succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("migrate"), std::string::npos) << e.what();
+  }
+  { EXPECT_EQ(Database::open(path, Mode::read_write, list).schema_version(), next); }
+  { EXPECT_EQ(Database::open(path, Mode::read_write, list).schema_version(), next); }
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'extra'"), 1);
+  error_of<NewerSchema>(path, Mode::read_write);  // the built-in list stops one short
+}
+
+}  // namespace
+}  // namespace coalesce::db
