@@ -39,16 +39,16 @@ std::optional<Epilogue> parse_epilogue(std::string_view s) {
 
 std::string config_name(const SimtConfig& c, Dtype d, Epilogue e) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "simt_%s_bm%d_bn%d_bk%d_wm%d_wn%d_tm%d_tn%d_s%d_v%d_g%d_a%d_o%d_%s",
+  std::snprintf(buf, sizeof buf, "simt_%s_bm%d_bn%d_bk%d_wm%d_wn%d_tm%d_tn%d_s%d_v%d_g%d_o%d_%s",
                 std::string(to_string(d)).c_str(), c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn,
-                c.stages, c.vec, c.group_m, c.ka, c.min_blocks, std::string(to_string(e)).c_str());
+                c.stages, c.vec, c.group_m, c.min_blocks, std::string(to_string(e)).c_str());
   return buf;
 }
 
 std::string simt_tile_type(const SimtConfig& c) {
   char buf[140];
-  std::snprintf(buf, sizeof buf, "coalesce::SimtTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d>",
-                c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.ka, c.min_blocks);
+  std::snprintf(buf, sizeof buf, "coalesce::SimtTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d>",
+                c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks);
   return buf;
 }
 
@@ -67,10 +67,10 @@ std::optional<NamedSimtConfig> parse_config_name(std::string_view name) {
   char dtype[8] = {}, epi[16] = {};
   SimtConfig c;
   int consumed = 0;
-  int fields = std::sscanf(s.c_str(), "simt_%7[a-z0-9]_bm%d_bn%d_bk%d_wm%d_wn%d_tm%d_tn%d_s%d_v%d_g%d_a%d_o%d_%n",
+  int fields = std::sscanf(s.c_str(), "simt_%7[a-z0-9]_bm%d_bn%d_bk%d_wm%d_wn%d_tm%d_tn%d_s%d_v%d_g%d_o%d_%n",
                            dtype, &c.bm, &c.bn, &c.bk, &c.wm, &c.wn, &c.tm, &c.tn, &c.stages,
-                           &c.vec, &c.group_m, &c.ka, &c.min_blocks, &consumed);
-  if (fields != 13 || consumed == 0) return std::nullopt;
+                           &c.vec, &c.group_m, &c.min_blocks, &consumed);
+  if (fields != 12 || consumed == 0) return std::nullopt;
   std::string_view rest = std::string_view(s).substr(consumed);
   if (rest.size() >= sizeof epi) return std::nullopt;
   auto d = parse_dtype(dtype);

@@ -27,7 +27,7 @@ struct Problem {
 };
 
 /// The derived name of a simt config, e.g.
-/// `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_a1_o2_bias_gelu`. It is the kernel symbol,
+/// `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu`. It is the kernel symbol,
 /// the test name and the database key; never typed by hand.
 std::string config_name(const SimtConfig& c, Dtype d, Epilogue e);
 
@@ -40,7 +40,7 @@ struct NamedSimtConfig {
 std::optional<NamedSimtConfig> parse_config_name(std::string_view name);
 
 /// The C++ type naming a config in the kernel template, e.g.
-/// `coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8, 1, 2>` (kernels/simt_gemm.cuh).
+/// `coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8, 2>` (kernels/simt_gemm.cuh).
 std::string simt_tile_type(const SimtConfig& c);
 
 /// The epilogue's C++ type in kernels/epilogue.cuh, e.g. `coalesce::EpilogueBiasGeluErf`.

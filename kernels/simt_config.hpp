@@ -60,25 +60,24 @@ struct SimtConfig {
   int stages = 3;                   ///< shared-memory buffers in flight (cp.async)
   int vec = 4;                      ///< floats per global->shared copy: 1, 2 or 4
   int group_m = 8;                  ///< block rasterization: tile rows per group (1 = row order)
-  int ka = 1;                       ///< k steps of A read from shared memory at once: 1, 2 or 4
   int min_blocks = 2;               ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
 
-  /// Shared-memory rows are padded by one 16-byte vector so that threads reading different
-  /// rows hit different banks (HOPPER.md, "Banks").
+  /// Shared-memory rows are padded by one 16-byte vector: the transposing copies of A then
+  /// spread over the banks, and rows stay 16-byte aligned (HOPPER.md, "Banks").
   static constexpr int kPad = 4;
 
   COALESCE_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   COALESCE_HD constexpr int threads() const { return warps() * 32; }
-  COALESCE_HD constexpr int a_stride() const { return bk + kPad; }  ///< A tile is stored [BM][BK+pad]
+  COALESCE_HD constexpr int a_stride() const { return bm + kPad; }  ///< A tile is stored [BK][BM+pad]
   COALESCE_HD constexpr int b_stride() const { return bn + kPad; }  ///< B tile is stored [BK][BN+pad]
-  COALESCE_HD constexpr int stage_floats() const { return bm * a_stride() + bk * b_stride(); }
+  COALESCE_HD constexpr int stage_floats() const { return bk * a_stride() + bk * b_stride(); }
   COALESCE_HD constexpr int smem_bytes() const { return stages * stage_floats() * 4; }
 
-  /// The register model the tuner prunes with before compiling: accumulators, one 4-deep
-  /// slice of A per thread row, one row of B, and a measured overhead for addresses and loop
-  /// state (ptxas reported 36-44 over these arrays for the configs in tests/unit/kernels).
+  /// The register model the tuner prunes with before compiling: accumulators, one column of A
+  /// and one row of B, and an overhead for addresses and loop state (a first estimate, checked
+  /// against ptxas' figures that the tuner stores beside it); capped by min_blocks.
   COALESCE_HD constexpr int predicted_registers() const {
-    int model = tm * tn + ka * tm + tn + 40;
+    int model = tm * tn + tm + tn + 40;
     return model < register_cap() ? model : register_cap();
   }
 
@@ -108,8 +107,6 @@ struct SimtConfig {
     if (stages < 2 || stages > 8)
       return {Violation::shape, "stages must be between 2 and 8 (the pipeline needs a buffer to fill while one is read)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
-    if (ka != 1 && ka != 2 && ka != 4)
-      return {Violation::shape, "ka must be 1, 2 or 4 (A is read 4, 8 or 16 bytes at a time)"};
     if (min_blocks < 1 || min_blocks > 8) return {Violation::shape, "min_blocks must be between 1 and 8"};
     if (vec != 1 && vec != 2 && vec != 4)
       return {Violation::shape, "vec must be 1, 2 or 4 floats (cp.async copies 4, 8 or 16 bytes)"};
@@ -119,14 +116,11 @@ struct SimtConfig {
       return {Violation::divisibility, "the thread tile must divide the warp tile (WM % TM, WN % TN)"};
     if ((wm / tm) * (wn / tn) != 32)
       return {Violation::threads, "a warp tile must hold exactly 32 thread tiles ((WM/TM)*(WN/TN) == 32)"};
-    if (tn % 4 != 0)
-      return {Violation::divisibility, "TN must be a multiple of 4 (B is read from shared memory 16 bytes at a time)"};
-    if (bk % 4 != 0)
-      return {Violation::divisibility, "BK must be a multiple of 4 (shared-memory rows stay 16-byte aligned)"};
-    if (bk % ka != 0) return {Violation::divisibility, "ka must divide BK"};
-    if (bk % vec != 0 || bn % vec != 0)
-      return {Violation::divisibility, "vec must divide BK and BN (a copy never straddles a tile row)"};
-    if ((bm * bk) % (threads() * vec) != 0 || (bk * bn) % (threads() * vec) != 0)
+    if (tm % 4 != 0 || tn % 4 != 0)
+      return {Violation::divisibility, "TM and TN must be multiples of 4 (A and B are read from shared memory 16 bytes at a time)"};
+    if (bk % 4 != 0) return {Violation::divisibility, "BK must be a multiple of 4"};
+    if (bn % vec != 0) return {Violation::divisibility, "vec must divide BN (a copy never straddles a tile row)"};
+    if ((bm * bk) % threads() != 0 || (bk * bn) % (threads() * vec) != 0)
       return {Violation::threads, "the block's threads must split the A and B tiles into equal copies"};
     return {};
   }
@@ -160,8 +154,8 @@ struct SimtConfig {
     if (static_cast<long long>(m) * k >= (1LL << 31) || static_cast<long long>(k) * n >= (1LL << 31) ||
         static_cast<long long>(m) * n >= (1LL << 31))
       return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
-    if (k % vec != 0 || n % vec != 0)
-      return {Violation::divisibility, "vec must divide K and N (vector copies need aligned rows)"};
+    if (n % vec != 0)
+      return {Violation::divisibility, "vec must divide N (vector copies of B need aligned rows)"};
     return {};
   }
 };

@@ -4,8 +4,10 @@
 // One block computes a BM×BN tile of C; its warps split it into WM×WN warp tiles and each thread
 // owns TM×TN accumulators (siboehm's warptiling SGEMM, CUTLASS's SIMT mainloop). K is walked in
 // BK-wide slices through a STAGES-deep shared-memory ring filled with cp.async, so the copy of
-// slice k+STAGES-1 overlaps the arithmetic on slice k. Edges are predicated: any M, N, K works
-// as long as VEC divides K and N (SimtConfig::check_problem).
+// slice k+STAGES-1 overlaps the arithmetic on slice k. A is stored transposed ([BK][BM]) so
+// that, for every k, a thread reads its TM values of A and its TN values of B with 16-byte
+// shared-memory reads: (TM+TN)/4 reads per TM*TN FMAs. Edges are predicated: any M, N, K works
+// as long as VEC divides N (SimtConfig::check_problem).
 //
 // Device-safe: compiles under nvcc and NVRTC (no standard headers).
 #pragma once
@@ -17,9 +19,9 @@ namespace coalesce {
 
 /// A simt config as a type, so the kernel is specialized on every tile parameter.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int GROUP_M,
-          int KA, int MIN_BLOCKS>
+          int MIN_BLOCKS>
 struct SimtTile {
-  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, KA, MIN_BLOCKS};
+  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, MIN_BLOCKS};
 };
 
 namespace detail {
@@ -42,15 +44,6 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
 
-template <int N> struct Vec;
-template <> struct Vec<1> { using type = float; };
-template <> struct Vec<2> { using type = float2; };
-template <> struct Vec<4> { using type = float4; };
-__device__ __forceinline__ float component(const float4& v, int i) {
-  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
-__device__ __forceinline__ float component(const float2& v, int i) { return i == 0 ? v.x : v.y; }
-__device__ __forceinline__ float component(float v, int) { return v; }
 
 /// The messaged compile-time guard: every category of SimtConfig::check() gets its sentence.
 template <class Tile>
@@ -60,7 +53,7 @@ struct SimtGuard {
                 "simt config: a tile side, stages (2..8), vec (1, 2, 4) or group_m is out of range");
   static_assert(kViolation != Violation::divisibility,
                 "simt config: warp tile must divide block tile, thread tile must divide warp tile, "
-                "TN and BK must be multiples of 4, vec must divide BK and BN");
+                "TM, TN and BK must be multiples of 4, vec must divide BN");
   static_assert(kViolation != Violation::threads,
                 "simt config: a warp tile must hold 32 thread tiles and the threads must split the "
                 "A and B tiles into equal copies");
@@ -90,13 +83,10 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
   constexpr int AS = cfg.a_stride(), BS = cfg.b_stride(), STAGE = cfg.stage_floats();
   constexpr int LANES_N = WN / TN;          // thread tiles across a warp tile's columns
   constexpr int LANES_M = WM / TM;          // ... and down its rows
-  constexpr int CHUNKS_N = TN / 4;          // a thread's columns come in 16-byte chunks
-  constexpr int A_COPIES = BM * BK / (THREADS * VEC);
+  constexpr int CHUNKS_M = TM / 4;          // a thread's rows and columns come in groups of 4
+  constexpr int CHUNKS_N = TN / 4;
+  constexpr int A_COPIES = BM * BK / THREADS;  // A is copied 4 bytes at a time (transposing)
   constexpr int B_COPIES = BK * BN / (THREADS * VEC);
-  // A is read KA k steps at a time: wider reads mean fewer shared-memory instructions but KA*TM
-  // floats of A live (KA = 4 pushed 8x8 thread tiles past 128 registers, ptxas 13.0, sm_90).
-  constexpr int KA = cfg.ka;
-  using ARead = typename detail::Vec<KA>::type;
 
   extern __shared__ __align__(16) float smem[];
 
@@ -117,33 +107,34 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
   const int warp = tid / 32, lane = tid % 32;
   const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
   const int lane_m = lane / LANES_N, lane_n = lane % LANES_N;
-  // A thread's rows are strided by LANES_M so the lanes of a quarter-warp read consecutive rows
-  // of the A tile (row stride BK+4 floats: distinct banks); its columns are 16-byte chunks
-  // strided by LANES_N*4 so consecutive lanes read consecutive chunks of a B row.
-  const int row0 = warp_m * WM + lane_m;
+  // A thread's rows and columns are groups of 4 strided by LANES_*4, so consecutive lanes read
+  // consecutive 16-byte chunks of a shared-memory row (no bank conflicts, HOPPER.md "Banks").
+  const int row0 = warp_m * WM + lane_m * 4;
   const int col0 = warp_n * WN + lane_n * 4;
 
-  // Issues the copies of K slice `kt` into ring slot `slot`. Copy i of a thread covers element
-  // e = (tid + i*THREADS)*VEC of the tile; VEC divides K and N, so a copy is wholly inside the
-  // matrix or wholly outside it (then zero-filled). Offsets are 32-bit: check_problem() keeps
-  // every matrix under 2^31 elements. Addresses are recomputed per slice rather than kept in
-  // per-copy arrays, which cost ~40 registers in the first version of this kernel.
+  // Issues the copies of K slice `kt` into ring slot `slot`. A element (m, k) goes to
+  // As[k][m]: consecutive threads read consecutive k of a row of A (coalesced) and write down a
+  // column of As, whose row stride BM+4 spreads them over the banks (at most 2-way for BK=16).
+  // B copies are VEC wide; VEC divides N, so a copy is wholly inside the matrix or wholly
+  // outside it (then zero-filled). Offsets are 32-bit: check_problem() keeps every matrix under
+  // 2^31 elements. Addresses are recomputed per slice: keeping per-copy arrays cost ~40
+  // registers in the first version of this kernel.
   auto load_slice = [&](int slot, int kt) {
     const int k0 = kt * BK;
     float* base = smem + slot * STAGE;
 #pragma unroll
     for (int i = 0; i < A_COPIES; ++i) {
-      const int e = (tid + i * THREADS) * VEC;
-      const int r = e / BK, c = e % BK;
-      const bool ok = m0 + r < M && k0 + c < K;
-      detail::cp_async<VEC * 4>(base + r * AS + c, ok ? A + (m0 + r) * K + k0 + c : A, ok);
+      const int e = tid + i * THREADS;
+      const int m = e / BK, k = e % BK;
+      const bool ok = m0 + m < M && k0 + k < K;
+      detail::cp_async<4>(base + k * AS + m, ok ? A + (m0 + m) * K + k0 + k : A, ok);
     }
 #pragma unroll
     for (int i = 0; i < B_COPIES; ++i) {
       const int e = (tid + i * THREADS) * VEC;
       const int r = e / BN, c = e % BN;
       const bool ok = k0 + r < K && n0 + c < N;
-      detail::cp_async<VEC * 4>(base + BM * AS + r * BS + c, ok ? B + (k0 + r) * N + n0 + c : B, ok);
+      detail::cp_async<VEC * 4>(base + BK * AS + r * BS + c, ok ? B + (k0 + r) * N + n0 + c : B, ok);
     }
   };
 
@@ -172,32 +163,30 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
     detail::cp_async_commit();
 
     const float* As = smem + (kt % STAGES) * STAGE;
-    const float* Bs = As + BM * AS;
+    const float* Bs = As + BK * AS;
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += KA) {
-      // KA k steps of A per row in one read (A is stored [BM][BK+pad]).
-      ARead a[TM];
+    for (int k = 0; k < BK; ++k) {
+      float a[TM], b[TN];
+#pragma unroll
+      for (int i = 0; i < CHUNKS_M; ++i) {
+        float4 v = *reinterpret_cast<const float4*>(As + k * AS + row0 + i * LANES_M * 4);
+        a[4 * i + 0] = v.x;
+        a[4 * i + 1] = v.y;
+        a[4 * i + 2] = v.z;
+        a[4 * i + 3] = v.w;
+      }
+#pragma unroll
+      for (int j = 0; j < CHUNKS_N; ++j) {
+        float4 v = *reinterpret_cast<const float4*>(Bs + k * BS + col0 + j * LANES_N * 4);
+        b[4 * j + 0] = v.x;
+        b[4 * j + 1] = v.y;
+        b[4 * j + 2] = v.z;
+        b[4 * j + 3] = v.w;
+      }
 #pragma unroll
       for (int i = 0; i < TM; ++i)
-        a[i] = *reinterpret_cast<const ARead*>(As + (row0 + i * LANES_M) * AS + kk);
 #pragma unroll
-      for (int k2 = 0; k2 < KA; ++k2) {
-        float b[TN];
-#pragma unroll
-        for (int j = 0; j < CHUNKS_N; ++j) {
-          float4 v = *reinterpret_cast<const float4*>(Bs + (kk + k2) * BS + col0 + j * LANES_N * 4);
-          b[4 * j + 0] = v.x;
-          b[4 * j + 1] = v.y;
-          b[4 * j + 2] = v.z;
-          b[4 * j + 3] = v.w;
-        }
-#pragma unroll
-        for (int i = 0; i < TM; ++i) {
-          const float ai = detail::component(a[i], k2);
-#pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
-        }
-      }
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
   }
   // Drain: no copy may still target shared memory when the block exits.
@@ -215,7 +204,7 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
   const bool rows_aligned = (N % 4) == 0;
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = m0 + row0 + i * LANES_M;
+    const int row = m0 + row0 + (i / 4) * LANES_M * 4 + i % 4;
     if (row >= M) continue;
     float* c_row = C + row * N;
 #pragma unroll

@@ -14,7 +14,7 @@ TEST(SimtConfig, DefaultIsValidOnH200) {
   EXPECT_TRUE(c.check().ok());
   EXPECT_TRUE(c.check(DeviceLimits{}).ok());
   EXPECT_EQ(c.threads(), 256);
-  EXPECT_EQ(c.smem_bytes(), 3 * (128 * 20 + 16 * 132) * 4);
+  EXPECT_EQ(c.smem_bytes(), 3 * (16 * 132 + 16 * 132) * 4);
 }
 
 TEST(SimtConfig, WarpMustHoldThirtyTwoThreadTiles) {
@@ -35,6 +35,12 @@ TEST(SimtConfig, ThreadTileColumnsAreVectors) {
   c.tm = 4;
   c.wn = 8;
   c.tn = 2;  // 8 x 4 thread tiles: a full warp, but columns are not 16-byte vectors
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+  c = SimtConfig{};
+  c.wm = 16;
+  c.tm = 2;
+  c.wn = 64;
+  c.tn = 16;  // 8 x 4 thread tiles, but rows are not 16-byte vectors of the transposed A
   EXPECT_EQ(c.check().violation, Violation::divisibility);
 }
 
@@ -67,7 +73,7 @@ TEST(SimtConfig, MinBlocksCapsRegisters) {
   EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::registers);
   c.min_blocks = 1;
   EXPECT_EQ(c.register_cap(), 255);
-  c.ka = 3;
+  c.min_blocks = 9;
   EXPECT_EQ(c.check().violation, Violation::shape);
 }
 
@@ -78,9 +84,11 @@ TEST(SimtConfig, OccupancyNeedsOneBlock) {
   c.min_blocks = 1;
   EXPECT_EQ(c.check(d, 255).violation, Violation::occupancy);
   EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 128), 2);  // registers: 2 x 256 x 128 = 64K
-  EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 4);   // shared memory: 4 x (55 KB + 1 KB)
+  EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 4);   // shared memory: 4 x (50.7 KB + 1 KB)
   c.stages = 4;
-  c.bk = 32;  // 4 x (128x36 + 32x132) x 4 B = 141 KB
+  c.bk = 64;  // 4 x (64x132 + 64x132) x 4 B = 270 KB... over the per-SM budget
+  EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 0);
+  c.bk = 32;  // 4 x (32x132 + 32x132) x 4 B = 135 KB
   EXPECT_EQ(c.blocks_per_sm(DeviceLimits{}, 64), 1);
 }
 
@@ -88,6 +96,7 @@ TEST(SimtConfig, VectorCopiesNeedAlignedRows) {
   SimtConfig c;
   EXPECT_TRUE(c.check_problem(4096, 4096, 4096).ok());
   EXPECT_EQ(c.check_problem(1000, 4097, 4096).violation, Violation::divisibility);
+  EXPECT_TRUE(c.check_problem(1000, 4096, 4097).ok());  // A is copied element by element
   c.vec = 1;
   EXPECT_TRUE(c.check_problem(1000, 4097, 4097).ok());
   EXPECT_EQ(c.check_problem(0, 1, 1).violation, Violation::shape);
