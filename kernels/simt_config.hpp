@@ -122,6 +122,8 @@ struct SimtConfig {
     if (bn % vec != 0) return {Violation::divisibility, "vec must divide BN (a copy never straddles a tile row)"};
     if ((bm * bk) % threads() != 0 || (bk * bn) % (threads() * vec) != 0)
       return {Violation::threads, "the block's threads must split the A and B tiles into equal copies"};
+    if (threads() % bk != 0 || ((threads() * vec) % bn != 0 && bn % (threads() * vec) != 0))
+      return {Violation::threads, "the threads must cover whole rows of the A and B tiles per pass (threads % BK, threads*vec vs BN)"};
     return {};
   }
 

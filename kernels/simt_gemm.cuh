@@ -112,29 +112,45 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
   const int row0 = warp_m * WM + lane_m * 4;
   const int col0 = warp_n * WN + lane_n * 4;
 
-  // Issues the copies of K slice `kt` into ring slot `slot`. A element (m, k) goes to
-  // As[k][m]: consecutive threads read consecutive k of a row of A (coalesced) and write down a
-  // column of As, whose row stride BM+4 spreads them over the banks (at most 2-way for BK=16).
-  // B copies are VEC wide; VEC divides N, so a copy is wholly inside the matrix or wholly
-  // outside it (then zero-filled). Offsets are 32-bit: check_problem() keeps every matrix under
-  // 2^31 elements. Addresses are recomputed per slice: keeping per-copy arrays cost ~40
-  // registers in the first version of this kernel.
+  // Copies. A element (m, k) goes to As[k][m]: consecutive threads read consecutive k of a row
+  // of A (coalesced) and write down a column of As, whose row stride BM+4 spreads them over the
+  // banks (at most 2-way for BK=16). A thread's A copies are rows a_m + i*A_RSTEP of column a_k;
+  // its B copies are VEC wide at row b_r + (i/B_Q)*B_RSTEP, column b_c + (i%B_Q)*TV. Every
+  // index below is a compile-time offset from a base fixed at entry: the first version of this
+  // kernel recomputed them per copy and spent ~10% of its issue slots there (ncu, 4096^3).
+  // A copy outside the matrix has src-size 0: nothing is read and shared memory gets zeros
+  // (PTX cp.async "zfill"), so its address is never dereferenced. VEC divides N, so a B copy is
+  // wholly inside or wholly outside. Offsets are 32-bit: check_problem() keeps every matrix
+  // under 2^31 elements.
+  constexpr int A_RSTEP = THREADS / BK;
+  constexpr int TV = THREADS * VEC;
+  constexpr int B_Q = TV >= BN ? 1 : BN / TV;
+  constexpr int B_RSTEP = TV >= BN ? TV / BN : 1;
+  const int a_m = tid / BK, a_k = tid % BK;
+  const int a_rows_left = M - m0 - a_m;
+  const float* a_ptr = A + static_cast<long long>(m0 + a_m) * K + a_k;
+  const int a_dst = a_k * AS + a_m;
+  const int b_r = (tid * VEC) / BN, b_c = (tid * VEC) % BN;
+  const int b_cols_left = N - n0 - b_c;
+  const float* b_ptr = B + static_cast<long long>(b_r) * N + n0 + b_c;
+  const int b_dst = BK * AS + b_r * BS + b_c;
+
   auto load_slice = [&](int slot, int kt) {
     const int k0 = kt * BK;
     float* base = smem + slot * STAGE;
+    const bool a_k_ok = k0 + a_k < K;
+    const float* a_src = a_ptr + k0;
 #pragma unroll
     for (int i = 0; i < A_COPIES; ++i) {
-      const int e = tid + i * THREADS;
-      const int m = e / BK, k = e % BK;
-      const bool ok = m0 + m < M && k0 + k < K;
-      detail::cp_async<4>(base + k * AS + m, ok ? A + (m0 + m) * K + k0 + k : A, ok);
+      const bool ok = a_k_ok && i * A_RSTEP < a_rows_left;
+      detail::cp_async<4>(base + a_dst + i * A_RSTEP, a_src + i * A_RSTEP * K, ok);
     }
+    const float* b_src = b_ptr + k0 * N;
 #pragma unroll
     for (int i = 0; i < B_COPIES; ++i) {
-      const int e = (tid + i * THREADS) * VEC;
-      const int r = e / BN, c = e % BN;
-      const bool ok = k0 + r < K && n0 + c < N;
-      detail::cp_async<VEC * 4>(base + BK * AS + r * BS + c, ok ? B + (k0 + r) * N + n0 + c : B, ok);
+      const int rr = (i / B_Q) * B_RSTEP, cc = (i % B_Q) * TV;
+      const bool ok = k0 + b_r + rr < K && cc < b_cols_left;
+      detail::cp_async<VEC * 4>(base + b_dst + rr * BS + cc, b_src + rr * N + cc, ok);
     }
   };
 
