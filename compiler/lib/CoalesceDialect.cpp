@@ -1,6 +1,7 @@
 //===- CoalesceDialect.cpp - the coalesce dialect ---------------------------===//
 #include "Coalesce/CoalesceDialect.h"
 
+#include "Coalesce/CoalesceAttrs.h"
 #include "Coalesce/CoalesceOps.h"
 
 using namespace mlir;
@@ -13,4 +14,5 @@ void CoalesceDialect::initialize() {
 #define GET_OP_LIST
 #include "Coalesce/CoalesceOps.cpp.inc"
       >();
+  registerAttributes();
 }

@@ -1,25 +1,126 @@
 //===- CoalesceOps.cpp - coalesce dialect ops and verifiers -----------------===//
+// One clear message per broken rule. Tile configs are judged by coalesce::SimtConfig
+// (kernels/simt_config.hpp), never by a copy of its rules.
 #include "Coalesce/CoalesceOps.h"
 
 using namespace mlir;
 using namespace mlir::coalesce;
 
+// The epilogue as a bare keyword: `coalesce.fused_matmul bias_gelu ins(...)`.
+static ParseResult parseEpilogueKind(OpAsmParser& parser, EpilogueKindAttr& epilogue) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword)) return failure();
+  std::optional<EpilogueKind> kind = symbolizeEpilogueKind(keyword);
+  if (!kind)
+    return parser.emitError(loc, "expected an epilogue (none, bias, bias_relu, bias_gelu), got '")
+           << keyword << "'";
+  epilogue = EpilogueKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printEpilogueKind(OpAsmPrinter& printer, Operation*, EpilogueKindAttr epilogue) {
+  printer << stringifyEpilogueKind(epilogue.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "Coalesce/CoalesceOps.cpp.inc"
 
-// A (MxK) x B (KxN) -> C (MxN): ranks, element types and the three shared extents must agree.
-LogicalResult MatmulOp::verify() {
-  auto a = cast<MemRefType>(getA().getType());
-  auto b = cast<MemRefType>(getB().getType());
-  auto c = cast<MemRefType>(getC().getType());
-  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
-    return emitOpError("expects 2-D memrefs for A, B and C");
-  if (a.getElementType() != b.getElementType() || a.getElementType() != c.getElementType())
-    return emitOpError("expects A, B and C to have the same element type");
-  if (a.getDimSize(1) != b.getDimSize(0))
-    return emitOpError("expects A's columns (K = ") << a.getDimSize(1) << ") to equal B's rows ("
-                                                     << b.getDimSize(0) << ")";
-  if (a.getDimSize(0) != c.getDimSize(0) || b.getDimSize(1) != c.getDimSize(1))
-    return emitOpError("expects C to be ") << a.getDimSize(0) << "x" << b.getDimSize(1);
+namespace {
+
+MemRefType memrefOf(Value v) { return cast<MemRefType>(v.getType()); }
+
+// Two extents agree unless both are known and differ.
+bool extentsAgree(int64_t x, int64_t y) {
+  return ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y;
+}
+
+// A (MxK) x B (KxN) -> C (MxN): element types and the three shared extents must agree, and C
+// must be a buffer of its own, since the kernel reads A and B while it writes C.
+LogicalResult verifyMatmul(Operation* op, Value a, Value b, Value c) {
+  MemRefType ta = memrefOf(a), tb = memrefOf(b), tc = memrefOf(c);
+  if (ta.getElementType() != tb.getElementType() || ta.getElementType() != tc.getElementType())
+    return op->emitOpError("expects A, B and C to have the same element type");
+  if (!extentsAgree(ta.getDimSize(1), tb.getDimSize(0)))
+    return op->emitOpError("expects A's columns (K = ")
+           << ta.getDimSize(1) << ") to equal B's rows (" << tb.getDimSize(0) << ")";
+  if (!extentsAgree(ta.getDimSize(0), tc.getDimSize(0)) ||
+      !extentsAgree(tb.getDimSize(1), tc.getDimSize(1)))
+    return op->emitOpError("expects C to be ")
+           << ta.getDimSize(0) << "x" << tb.getDimSize(1) << ", got " << tc.getDimSize(0) << "x"
+           << tc.getDimSize(1);
+  if (c == a || c == b) return op->emitOpError("expects C to be a buffer other than A and B");
+  return success();
+}
+
+// A bias holds one entry per column of the MxN matrix it is added to.
+LogicalResult verifyBias(Operation* op, Value matrix, Value bias) {
+  MemRefType tm = memrefOf(matrix), tb = memrefOf(bias);
+  if (tb.getElementType() != tm.getElementType())
+    return op->emitOpError("expects the bias to have the matrix's element type");
+  if (!extentsAgree(tb.getDimSize(0), tm.getDimSize(1)))
+    return op->emitOpError("expects a bias of N = ")
+           << tm.getDimSize(1) << " entries, got " << tb.getDimSize(0);
+  return success();
+}
+
+// An elementwise op writes a result of its input's shape and element type.
+LogicalResult verifyElementwise(Operation* op, Value input, Value output) {
+  MemRefType ti = memrefOf(input), to = memrefOf(output);
+  if (ti.getElementType() != to.getElementType())
+    return op->emitOpError("expects X and Y to have the same element type");
+  if (!extentsAgree(ti.getDimSize(0), to.getDimSize(0)) ||
+      !extentsAgree(ti.getDimSize(1), to.getDimSize(1)))
+    return op->emitOpError("expects Y to have X's shape");
+  return success();
+}
+
+}  // namespace
+
+LogicalResult MatmulOp::verify() { return verifyMatmul(*this, getA(), getB(), getC()); }
+
+LogicalResult BiasAddOp::verify() {
+  if (failed(verifyElementwise(*this, getInput(), getOutput()))) return failure();
+  return verifyBias(*this, getInput(), getBias());
+}
+
+LogicalResult ReluOp::verify() { return verifyElementwise(*this, getInput(), getOutput()); }
+
+LogicalResult GeluOp::verify() { return verifyElementwise(*this, getInput(), getOutput()); }
+
+::coalesce::DeviceLimits FusedMatmulOp::getDeviceLimits() {
+  if (TargetAttr target = getTargetAttr()) return target.getDeviceLimits();
+  return ::coalesce::DeviceLimits{};
+}
+
+LogicalResult FusedMatmulOp::verify() {
+  if (failed(verifyMatmul(*this, getA(), getB(), getC()))) return failure();
+  bool needsBias = getEpilogue() != EpilogueKind::none;
+  if (needsBias && !getBias())
+    return emitOpError("epilogue '") << stringifyEpilogueKind(getEpilogue())
+                                     << "' needs a bias operand";
+  if (!needsBias && getBias()) return emitOpError("epilogue 'none' takes no bias operand");
+  if (getBias() && failed(verifyBias(*this, getC(), getBias()))) return failure();
+
+  TileAttr tile = getTileAttr();
+  if (!tile) return success();
+  Type element = memrefOf(getA()).getElementType();
+  if (!element.isF32())
+    return emitOpError("has a simt tile config, which computes in f32, but its element type is ")
+           << element;
+  ::coalesce::SimtConfig config = tile.getSimtConfig();
+  ::coalesce::Verdict onTarget = config.check(getDeviceLimits());
+  if (!onTarget.ok())
+    return emitOpError("tile config does not fit the target (")
+           << ::coalesce::violation_name(onTarget.violation) << "): " << onTarget.why;
+  int64_t m = memrefOf(getA()).getDimSize(0), k = memrefOf(getA()).getDimSize(1),
+          n = memrefOf(getB()).getDimSize(1);
+  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
+    return success();
+  ::coalesce::Verdict onProblem = config.check_problem(m, n, k);
+  if (!onProblem.ok())
+    return emitOpError("tile config does not fit the problem ")
+           << m << "x" << n << "x" << k << " ("
+           << ::coalesce::violation_name(onProblem.violation) << "): " << onProblem.why;
   return success();
 }

@@ -1,28 +1,116 @@
 //===- CoalesceOps.td - coalesce dialect ops --------------------------------===//
+// The unfused ops a program is written in (matmul, bias_add, relu, gelu) and the fused op the
+// fusion pass makes of them. All are in destination-passing style on row-major memrefs.
 #ifndef COALESCE_OPS
 #define COALESCE_OPS
 
 include "Coalesce/CoalesceDialect.td"
+include "Coalesce/CoalesceAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+defvar Coalesce_Matrix = MemRefRankOf<[AnyFloat], [2]>;
+defvar Coalesce_Vector = MemRefRankOf<[AnyFloat], [1]>;
 
 def Coalesce_MatmulOp : Coalesce_Op<"matmul"> {
   let summary = "C = A x B on row-major memrefs";
   let description = [{
     `coalesce.matmul ins(%a, %b) outs(%c)` writes the product of A (MxK) and B (KxN) into
-    C (MxN).
+    C (MxN). C must be a buffer other than A and B.
 
     ```mlir
     coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
                     outs(%c : memref<64x16xf32>)
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "A", [MemRead]>:$a,
-                       Arg<AnyMemRef, "B", [MemRead]>:$b,
-                       Arg<AnyMemRef, "C", [MemWrite]>:$c);
+  let arguments = (ins Arg<Coalesce_Matrix, "A", [MemRead]>:$a,
+                       Arg<Coalesce_Matrix, "B", [MemRead]>:$b,
+                       Arg<Coalesce_Matrix, "C", [MemWrite]>:$c);
   let assemblyFormat = [{
     `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)` `outs` `(` $c `:` type($c) `)` attr-dict
   }];
   let hasVerifier = 1;
+}
+
+def Coalesce_BiasAddOp : Coalesce_Op<"bias_add"> {
+  let summary = "Y[m, n] = X[m, n] + bias[n]";
+  let description = [{
+    Adds a bias vector of N entries to every row of X (MxN). Y may be X itself.
+
+    ```mlir
+    coalesce.bias_add ins(%x, %bias : memref<64x16xf32>, memref<16xf32>)
+                      outs(%y : memref<64x16xf32>)
+    ```
+  }];
+  let arguments = (ins Arg<Coalesce_Matrix, "X", [MemRead]>:$input,
+                       Arg<Coalesce_Vector, "bias", [MemRead]>:$bias,
+                       Arg<Coalesce_Matrix, "Y", [MemWrite]>:$output);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $bias `:` type($input) `,` type($bias) `)`
+    `outs` `(` $output `:` type($output) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+class Coalesce_UnaryOp<string mnemonic, string formula, string doc> : Coalesce_Op<mnemonic> {
+  let summary = formula;
+  let description = doc # [{
+
+    ```mlir
+    coalesce.}] # mnemonic # [{ ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+    ```
+  }];
+  let arguments = (ins Arg<Coalesce_Matrix, "X", [MemRead]>:$input,
+                       Arg<Coalesce_Matrix, "Y", [MemWrite]>:$output);
+  let assemblyFormat = [{
+    `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Coalesce_ReluOp : Coalesce_UnaryOp<"relu", "Y = max(X, 0) elementwise",
+    "The rectifier, elementwise; Y may be X itself.">;
+
+def Coalesce_GeluOp : Coalesce_UnaryOp<"gelu", "Y = X * (1 + erf(X / sqrt 2)) / 2 elementwise",
+    "The exact (erf) GELU, PyTorch's default; Y may be X itself. The tanh approximation is a "
+    "different function and has no op.">;
+
+def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
+  let summary = "C = epilogue(A x B [+ bias]) in one kernel";
+  let description = [{
+    A matmul whose elementwise chain is applied to the accumulators before the one store of C,
+    so the product never makes a round trip through memory. The epilogue is one of
+    `none` (C = A B), `bias` (+ bias[n]), `bias_relu` (then max(., 0)) and `bias_gelu` (then
+    the exact erf GELU); every epilogue but `none` takes a bias of N entries.
+
+    The optional `tile` attribute is the kernel's tile config; the optional `target` attribute
+    is the GPU it must fit (the H200's limits without it). The verifier checks the config with
+    SimtConfig::check(limits) and, for static shapes, SimtConfig::check_problem(M, N, K).
+
+    ```mlir
+    coalesce.fused_matmul bias_gelu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
+        bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+        {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8,
+                               tn = 8, stages = 3, vec = 4, group_m = 8,
+                               min_blocks = 2>}
+    ```
+  }];
+  let arguments = (ins Coalesce_EpilogueKindAttr:$epilogue,
+                       Arg<Coalesce_Matrix, "A", [MemRead]>:$a,
+                       Arg<Coalesce_Matrix, "B", [MemRead]>:$b,
+                       Arg<Optional<Coalesce_Vector>, "bias", [MemRead]>:$bias,
+                       Arg<Coalesce_Matrix, "C", [MemWrite]>:$c,
+                       OptionalAttr<Coalesce_TileAttr>:$tile,
+                       OptionalAttr<Coalesce_TargetAttr>:$target);
+  let assemblyFormat = [{
+    custom<EpilogueKind>($epilogue) `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $c `:` type($c) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The limits the tile config must fit: the target's, or the H200's without one.
+    ::coalesce::DeviceLimits getDeviceLimits();
+  }];
 }
 
 #endif // COALESCE_OPS

@@ -7,11 +7,13 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "Coalesce/CoalesceDialect.h"
+#include "Coalesce/Passes.h"
 
 int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::coalesce::CoalesceDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::memref::MemRefDialect>();
+  mlir::coalesce::registerCoalescePasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "coalesce optimizer driver\n", registry));
 }

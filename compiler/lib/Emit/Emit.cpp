@@ -1,0 +1,127 @@
+//===- Emit.cpp - emit_fused_kernel: the tuner's way through the compiler ---===//
+// The tuner instantiates every config the way a program would be compiled: unfused IR for the
+// problem, then the same passes and the same CUDA emitter as coalesce-opt/coalesce-translate.
+#include "Coalesce/Emit.h"
+
+#include <stdexcept>
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "Coalesce/CoalesceDialect.h"
+#include "Coalesce/CoalesceOps.h"
+#include "Coalesce/CudaEmitter.h"
+#include "Coalesce/Passes.h"
+
+namespace coalesce::compiler {
+
+namespace {
+
+using namespace mlir;
+using mlir::coalesce::BiasAddOp;
+using mlir::coalesce::GeluOp;
+using mlir::coalesce::MatmulOp;
+using mlir::coalesce::ReluOp;
+
+// func.func @<name>(A: MxK, B: KxN, [bias: N,] C: MxN) computing the problem unfused:
+//   matmul -> T; bias_add(T) -> U; relu/gelu(U) -> C   (shortened for shorter epilogues)
+// with T and U local allocs, the shape coalesce-fuse-epilogue folds into one kernel.
+OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const std::string& name) {
+  OpBuilder builder(&context);
+  Location loc = NameLoc::get(builder.getStringAttr(name));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+
+  Type f32 = builder.getF32Type();
+  auto a = MemRefType::get({p.m, p.k}, f32), b = MemRefType::get({p.k, p.n}, f32);
+  auto c = MemRefType::get({p.m, p.n}, f32), bias = MemRefType::get({p.n}, f32);
+  bool hasBias = p.epilogue != Epilogue::none;
+  SmallVector<Type> inputs{a, b};
+  if (hasBias) inputs.push_back(bias);
+  inputs.push_back(c);
+  auto function = func::FuncOp::create(builder, loc, name, builder.getFunctionType(inputs, {}));
+  Block* body = function.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+
+  Value argA = body->getArgument(0), argB = body->getArgument(1);
+  Value argBias = hasBias ? body->getArgument(2) : Value();
+  Value argC = body->getArgument(hasBias ? 3 : 2);
+  SmallVector<Value> temporaries;
+  auto temporary = [&] {
+    temporaries.push_back(memref::AllocOp::create(builder, loc, c));
+    return temporaries.back();
+  };
+
+  Value product = hasBias ? temporary() : argC;
+  MatmulOp::create(builder, loc, argA, argB, product);
+  if (hasBias) {
+    bool activation = p.epilogue != Epilogue::bias;
+    Value biased = activation ? temporary() : argC;
+    BiasAddOp::create(builder, loc, product, argBias, biased);
+    if (p.epilogue == Epilogue::bias_relu) ReluOp::create(builder, loc, biased, argC);
+    if (p.epilogue == Epilogue::bias_gelu) GeluOp::create(builder, loc, biased, argC);
+  }
+  for (Value t : temporaries) memref::DeallocOp::create(builder, loc, t);
+  func::ReturnOp::create(builder, loc);
+  return module;
+}
+
+}  // namespace
+
+EmittedKernel emit_fused_kernel(const Problem& problem, const SimtConfig& config) {
+  std::string name = config_name(config, problem.dtype, problem.epilogue);
+  auto fail = [&](const std::string& why) {
+    return std::runtime_error("emit_fused_kernel(" + name + ", " + std::to_string(problem.m) +
+                              "x" + std::to_string(problem.n) + "x" + std::to_string(problem.k) +
+                              "): " + why);
+  };
+  if (problem.dtype != Dtype::f32)
+    throw fail("the simt family computes in f32; " + std::string(to_string(problem.dtype)) +
+               " has no simt kernel");
+  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
+    throw fail("M, N and K must be positive");
+
+  DialectRegistry registry;
+  registry.insert<mlir::coalesce::CoalesceDialect, func::FuncDialect, memref::MemRefDialect,
+                  arith::ArithDialect>();
+  // One context per call, without its own thread pool: the tuner emits from many threads.
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic& diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + diagnostic.str();
+    return success();
+  });
+
+  OwningOpRef<ModuleOp> module = buildProblem(context, problem, name);
+  if (failed(verify(*module))) throw fail(diagnostics);
+
+  PassManager pipeline(&context);
+  pipeline.addNestedPass<func::FuncOp>(mlir::coalesce::createCoalesceFuseEpilogue());
+  mlir::coalesce::CoalesceApplyTileConfigOptions tiling;
+  tiling.config = name;
+  pipeline.addPass(mlir::coalesce::createCoalesceApplyTileConfig(tiling));
+  if (failed(pipeline.run(*module))) throw fail(diagnostics);
+
+  // The pipeline must have left exactly one kernel: the problem's, with this config.
+  int fused = 0;
+  module->walk([&](mlir::coalesce::FusedMatmulOp) { ++fused; });
+  if (fused != 1)
+    throw fail("the pipeline left " + std::to_string(fused) + " fused kernels instead of one");
+
+  EmittedKernel kernel{name, ""};
+  llvm::raw_string_ostream os(kernel.source);
+  if (failed(mlir::coalesce::translateToCuda(*module, os, mlir::coalesce::CudaEmission::kernels)))
+    throw fail(diagnostics);
+  return kernel;
+}
+
+}  // namespace coalesce::compiler

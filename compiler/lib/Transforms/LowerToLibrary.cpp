@@ -1,0 +1,200 @@
+//===- LowerToLibrary.cpp - coalesce ops to runtime library calls -----------===//
+// coalesce-lower-to-library (Passes.td).
+//
+// Preconditions, checked by the pass before any rewrite (each failure is one error):
+//   - every memref a coalesce op touches is f32 with the identity (row-major) layout: the
+//     runtime implements f32 on contiguous row-major buffers;
+//   - every memref.alloc used by a coalesce op is used by nothing but coalesce ops and its
+//     deallocs: such a buffer lives in device memory, where no host op may touch it.
+// Legal after the pass: func.call, memref.cast, arith.constant; no coalesce op remains, and no
+// memref.alloc/dealloc of a device buffer.
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+#include "Coalesce/CoalesceOps.h"
+#include "Coalesce/LibraryNames.h"
+#include "Coalesce/Passes.h"
+
+namespace mlir::coalesce {
+#define GEN_PASS_DEF_COALESCELOWERTOLIBRARY
+#include "Coalesce/Passes.h.inc"
+}  // namespace mlir::coalesce
+
+using namespace mlir;
+using namespace mlir::coalesce;
+namespace names = ::coalesce::compiler;
+
+namespace {
+
+bool isCoalesceOp(Operation* op) { return isa<CoalesceDialect>(op->getDialect()); }
+
+// The memref of `type`'s element type and rank with every extent dynamic: the one parameter
+// type an entry point declares, whatever the static shape at the call.
+MemRefType dynamicLike(MemRefType type) {
+  return MemRefType::get(SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
+                         type.getElementType());
+}
+
+Value castToDynamic(PatternRewriter& rewriter, Location loc, Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  MemRefType dynamic = dynamicLike(type);
+  if (type == dynamic) return value;
+  return memref::CastOp::create(rewriter, loc, dynamic, value);
+}
+
+// Declares `name` as a private function with the C interface, once per module. False when the
+// module already has a symbol of that name with another type (the user's own function).
+bool declareEntry(PatternRewriter& rewriter, Operation* anchor, StringRef name,
+                  FunctionType type) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing.getFunctionType() == type;
+  if (module.lookupSymbol(name)) return false;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(module.getBody());
+  auto declaration = func::FuncOp::create(rewriter, module.getLoc(), name, type);
+  declaration.setPrivate();
+  // MLIR's lowering to LLVM then calls `_mlir_ciface_<name>` with memref descriptor pointers.
+  declaration->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+  return true;
+}
+
+// The entry point an op calls (LibraryNames.h); every operand is f32 by precondition.
+std::string entryName(Operation* op) {
+  auto fused = dyn_cast<FusedMatmulOp>(op);
+  if (!fused) return names::unfused_entry(op->getName().stripDialect().str(), ::coalesce::Dtype::f32);
+  ::coalesce::Epilogue epilogue = toCoreEpilogue(fused.getEpilogue());
+  if (TileAttr tile = fused.getTileAttr())
+    return names::fused_entry(tile.getSimtConfig(), ::coalesce::Dtype::f32, epilogue);
+  return names::fused_entry(::coalesce::Dtype::f32, epilogue);
+}
+
+// coalesce.<op> ins(%x...) outs(%y)  ==>  call @<entry>(cast %x..., cast %y)
+// The operands keep their order (inputs, then the output), so the runtime's C signature reads
+// like the op: (A, B, [bias,] C) for matmuls, (X, [bias,] Y) for the elementwise ops.
+struct LowerCoalesceOp : RewritePattern {
+  explicit LowerCoalesceOp(MLIRContext* context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation* op, PatternRewriter& rewriter) const override {
+    if (!isCoalesceOp(op)) return failure();
+    SmallVector<Value> arguments;
+    for (Value operand : op->getOperands())
+      arguments.push_back(castToDynamic(rewriter, op->getLoc(), operand));
+    auto type = FunctionType::get(op->getContext(), ValueRange(arguments).getTypes(), {});
+    std::string name = entryName(op);
+    if (!declareEntry(rewriter, op, name, type))
+      return rewriter.notifyMatchFailure(op, "the module defines the entry point differently");
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, name, TypeRange(), arguments);
+    return success();
+  }
+};
+
+// %t = memref.alloc(%d...) : memref<MxNxf32> ... memref.dealloc %t
+//   ==>  %raw = call @coalesce_alloc_2d_f32(M, N) : (index, index) -> memref<?x?xf32>
+//        %t = memref.cast %raw : memref<?x?xf32> to memref<MxNxf32>
+//        ... call @coalesce_free_2d_f32(%raw)
+// Applies to allocs used only by coalesce ops and deallocs. The walk driver visits an alloc
+// before any of its users (an alloc dominates its uses), so they are still coalesce ops here.
+struct AllocOnDevice : OpRewritePattern<memref::AllocOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(memref::AllocOp alloc, PatternRewriter& rewriter) const override {
+    Value buffer = alloc.getResult();
+    bool usedByCoalesce = llvm::any_of(buffer.getUsers(), isCoalesceOp);
+    bool onlyDeviceUsers = llvm::all_of(buffer.getUsers(), [](Operation* user) {
+      return isCoalesceOp(user) || isa<memref::DeallocOp>(user);
+    });
+    if (!usedByCoalesce || !onlyDeviceUsers)
+      return rewriter.notifyMatchFailure(alloc, "not a buffer of coalesce ops alone");
+
+    MemRefType type = alloc.getType();
+    Location loc = alloc.getLoc();
+    SmallVector<Value> extents;
+    auto dynamicSizes = alloc.getDynamicSizes().begin();
+    for (int64_t extent : type.getShape())
+      extents.push_back(ShapedType::isDynamic(extent)
+                            ? *dynamicSizes++
+                            : arith::ConstantIndexOp::create(rewriter, loc, extent).getResult());
+    MemRefType dynamic = dynamicLike(type);
+    int rank = static_cast<int>(type.getRank());
+    std::string allocName = names::alloc_entry(rank, ::coalesce::Dtype::f32);
+    std::string freeName = names::free_entry(rank, ::coalesce::Dtype::f32);
+    auto indexTypes = SmallVector<Type>(rank, rewriter.getIndexType());
+    if (!declareEntry(rewriter, alloc, allocName,
+                      rewriter.getFunctionType(indexTypes, {dynamic})) ||
+        !declareEntry(rewriter, alloc, freeName, rewriter.getFunctionType({dynamic}, {})))
+      return rewriter.notifyMatchFailure(alloc, "the module defines the allocator differently");
+
+    Value raw = func::CallOp::create(rewriter, loc, allocName, TypeRange{dynamic}, extents)
+                    .getResult(0);
+    for (Operation* user : llvm::make_early_inc_range(buffer.getUsers())) {
+      if (!isa<memref::DeallocOp>(user)) continue;
+      rewriter.setInsertionPoint(user);
+      rewriter.replaceOpWithNewOp<func::CallOp>(user, freeName, TypeRange(), ValueRange{raw});
+    }
+    rewriter.setInsertionPointAfterValue(raw);
+    Value typed = raw;
+    if (type != dynamic) typed = memref::CastOp::create(rewriter, loc, type, raw);
+    rewriter.replaceOp(alloc, typed);
+    return success();
+  }
+};
+
+struct CoalesceLowerToLibraryPass
+    : mlir::coalesce::impl::CoalesceLowerToLibraryBase<CoalesceLowerToLibraryPass> {
+  void runOnOperation() override {
+    if (failed(checkPreconditions())) return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateLowerToLibraryPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    WalkResult left = getOperation().walk([](Operation* op) {
+      if (!isCoalesceOp(op)) return WalkResult::advance();
+      op->emitError("could not be lowered to a library call");
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted()) signalPassFailure();
+  }
+
+  LogicalResult checkPreconditions() {
+    WalkResult result = getOperation().walk([&](Operation* op) {
+      if (isCoalesceOp(op)) {
+        ++numCalls;
+        for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+          auto type = cast<MemRefType>(operand.getType());
+          if (!type.getElementType().isF32()) {
+            op->emitError("operand #") << index << " has element type " << type.getElementType()
+                                       << "; the runtime library implements f32 only";
+            return WalkResult::interrupt();
+          }
+          if (!type.getLayout().isIdentity()) {
+            op->emitError("operand #")
+                << index << " is not row-major contiguous (layout " << type.getLayout()
+                << "); the runtime library takes row-major buffers";
+            return WalkResult::interrupt();
+          }
+        }
+      }
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (!llvm::any_of(alloc->getUsers(), isCoalesceOp)) return WalkResult::advance();
+        for (Operation* user : alloc->getUsers()) {
+          if (isCoalesceOp(user) || isa<memref::DeallocOp>(user)) continue;
+          alloc.emitError("is used by coalesce ops, so it lives on the GPU, and also by '")
+              << user->getName() << "', which runs on the host";
+          return WalkResult::interrupt();
+        }
+        ++numDeviceBuffers;
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+};
+
+}  // namespace
+
+void mlir::coalesce::populateLowerToLibraryPatterns(RewritePatternSet& patterns) {
+  patterns.add<AllocOnDevice, LowerCoalesceOp>(patterns.getContext());
+}

@@ -1,0 +1,68 @@
+//===- TuningDatabase.cpp - read-only access to the tuner's measurements ----===//
+#include "TuningDatabase.h"
+
+#include <sqlite3.h>
+
+namespace mlir::coalesce {
+
+namespace {
+
+// v_ranked holds only the ok rows of tuned kernels (a wrong result is never a timing), one per
+// device x problem x config; ties go to the earlier measurement, as the view ranks them.
+constexpr const char* kRankedConfigsSql = R"sql(
+SELECT config_name FROM v_ranked
+ WHERE device_name = ?1 AND family = ?2 AND m = ?3 AND n = ?4 AND k = ?5
+   AND dtype = ?6 AND epilogue = ?7
+ ORDER BY median_ms, measurement_id
+)sql";
+
+}  // namespace
+
+std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, std::string& error) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  if (rc != SQLITE_OK) {
+    error = "cannot open tuning database '" + path + "': " +
+            (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close(db);
+    return nullptr;
+  }
+  sqlite3_stmt* probe = nullptr;
+  rc = sqlite3_prepare_v2(db, kRankedConfigsSql, -1, &probe, nullptr);
+  sqlite3_finalize(probe);
+  if (rc != SQLITE_OK) {
+    error = "'" + path + "' is not a Coalesce results database (" + sqlite3_errmsg(db) + ")";
+    sqlite3_close(db);
+    return nullptr;
+  }
+  return std::unique_ptr<TuningDatabase>(new TuningDatabase(db));
+}
+
+TuningDatabase::~TuningDatabase() { sqlite3_close(db_); }
+
+bool TuningDatabase::rankedConfigs(const std::string& device, const std::string& family,
+                                   long long m, long long n, long long k,
+                                   const std::string& dtype, const std::string& epilogue,
+                                   std::vector<std::string>& names, std::string& error) const {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, kRankedConfigsSql, -1, &stmt, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 1, device.c_str(), -1, SQLITE_TRANSIENT);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 2, family.c_str(), -1, SQLITE_TRANSIENT);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(stmt, 3, m);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(stmt, 4, n);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(stmt, 5, k);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 6, dtype.c_str(), -1, SQLITE_TRANSIENT);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 7, epilogue.c_str(), -1, SQLITE_TRANSIENT);
+  while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+      const unsigned char* text = sqlite3_column_text(stmt, 0);
+      if (text) names.emplace_back(reinterpret_cast<const char*>(text));
+    }
+  }
+  if (rc != SQLITE_DONE) error = std::string("tuning database query failed: ") + sqlite3_errmsg(db_);
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_DONE;
+}
+
+}  // namespace mlir::coalesce
