@@ -15,16 +15,20 @@ std::string_view to_string(Status s) {
   return "?";
 }
 
+CheckResult check_method(const Method& m, Workspace& ws) {
+  ws.refill_next();
+  ws.poison_output();
+  m.launch(ws.stream());
+  COALESCE_CUDA_CTX(cudaStreamSynchronize(ws.stream()), describe(m));
+  return ws.check(m.reference());
+}
+
 MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer) {
   MethodResult r;
   const std::string what = describe(m);
   try {
-    ws.refill_next();
+    r.check = check_method(m, ws);
     r.input_seed = ws.seed();
-    ws.poison_output();
-    m.launch(ws.stream());
-    COALESCE_CUDA_CTX(cudaStreamSynchronize(ws.stream()), what);
-    r.check = ws.check(m.reference());
     if (!r.check->passed) {
       r.status = Status::wrong_result;
       r.detail = r.check->why;

@@ -46,6 +46,10 @@ struct MethodResult {
   std::optional<Timing> timing;
 };
 
+/// Runs `m` once on fresh inputs (ws.refill_next()) into a poisoned output and checks it
+/// against m.reference(); no timing. CUDA errors propagate (naming the method).
+CheckResult check_method(const Method& m, Workspace& ws);
+
 /// Checks and times one method: fresh inputs (ws.refill_next()), output poisoned, one run,
 /// check against m.reference(); if right, time_cold through `timer`, then check the output of
 /// the last timed run again (a race shows up under repetition). A CUDA error that leaves the

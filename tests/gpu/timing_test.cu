@@ -1,0 +1,111 @@
+// The cold timer and the method runner: sane statistics, the stopping rule's minimum, a flush
+// buffer of twice L2, times that scale with the work, and run_method's verdicts.
+#include <string>
+
+#include "gpu_test.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/method.hpp"
+#include "harness/rungs.hpp"
+#include "harness/timing.hpp"
+#include "harness/workspace.hpp"
+
+namespace {
+
+using namespace coalesce;
+
+TimingSettings short_settings() {
+  TimingSettings s;
+  s.min_samples = 20;
+  s.max_samples = 200;
+  s.budget_ms = 500;
+  s.first_warmup_ms = 200;
+  s.warmup_ms = 10;
+  return s;
+}
+
+TEST(ColdTimer, StatisticsAreOrderedAndComplete) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  Workspace ws({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu}, 1, stream.get());
+  const TimingSettings settings = short_settings();
+  ColdTimer timer(0, settings, stream.get());
+  int l2 = 0;
+  COALESCE_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  EXPECT_GE(timer.flush_bytes(), 2u * static_cast<std::size_t>(l2));
+
+  const Method m = rung_method(Rung::reg4x4, ws);
+  const Timing t = timer.measure(m.launch, [&ws](cudaStream_t s) { ws.poison_output(s); }, describe(m));
+  const SampleStats& s = t.stats;
+  EXPECT_GE(s.count, settings.min_samples);
+  EXPECT_LE(s.count, settings.max_samples);
+  EXPECT_EQ(static_cast<std::size_t>(s.count), t.samples_ms.size());
+  EXPECT_GT(s.min, 0.0);
+  EXPECT_LE(s.min, s.p10);
+  EXPECT_LE(s.p10, s.median);
+  EXPECT_LE(s.median, s.p90);
+  EXPECT_LE(s.p90, s.max);
+  EXPECT_GE(t.warmup_launches, 1);
+  EXPECT_GT(t.warmup_gpu_ms, 0.0);
+  // The output the last sample wrote is the kernel's, not the NaN reset.
+  EXPECT_TRUE(ws.check(m.reference()).passed);
+}
+
+// Twice the work measures about twice the time: the events bracket the launch and nothing else.
+TEST(ColdTimer, TwoLaunchesTakeAboutTwiceOne) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  Workspace ws({2048, 2048, 2048, Dtype::f32, Epilogue::none}, 2, stream.get());
+  ColdTimer timer(0, short_settings(), stream.get());
+  const Method m = rung_method(Rung::reg4x4, ws);
+  auto reset = [&ws](cudaStream_t s) { ws.poison_output(s); };
+  const double once = timer.measure(m.launch, reset, "once").stats.median;
+  const double twice = timer.measure([&](cudaStream_t s) { m.launch(s); m.launch(s); }, reset, "twice").stats.median;
+  EXPECT_GT(twice / once, 1.6);
+  EXPECT_LT(twice / once, 2.4);
+}
+
+TEST(RunMethod, TimesARightKernelAndRefusesToTimeAWrongOne) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  Workspace ws({512, 512, 512, Dtype::f32, Epilogue::bias_gelu}, 3, stream.get());
+  ColdTimer timer(0, short_settings(), stream.get());
+  const Method right = rung_method(Rung::tiled, ws);
+  const MethodResult ok = run_method(right, ws, timer);
+  EXPECT_EQ(ok.status, Status::ok) << ok.detail;
+  ASSERT_TRUE(ok.timing);
+  ASSERT_TRUE(ok.check);
+  EXPECT_TRUE(ok.check->passed);
+
+  Method wrong = right;
+  wrong.config = "tiled judged against the epilogue-free reference";
+  wrong.reference_epilogue = Epilogue::none;  // the kernel applies bias+GELU: a wrong answer
+  const MethodResult bad = run_method(wrong, ws, timer);
+  EXPECT_EQ(bad.status, Status::wrong_result);
+  EXPECT_FALSE(bad.timing);
+  EXPECT_FALSE(bad.detail.empty());
+}
+
+__global__ void idle() {}
+
+// A launch the device refuses (more threads than a block may have) is an error naming the
+// method, not a crash, and the next method still runs.
+TEST(RunMethod, ALaunchErrorIsReportedWithTheMethodsName) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  Workspace ws({64, 64, 64, Dtype::f32, Epilogue::none}, 4, stream.get());
+  ColdTimer timer(0, short_settings(), stream.get());
+  Method broken;
+  broken.method = "coalesce";
+  broken.family = "planted";
+  broken.config = "four_thousand_threads";
+  broken.launch = [](cudaStream_t s) {
+    idle<<<1, 4096, 0, s>>>();
+    COALESCE_CUDA_CTX(cudaGetLastError(), "four_thousand_threads");
+  };
+  const MethodResult r = run_method(broken, ws, timer);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_NE(r.detail.find("four_thousand_threads"), std::string::npos) << r.detail;
+  EXPECT_EQ(run_method(rung_method(Rung::naive, ws), ws, timer).status, Status::ok);
+}
+
+}  // namespace

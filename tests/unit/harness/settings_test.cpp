@@ -1,0 +1,48 @@
+// The harness settings as JSON: a round trip, partial input, and type errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/timing.hpp"
+
+namespace {
+
+using namespace coalesce;
+
+TEST(TimingSettings, RoundTripsThroughJson) {
+  TimingSettings s;
+  s.l2_flush_factor = 3;
+  s.min_samples = 7;
+  s.max_samples = 77;
+  s.max_rel_std_error = 0.01;
+  s.budget_ms = 123;
+  s.first_warmup_ms = 456;
+  s.warmup_ms = 7.5;
+  const nlohmann::json j = s;
+  EXPECT_EQ(j.size(), 7u);
+  const TimingSettings back = j.get<TimingSettings>();
+  EXPECT_EQ(nlohmann::json(back), j);
+  EXPECT_EQ(back.min_samples, 7);
+  EXPECT_DOUBLE_EQ(back.warmup_ms, 7.5);
+}
+
+TEST(TimingSettings, AbsentFieldsKeepDefaults) {
+  const TimingSettings back = nlohmann::json{{"min_samples", 50}}.get<TimingSettings>();
+  EXPECT_EQ(back.min_samples, 50);
+  EXPECT_EQ(back.max_samples, TimingSettings{}.max_samples);
+  EXPECT_DOUBLE_EQ(back.l2_flush_factor, 2.0);
+}
+
+TEST(TimingSettings, WrongTypeThrows) {
+  EXPECT_THROW(nlohmann::json({{"min_samples", "many"}}).get<TimingSettings>(), nlohmann::json::exception);
+}
+
+TEST(TimingSettings, DefaultsFlushTwiceL2AndTakeTwentySamples) {
+  const TimingSettings s;
+  EXPECT_GE(s.l2_flush_factor, 2.0);
+  EXPECT_GE(s.min_samples, 20);
+  EXPECT_LE(s.max_rel_std_error, 0.005);
+  EXPECT_GE(s.first_warmup_ms, 1000);
+}
+
+}  // namespace
