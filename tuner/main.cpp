@@ -1,17 +1,34 @@
 // coalesce-tune: enumerates, compiles, checks and times tile configs of the fused kernel and
-// stores every row in the results database.
+// stores every row in the results database (docs/tuner.md).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "coalesce/version.h"
 #include "harness/device.hpp"
+#include "schema/db.hpp"
+#include "space.hpp"
+#include "sweep.hpp"
+#include "worker.hpp"
 
 namespace {
 
+using namespace coalesce;
+
+// Bad input: one sentence on stderr and exit status 2, before anything is opened or written.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 int print_env(int ordinal) {
-  coalesce::DeviceInfo d = coalesce::query_device(ordinal);
+  DeviceInfo d = query_device(ordinal);
   std::printf("device          %s (%s)\n", d.name.c_str(), d.uuid.c_str());
   std::printf("arch            %s, %d SMs, L2 %d KiB, %.1f GiB\n", d.arch().c_str(), d.sm_count,
               d.l2_bytes / 1024, d.global_mem_bytes / double(1 << 30));
@@ -21,13 +38,109 @@ int print_env(int ordinal) {
   std::printf("driver          CUDA %d.%d%s%s\n", d.driver_version / 1000, (d.driver_version % 1000) / 10,
               d.driver_release.empty() ? "" : ", release ", d.driver_release.c_str());
   std::printf("runtime         CUDA %d.%d\n", d.runtime_version / 1000, (d.runtime_version % 1000) / 10);
-  auto clock = coalesce::sm_clock_mhz(ordinal);
+  auto clock = sm_clock_mhz(ordinal);
   if (clock)
     std::printf("sm clock        %d MHz now, %d MHz max\n", *clock, d.max_sm_clock_mhz);
   else
     std::printf("sm clock        unknown (NVML not available)\n");
   std::printf("coalesce        %s (git %s)\n", COALESCE_VERSION, COALESCE_GIT_REVISION);
   return 0;
+}
+
+// "4096" (M = N = K) or "MxNxK", each a positive integer.
+Problem parse_shape(const std::string& text, Dtype dtype, Epilogue epilogue) {
+  std::vector<long long> dims;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('x', pos);
+    std::string part = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    bool digits = !part.empty() && part.size() <= 10 && part.find_first_not_of("0123456789") == std::string::npos;
+    long long v = digits ? std::stoll(part) : 0;
+    if (!digits || v <= 0 || v > std::numeric_limits<int>::max())
+      throw UsageError("--shape '" + text + "': each of M, N and K must be a positive integer (e.g. 4096 or 1024x2048x512)");
+    dims.push_back(v);
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  if (dims.size() != 1 && dims.size() != 3)
+    throw UsageError("--shape '" + text + "': give one size (M = N = K) or three as MxNxK");
+  if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
+  return Problem{static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]), dtype, epilogue};
+}
+
+Dtype parse_dtype_option(const std::string& text) {
+  auto d = parse_dtype(text);
+  if (!d) throw UsageError("--dtype '" + text + "' is not a dtype (f32, tf32, bf16)");
+  if (*d != Dtype::f32)
+    throw UsageError("--dtype " + text + " is not supported yet: the simt family computes in f32 only");
+  return *d;
+}
+
+Epilogue parse_epilogue_option(const std::string& text) {
+  auto e = parse_epilogue(text);
+  if (!e) throw UsageError("--epilogue '" + text + "' is not an epilogue (none, bias, bias_relu, bias_gelu)");
+  return *e;
+}
+
+void check_family(const std::string& family) {
+  if (family != "simt") throw UsageError("--family '" + family + "' is not a family this build tunes (simt)");
+}
+
+// The problem options shared by `space` and `sweep`.
+struct ProblemOptions {
+  std::vector<std::string> shapes;
+  std::string dtype = "f32";
+  std::string epilogue = "bias_gelu";
+  std::string family = "simt";
+
+  void add_to(CLI::App* app) {
+    app->add_option("--shape", shapes, "M=N=K (e.g. 4096) or MxNxK; repeatable")->required();
+    app->add_option("--dtype", dtype, "operand type (f32)")->capture_default_str();
+    app->add_option("--epilogue", epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
+    app->add_option("--family", family, "kernel family (simt)")->capture_default_str();
+  }
+  std::vector<Problem> problems() const {
+    check_family(family);
+    const Dtype d = parse_dtype_option(dtype);
+    const Epilogue e = parse_epilogue_option(epilogue);
+    std::vector<Problem> out;
+    for (const std::string& s : shapes) out.push_back(parse_shape(s, d, e));
+    return out;
+  }
+};
+
+// `space`: every candidate with its verdict before compiling.
+int print_space(const std::vector<Problem>& problems, int ordinal, bool all) {
+  DeviceLimits limits;
+  if (device_count() > 0) {
+    limits = query_device(ordinal).limits;
+  } else {
+    std::fprintf(stderr, "coalesce-tune: no GPU here: judging against the H200's limits\n");
+  }
+  for (const Problem& p : problems) {
+    tuner::Space space = tuner::enumerate_simt(p, limits);
+    std::printf("# %dx%dx%d %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not simt configs\n",
+                p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
+                space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size());
+    std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
+    for (const tuner::Candidate& c : space.candidates) {
+      std::printf("%s  %s  %d  %d  %d", c.name.c_str(), c.pruned() ? "pruned" : "legal", c.predicted_registers,
+                  c.predicted_smem_bytes, c.predicted_blocks_per_sm);
+      if (c.pruned()) std::printf("  %s: %s", violation_name(c.verdict.violation), c.verdict.why);
+      std::printf("\n");
+    }
+    if (all)
+      for (const tuner::NonConfig& n : space.non_configs)
+        std::printf("%s  not_a_config  %s: %s\n", config_name(n.config, p.dtype, p.epilogue).c_str(),
+                    violation_name(n.verdict.violation), n.verdict.why);
+  }
+  return 0;
+}
+
+std::string joined(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
 }
 
 }  // namespace
@@ -37,15 +150,84 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("coalesce-tune ") + COALESCE_VERSION + " (git " +
                                         COALESCE_GIT_REVISION + ")");
   app.require_subcommand(1);
-  int ordinal = 0;
+
+  int env_device = 0;
   auto* env = app.add_subcommand("env", "Print the device, its limits and the environment");
-  env->add_option("--device", ordinal, "CUDA device ordinal")->default_val(0);
-  CLI11_PARSE(app, argc, argv);
+  env->add_option("--device", env_device, "CUDA device ordinal")->capture_default_str();
+
+  ProblemOptions space_problem;
+  int space_device = 0;
+  bool space_all = false;
+  auto* space = app.add_subcommand("space", "List the search space, each pruned config with its reason");
+  space_problem.add_to(space);
+  space->add_option("--device", space_device, "CUDA device whose limits judge the configs")->capture_default_str();
+  space->add_flag("--all", space_all, "also list the list combinations that are not simt configs");
+
+  ProblemOptions sweep_problem;
+  tuner::SweepOptions so;
+  std::string strategy = "exhaustive";
+  std::string db_path = so.db_path.string(), cache_dir;
+  std::optional<int> budget;
+  unsigned jobs = 0;
+  auto* sweep = app.add_subcommand("sweep", "Compile, check and time every config; store each row");
+  sweep_problem.add_to(sweep);
+  sweep->add_option("--strategy", strategy, "exhaustive or random")->capture_default_str();
+  sweep->add_option("--budget", budget, "random strategy: configs to measure per problem");
+  sweep->add_option("--seed", so.seed, "random strategy: seed of the draw")->capture_default_str();
+  sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");
+  sweep->add_option("--device", so.device, "CUDA device ordinal")->capture_default_str();
+  sweep->add_option("--db", db_path, "results database")->capture_default_str();
+  sweep->add_option("--cache-dir", cache_dir, "kernel cache (default $XDG_CACHE_HOME/coalesce/kernels)");
+  sweep->add_option("-j,--jobs", jobs, "compile threads (default: every core)");
+  sweep->add_option("--timeout", so.timeout_s, "seconds one measurement may take before its worker is killed")
+      ->capture_default_str();
+
+  // The measuring worker the sweep starts (worker.hpp); not for people.
+  auto* worker = app.add_subcommand("worker", "")->group("");
+
   try {
-    if (*env) return print_env(ordinal);
-  } catch (const coalesce::NoDeviceError& e) {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
+  }
+
+  try {
+    if (*worker) return tuner::run_worker();
+    if (*env) return print_env(env_device);
+    if (*space) return print_space(space_problem.problems(), space_device, space_all);
+    if (*sweep) {
+      so.problems = sweep_problem.problems();
+      so.family = sweep_problem.family;
+      if (strategy == "exhaustive") {
+        so.strategy = tuner::Strategy::exhaustive;
+        if (budget) throw UsageError("--budget needs --strategy random (exhaustive measures every legal config)");
+      } else if (strategy == "random") {
+        so.strategy = tuner::Strategy::random;
+        if (!budget) throw UsageError("--strategy random needs --budget N, the configs to measure per problem");
+        if (*budget < 1) throw UsageError("--budget must be at least 1");
+        so.budget = *budget;
+      } else {
+        throw UsageError("--strategy '" + strategy + "' is not a strategy (exhaustive, random)");
+      }
+      if (so.timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
+      if (db_path.empty()) throw UsageError("--db must name a file");
+      so.db_path = db_path;
+      so.cache_dir = cache_dir;
+      so.jobs = jobs;
+      so.command_line = joined(argc, argv);
+      return tuner::run_sweep(so, std::cout);
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 2;
+  } catch (const NoDeviceError& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 2;
+  } catch (const db::Error& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 1;

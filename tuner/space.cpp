@@ -6,32 +6,36 @@
 namespace coalesce::tuner {
 
 const SimtLists& simt_lists() {
-  // Sized so that a full sweep at 4096 is a few hundred legal configs (docs/tuner.md has the
-  // counts): at roughly a second to measure each, the sweep stays within 10 minutes.
-  // 32-wide block tiles are left out because a 4096 problem then needs 16K blocks of one or two
-  // warps; 16-wide thread tiles because the register model alone puts them near 255.
-  // group_m and ka are fixed: grouping 8 tile rows is the L2-friendly rasterization that
-  // Triton and CUTLASS default to, and reading A 16 bytes at a time (ka = 4) quarters the
-  // shared-memory loads for 4 more registers per thread row.
+  // Sized so that a full sweep at 4096 is a few hundred legal configs (346 on the H200; the
+  // counts are in docs/tuner.md): at up to a second to measure each, the sweep stays within 10
+  // minutes. The lists span the region the kernel's first probes found fast (thread tiles of
+  // 32 to 128 accumulators, 8- and 16-deep K slices, 3 or 4 stages). Left out to keep the count
+  // down: 32-wide block tiles (16K blocks of one or two warps at 4096) and TN = 4 (its largest
+  // thread tile, 16x4, has fewer accumulators than 8x8). group_m stays at 8, the L2-friendly
+  // rasterization Triton and CUTLASS default to; min_blocks at 1, since asking ptxas for two
+  // blocks of 256 threads caps them at 128 registers, below what an 8x8 tile needs unspilled.
   static const SimtLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 256},
-      .bk = {8, 16, 32},
-      .wm = {32, 64},
-      .wn = {32, 64},
-      .tm = {4, 8},
-      .tn = {4, 8},
-      .stages = {2, 3, 4},
+      .bk = {8, 16},
+      .wm = {32, 64, 128},
+      .wn = {32, 64, 128},
+      .tm = {4, 8, 16},
+      .tn = {8, 16, 32},
+      .stages = {3, 4},
       .group_m = {8},
-      .ka = {4},
-      .min_blocks = {1, 2},
+      .min_blocks = {1},
   };
   return lists;
 }
 
-int widest_vec(int n, int k) {
-  for (int v : {4, 2})
-    if (n % v == 0 && k % v == 0) return v;
+int widest_vec(const Problem& problem) {
+  // The one rule decides: the widest copy that check_problem() accepts for this shape.
+  for (int v : {4, 2}) {
+    SimtConfig probe;
+    probe.vec = v;
+    if (probe.check_problem(problem.m, problem.n, problem.k).ok()) return v;
+  }
   return 1;
 }
 
@@ -44,11 +48,10 @@ std::size_t Space::pruned() const { return candidates.size() - legal(); }
 Space enumerate_simt(const Problem& problem, const DeviceLimits& limits) {
   const SimtLists& l = simt_lists();
   Space space;
-  const int vec = widest_vec(problem.n, problem.k);
+  const int vec = widest_vec(problem);
   // Every combination of the lists, in the lists' order (the last list varies fastest).
   std::size_t total = 1;
-  for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.ka,
-                           &l.min_blocks})
+  for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})
     total *= list->size();
   for (std::size_t index = 0; index < total; ++index) {
     std::size_t rest = index;
@@ -59,7 +62,6 @@ Space enumerate_simt(const Problem& problem, const DeviceLimits& limits) {
     };
     SimtConfig c;
     c.min_blocks = pick(l.min_blocks);
-    c.ka = pick(l.ka);
     c.group_m = pick(l.group_m);
     c.stages = pick(l.stages);
     c.tn = pick(l.tn);
@@ -124,6 +126,13 @@ std::vector<Candidate> select(const Space& space, Strategy strategy, int budget,
   out.reserve(legal.size());
   for (std::size_t i : legal) out.push_back(space.candidates[i]);
   return out;
+}
+
+Verdict compiled_verdict(const SimtConfig& config, const DeviceLimits& limits, int registers, bool spills) {
+  if (spills)
+    return {Violation::registers,
+            "ptxas spilled registers to local memory (the thread tile does not fit in the registers allowed)"};
+  return config.check(limits, registers);
 }
 
 }  // namespace coalesce::tuner

@@ -16,16 +16,16 @@ namespace coalesce::tuner {
 /// The values each simt parameter takes in a sweep. The product of the lists is filtered by
 /// SimtConfig::check() (the device-free rule); what passes is the family's candidate set.
 struct SimtLists {
-  std::vector<int> bm, bn, bk, wm, wn, tm, tn, stages, group_m, ka, min_blocks;
+  std::vector<int> bm, bn, bk, wm, wn, tm, tn, stages, group_m, min_blocks;
 };
 
 /// The lists a sweep uses (docs/tuner.md says why each list is what it is). `vec` is not a
-/// list: every candidate copies the widest vector (4, 2 or 1 floats) that the problem's N and K
-/// allow, since a narrower copy of the same tile only issues more instructions.
+/// list: every candidate copies the widest vector (4, 2 or 1 floats) that the problem allows,
+/// since a narrower copy of the same tile only issues more instructions.
 const SimtLists& simt_lists();
 
-/// The widest vector copy (4, 2 or 1 floats) that divides both N and K.
-int widest_vec(int n, int k);
+/// The widest vector copy (4, 2 or 1 floats) that SimtConfig::check_problem() accepts.
+int widest_vec(const Problem& problem);
 
 /// One candidate config with the model's figures and the verdict before compiling.
 struct Candidate {
@@ -65,5 +65,10 @@ enum class Strategy { exhaustive, random };
 /// same on every machine and standard library (the generator and shuffle are written here),
 /// so a resumed random sweep picks the same configs. The result keeps enumeration order.
 std::vector<Candidate> select(const Space& space, Strategy strategy, int budget, std::uint64_t seed);
+
+/// The verdict after compiling, with ptxas' own figures: a config whose kernel spills to local
+/// memory is pruned (category `registers`), otherwise the device rule is applied again with
+/// the real register count in place of the model's.
+Verdict compiled_verdict(const SimtConfig& config, const DeviceLimits& limits, int registers, bool spills);
 
 }  // namespace coalesce::tuner

@@ -188,7 +188,7 @@ TEST_F(JitCache, ACorruptEntryIsRecompiled) {
 // registers pass the device rule.
 TEST_F(JitCache, TheSimtKernelCompilesForSm90WithoutSpills) {
   SimtConfig c{.bm = 128, .bn = 128, .bk = 16, .wm = 64, .wn = 32, .tm = 8, .tn = 8, .stages = 3, .vec = 4,
-               .group_m = 8, .ka = 4, .min_blocks = 1};
+               .group_m = 8, .min_blocks = 1};
   const std::string symbol = config_name(c, Dtype::f32, Epilogue::bias_gelu);
   const std::string source = "#include \"kernels/simt_gemm.cuh\"\nCOALESCE_DEFINE_SIMT_KERNEL(" + symbol + ", " +
                              simt_tile_type(c) + ", " + epilogue_type(Epilogue::bias_gelu) + ")\n";

@@ -15,8 +15,7 @@ Problem square(int s) { return Problem{s, s, s, Dtype::f32, Epilogue::bias_gelu}
 std::size_t product_of_lists() {
   const SimtLists& l = simt_lists();
   std::size_t n = 1;
-  for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.ka,
-                           &l.min_blocks})
+  for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})
     n *= list->size();
   return n;
 }
@@ -69,9 +68,9 @@ TEST(Space, EnumerationIsDeterministicAndNamesAreUnique) {
 }
 
 TEST(Space, VectorWidthFollowsTheProblem) {
-  EXPECT_EQ(widest_vec(4096, 4096), 4);
-  EXPECT_EQ(widest_vec(4098, 4096), 2);
-  EXPECT_EQ(widest_vec(4096, 4097), 1);
+  EXPECT_EQ(widest_vec(Problem{4096, 4096, 4096}), 4);
+  EXPECT_EQ(widest_vec(Problem{4096, 4098, 4096}), 2);
+  EXPECT_EQ(widest_vec(Problem{4096, 4097, 4096}), 1);
   for (const Candidate& c : enumerate_simt(Problem{512, 514, 512}, DeviceLimits{}).candidates)
     EXPECT_EQ(c.config.vec, 2);
 }

@@ -1,0 +1,37 @@
+// The GEMM-then-epilogue method (see epilogue_after.hpp); nvcc compiles the elementwise kernels.
+#include "epilogue_after.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "kernels/elementwise.cuh"
+
+namespace coalesce::tuner {
+
+Method then_bias_epilogue(const Method& gemm, Workspace& ws) {
+  const Problem& p = ws.problem();
+  int device = 0, sms = 0, threads_per_sm = 0;
+  COALESCE_CUDA(cudaGetDevice(&device));
+  COALESCE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  COALESCE_CUDA(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  // As many resident blocks as the SMs hold: the same grid the `unfused` baseline launches.
+  const int max_blocks = sms * (threads_per_sm / kElementwiseBlock);
+
+  Method m = gemm;
+  m.method = "coalesce_unfused";
+  m.reference_epilogue = p.epilogue;
+  m.tanh_reference = false;
+  m.kernels = gemm.kernels + (p.epilogue == Epilogue::none ? 0 : 1);
+  m.launch = [gemm_launch = gemm.launch, &ws, max_blocks, ctx = describe(m)](cudaStream_t s) {
+    const Problem& p = ws.problem();
+    gemm_launch(s);
+    switch (p.epilogue) {
+      case Epilogue::none: return;
+      case Epilogue::bias: launch_bias_epilogue_inplace<EpilogueBias>(ws.c(), ws.bias(), p.m, p.n, max_blocks, s); break;
+      case Epilogue::bias_relu: launch_bias_epilogue_inplace<EpilogueBiasRelu>(ws.c(), ws.bias(), p.m, p.n, max_blocks, s); break;
+      case Epilogue::bias_gelu: launch_bias_epilogue_inplace<EpilogueBiasGeluErf>(ws.c(), ws.bias(), p.m, p.n, max_blocks, s); break;
+    }
+    COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias+activation)");
+  };
+  return m;
+}
+
+}  // namespace coalesce::tuner

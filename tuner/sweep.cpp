@@ -1,0 +1,618 @@
+// The sweep (see sweep.hpp). Compiles run on a thread pool in candidate order while the main
+// thread consumes them in the same order, so the GPU measures one kernel at a time and never
+// waits for a compile that could have started earlier.
+#include "sweep.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "Coalesce/Emit.h"
+#include "coalesce/version.h"
+#include "harness/device.hpp"
+#include "harness/timing.hpp"
+#include "jit.hpp"
+#include "pool.hpp"
+#include "schema/db.hpp"
+#include "schema/rows.hpp"
+#include "worker.hpp"
+
+namespace coalesce::tuner {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+namespace {
+
+// Inputs of every measurement are drawn from this seed onward (the harness refills them
+// before each method), so two sweeps of one problem check against the same data.
+constexpr std::uint64_t kInputSeed = 1;
+
+// The baselines measured in every run, in this order (DESIGN.md).
+constexpr const char* kBaselines[] = {"cublas_gemm", "eager", "unfused", "cublaslt_fused"};
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string shape(const Problem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+}
+
+std::string first_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("error") != std::string::npos) return line;
+  in.clear();
+  in.str(text);
+  std::getline(in, line);
+  return line;
+}
+
+// Test hooks, read from the environment (tests/gpu/tuner_sweep_test.cu):
+//   COALESCE_TEST_INJECT=fault:I or hang:I  the I-th selected candidate (0-based) of the first
+//       problem is compiled from a kernel that writes to an unmapped address or spins forever,
+//       under the candidate's own symbol, so the worker launches it like any other;
+//   COALESCE_TEST_STOP_AFTER=N  the sweep kills itself with SIGKILL after committing N measured
+//       candidate rows, as `kill -9` would.
+struct TestHooks {
+  std::string inject;  // "fault" or "hang"
+  int inject_at = -1;
+  int stop_after = -1;
+
+  static TestHooks from_env() {
+    TestHooks h;
+    if (const char* v = std::getenv("COALESCE_TEST_INJECT"); v && *v) {
+      std::string s(v);
+      std::size_t colon = s.find(':');
+      h.inject = s.substr(0, colon);
+      h.inject_at = colon == std::string::npos ? 0 : std::atoi(s.c_str() + colon + 1);
+      if (h.inject != "fault" && h.inject != "hang")
+        throw std::invalid_argument("COALESCE_TEST_INJECT must be fault:<index> or hang:<index>");
+    }
+    if (const char* v = std::getenv("COALESCE_TEST_STOP_AFTER"); v && *v) h.stop_after = std::atoi(v);
+    return h;
+  }
+};
+
+std::string injected_source(const std::string& kind, const std::string& symbol) {
+  const std::string signature = "extern \"C\" __global__ void " + symbol +
+                                "(const float* A, const float* B, const float* bias, float* C, int M, int N, int K)";
+  if (kind == "fault")
+    // A store to the first page, which no allocation ever covers: an illegal-address error
+    // that leaves the context unusable.
+    return signature + " {\n  *reinterpret_cast<volatile float*>(16ull + 4ull * threadIdx.x) = 1.0f;\n}\n";
+  // A loop the compiler cannot remove (the asm is volatile) and nothing ends.
+  return signature + " {\n  for (;;) asm volatile(\"nanosleep.u32 1000;\");\n}\n";
+}
+
+// What the compile pool hands back for one candidate.
+struct Prepared {
+  bool emitted = false;
+  std::string emit_error;  // the compiler's diagnostic when emission failed
+  std::string symbol;
+  CompileResult compiled;
+};
+
+Prepared prepare(const Jit& jit, const Problem& problem, const SimtConfig& config, const std::string& inject) {
+  Prepared p;
+  std::string source;
+  try {
+    compiler::EmittedKernel k = compiler::emit_fused_kernel(problem, config);
+    p.symbol = std::move(k.symbol);
+    source = std::move(k.source);
+    p.emitted = true;
+  } catch (const std::exception& e) {
+    p.emit_error = e.what();
+    return p;
+  }
+  if (!inject.empty()) source = injected_source(inject, p.symbol);
+  p.compiled = jit.compile(p.symbol, source);
+  return p;
+}
+
+db::Status status_of(const std::string& s) {
+  if (s == "ok") return db::Status::ok;
+  if (s == "wrong_result") return db::Status::wrong_result;
+  if (s == "timeout") return db::Status::timeout;
+  return db::Status::launch_failed;
+}
+
+// Where the time of a sweep went (the summary's last lines).
+struct TimeSplit {
+  double nvrtc_s = 0;         // NVRTC time of fresh compiles, summed over the pool's threads
+  double compile_wait_s = 0;  // the measuring lane idle, waiting for a compile
+  double measure_s = 0;       // requests to the worker: setup, baselines, candidates
+  int fresh = 0, cached = 0;
+};
+
+// The stderr progress line: one line rewritten in place on a terminal, otherwise a line every
+// 10% of the candidates (logs stay short).
+class Progress {
+ public:
+  Progress(std::string problem, std::size_t total) : problem_(std::move(problem)), total_(total), start_(Clock::now()) {
+    tty_ = isatty(STDERR_FILENO);
+  }
+  void update(std::size_t done, std::size_t pruned, std::size_t failed, const std::string& best) {
+    const double elapsed = seconds_since(start_);
+    const std::size_t step = total_ / 10 == 0 ? 1 : total_ / 10;
+    if (!tty_ && done != total_ && done % step != 0) return;
+    char left[48] = "";
+    if (done > 0 && done < total_) {
+      const double s = elapsed / static_cast<double>(done) * static_cast<double>(total_ - done);
+      std::snprintf(left, sizeof left, ", ~%.0f s left", s);
+    }
+    std::fprintf(stderr, "%s[%s] %zu/%zu configs, %zu pruned, %zu failed, best %s%s%s", tty_ ? "\r\033[K" : "",
+                 problem_.c_str(), done, total_, pruned, failed, best.empty() ? "-" : best.c_str(), left,
+                 tty_ ? "" : "\n");
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (tty_) std::fputc('\n', stderr);
+  }
+
+ private:
+  std::string problem_;
+  std::size_t total_;
+  Clock::time_point start_;
+  bool tty_ = false;
+};
+
+fs::path self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this program's own path (/proc/self/exe) to start the worker");
+  return p;
+}
+
+std::string host_name() {
+  char buf[256] = "";
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::atomic<bool> g_interrupted{false};
+void on_interrupt(int) { g_interrupted = true; }
+
+// One sweep over the problems on a known target (GPU present) or a dry run.
+class Sweep {
+ public:
+  Sweep(const SweepOptions& o, std::ostream& out) : o_(o), out_(out), hooks_(TestHooks::from_env()) {}
+
+  int run() {
+    const auto start = Clock::now();
+    resolve_target();
+    const fs::path cache = o_.cache_dir.empty() ? default_cache_dir().value_or(fs::path()) : o_.cache_dir;
+    if (cache.empty())
+      throw std::runtime_error("no kernel cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
+    jit_.emplace(cache, arch_);
+    ThreadPool pool(o_.jobs ? o_.jobs : std::max(1u, std::thread::hardware_concurrency()));
+
+    if (!o_.dry_run) {
+      db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
+      open_run();
+      worker_.emplace(self_exe(), o_.timeout_s);
+      signal(SIGINT, on_interrupt);
+      signal(SIGTERM, on_interrupt);
+    }
+    try {
+      for (std::size_t i = 0; i < o_.problems.size() && !g_interrupted; ++i) sweep_problem(o_.problems[i], i, pool);
+    } catch (...) {
+      if (db_) db_->end_run(run_, db::RunStatus::failed);
+      throw;
+    }
+    if (db_) db_->end_run(run_, g_interrupted ? db::RunStatus::interrupted : db::RunStatus::completed);
+
+    const double total = seconds_since(start);
+    out_ << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
+         << " s, waiting for compiles " << fixed(time_.compile_wait_s, 1) << " s; NVRTC " << fixed(time_.nvrtc_s, 1)
+         << " s of CPU over " << pool_threads() << " threads (" << time_.fresh << " compiled, "
+         << time_.cached << " from the cache in " << jit_->cache_dir().string() << ")\n";
+    if (g_interrupted) {
+      out_ << "interrupted: the same command resumes this run\n";
+      return 130;
+    }
+    return 0;
+  }
+
+ private:
+  unsigned pool_threads() const { return o_.jobs ? o_.jobs : std::max(1u, std::thread::hardware_concurrency()); }
+  static std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+  }
+
+  void resolve_target() {
+    if (!o_.dry_run || device_count() > 0) {
+      device_ = query_device(o_.device);
+      limits_ = device_->limits;
+      arch_ = device_->arch();
+      return;
+    }
+    limits_ = DeviceLimits{};
+    arch_ = "sm_90";
+    std::fprintf(stderr, "coalesce-tune: no GPU here: dry run against the H200's limits for sm_90\n");
+  }
+
+  void open_run() {
+    device_id_ = db_->upsert_device(db::device_row(*device_));
+    const std::string key = resume_key(o_);
+    if (auto unfinished = db_->find_unfinished_run(key, device_id_)) {
+      run_ = *unfinished;
+      db_->resume_run(run_);
+      std::fprintf(stderr, "coalesce-tune: resuming run %lld of this sweep\n", static_cast<long long>(run_));
+      return;
+    }
+    db::RunInfo info;
+    info.device = device_id_;
+    info.resume_key = key;
+    info.tool = "coalesce-tune";
+    info.tool_version = COALESCE_VERSION;
+    info.git_revision = COALESCE_GIT_REVISION;
+    info.command_line = o_.command_line;
+    info.host = host_name();
+    info.driver_version = device_->driver_version;
+    info.driver_release = device_->driver_release;
+    info.runtime_version = device_->runtime_version;
+    info.toolkit = nvrtc_version();
+    json harness = TimingSettings{};
+    harness["input_seed"] = kInputSeed;
+    harness["worker_timeout_s"] = o_.timeout_s;
+    info.harness_json = harness.dump();
+    run_ = db_->begin_run(info);
+  }
+
+  // Stores a row unless its key is already stored (a resumed sweep); true when stored.
+  bool store(const db::MeasurementRow& row) { return db_->insert_measurement(row).has_value(); }
+
+  db::MeasurementRow row_for(std::optional<db::ConfigId> config, const std::string& method) const {
+    db::MeasurementRow r;
+    r.run = run_;
+    r.device = device_id_;
+    r.problem = problem_id_;
+    r.method = method;
+    r.config = config;
+    return r;
+  }
+
+  static void fill(db::MeasurementRow& r, const Outcome& o) {
+    r.status = status_of(o.status);
+    r.message = o.detail;
+    r.rel_err = o.rel_err;
+    r.max_abs_err = o.max_abs_err;
+    r.sm_clock_before_mhz = o.sm_clock_before_mhz;
+    r.sm_clock_after_mhz = o.sm_clock_after_mhz;
+    r.grid_blocks = o.grid_blocks;
+    if (o.ok() && o.median_ms)
+      r.timing = db::Timing{*o.median_ms, o.min_ms.value_or(0), o.max_ms.value_or(0), o.p10_ms.value_or(0),
+                            o.p90_ms.value_or(0), o.samples};
+  }
+
+  db::BuildRow build_row(db::ConfigId config, const Candidate& c, const Prepared& p) const {
+    db::BuildRow b;
+    b.config = config;
+    b.arch = arch_;
+    b.toolkit = nvrtc_version();
+    b.ok = p.compiled.ok;
+    b.log = p.compiled.log;
+    b.compile_ms = p.compiled.compile_seconds * 1e3;
+    b.predicted_registers = c.predicted_registers;
+    b.predicted_smem_bytes = c.predicted_smem_bytes;
+    b.predicted_blocks_per_sm = c.predicted_blocks_per_sm;
+    b.threads = c.config.threads();
+    if (p.compiled.ok && p.compiled.ptxas) {
+      const PtxasReport& r = *p.compiled.ptxas;
+      b.registers = r.registers;
+      b.spill_stores_bytes = r.spill_store_bytes;
+      b.spill_loads_bytes = r.spill_load_bytes;
+      b.stack_bytes = r.stack_bytes;
+      b.smem_bytes = r.smem_bytes + c.config.smem_bytes();
+      b.blocks_per_sm = c.config.blocks_per_sm(limits_, r.registers);
+    }
+    return b;
+  }
+
+  Prepared wait(std::future<Prepared>& f) {
+    const auto t = Clock::now();
+    Prepared p = f.get();
+    time_.compile_wait_s += seconds_since(t);
+    if (p.emitted && p.compiled.cache_hit) ++time_.cached;
+    if (p.emitted && !p.compiled.cache_hit && !p.compiled.key.empty()) {
+      ++time_.fresh;
+      time_.nvrtc_s += p.compiled.compile_seconds;
+    }
+    return p;
+  }
+
+  template <class F>
+  auto measuring(F&& request) {
+    const auto t = Clock::now();
+    auto result = request();
+    time_.measure_s += seconds_since(t);
+    return result;
+  }
+
+  std::string best_so_far(const Problem& problem) const {
+    if (!db_) return {};
+    auto best = db_->best_config(device_id_, problem, o_.family);
+    if (!best) return {};
+    return fixed(best->median_ms, 3) + " ms (" + fixed(problem.flops() / (best->median_ms * 1e-3) / 1e12, 1) +
+           " TFLOP/s) " + best->name;
+  }
+
+  void sweep_problem(const Problem& problem, std::size_t index, ThreadPool& pool) {
+    const Space space = enumerate_simt(problem, limits_);
+    const std::vector<Candidate> chosen = select(space, o_.strategy, o_.budget, o_.seed);
+
+    // Every selected candidate is emitted and compiled ahead, in order, on the pool.
+    std::vector<std::future<Prepared>> prepared;
+    prepared.reserve(chosen.size());
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      std::string inject = index == 0 && static_cast<int>(i) == hooks_.inject_at ? hooks_.inject : "";
+      prepared.push_back(pool.submit([jit = &*jit_, problem, c = chosen[i].config, inject] {
+        return prepare(*jit, problem, c, inject);
+      }));
+    }
+
+    std::map<std::string, std::size_t> counts;  // status -> rows of this problem
+    if (db_) {
+      problem_id_ = db_->upsert_problem(problem);
+      measuring([&] {
+        worker_->setup({o_.device, problem, kInputSeed});
+        return 0;
+      });
+      measure_baselines();
+      for (const Candidate& c : space.candidates) {
+        if (!c.pruned()) continue;
+        const db::ConfigId id = db_->upsert_config(db::simt_config_row(c.config, problem.dtype, problem.epilogue, ""));
+        db::MeasurementRow r = row_for(id, "coalesce");
+        r.status = db::Status::pruned;
+        r.prune_reason = violation_name(c.verdict.violation);
+        r.message = c.verdict.why;
+        store(r);
+      }
+    } else {
+      for (const Candidate& c : space.candidates)
+        if (c.pruned())
+          out_ << c.name << "  pruned " << violation_name(c.verdict.violation) << ": " << c.verdict.why << "\n";
+    }
+
+    Progress progress(shape(problem) + " " + std::string(to_string(problem.epilogue)), chosen.size());
+    std::size_t done = 0, pruned_after = 0, failed = 0, resumed = 0;
+    int measured_now = 0;
+    std::string best = best_so_far(problem);
+    for (std::size_t i = 0; i < chosen.size() && !g_interrupted; ++i) {
+      const Candidate& c = chosen[i];
+      Prepared p = wait(prepared[i]);
+      const std::string outcome = handle_candidate(problem, c, p, resumed);
+      ++counts[outcome];
+      if (outcome == "pruned") ++pruned_after;
+      else if (outcome != "ok" && outcome != "already measured") ++failed;
+      ++done;
+      if (outcome == "ok") best = best_so_far(problem);
+      progress.update(done, space.pruned() + pruned_after, failed, best);
+      if (db_ && outcome != "already measured" && outcome != "pruned" && outcome != "compile_failed" &&
+          ++measured_now == hooks_.stop_after)
+        raise(SIGKILL);
+    }
+    progress.finish();
+    if (db_ && !g_interrupted) measure_winner_unfused(problem, pool);
+    summarize(problem, space, chosen.size(), counts, resumed);
+  }
+
+  void measure_baselines() {
+    for (const char* method : kBaselines) {
+      if (g_interrupted) return;
+      if (db_->baseline_measured(run_, device_id_, problem_id_, method)) continue;
+      std::string why_not;
+      std::optional<Outcome> o = measuring([&] { return worker_->baseline(method, &why_not); });
+      if (!o) {
+        std::fprintf(stderr, "coalesce-tune: %s not measured: %s\n", method, why_not.c_str());
+        continue;
+      }
+      db::MeasurementRow r = row_for(std::nullopt, method);
+      fill(r, *o);
+      store(r);
+    }
+  }
+
+  // Returns what became of the candidate: a status name or "already measured".
+  std::string handle_candidate(const Problem& problem, const Candidate& c, const Prepared& p, std::size_t& resumed) {
+    if (!p.emitted) {
+      // The compiler refused a config the space let through: a compile failure with its reason.
+      if (!db_) {
+        out_ << c.name << "  compile_failed (emission): " << first_line(p.emit_error) << "\n";
+        return "compile_failed";
+      }
+      const db::ConfigId id = db_->upsert_config(db::simt_config_row(c.config, problem.dtype, problem.epilogue, ""));
+      db::MeasurementRow r = row_for(id, "coalesce");
+      r.status = db::Status::compile_failed;
+      r.message = "emission failed: " + first_line(p.emit_error);
+      if (!store(r)) ++resumed;
+      return "compile_failed";
+    }
+    const CompileResult& cr = p.compiled;
+    std::optional<db::ConfigId> id;
+    if (db_) {
+      id = db_->upsert_config(db::simt_config_row(c.config, problem.dtype, problem.epilogue, cr.source_hash));
+      if (db_->measured(device_id_, problem_id_, *id, "coalesce")) {
+        ++resumed;
+        return "already measured";
+      }
+    }
+    if (!cr.ok) {
+      if (!db_) {
+        out_ << c.name << "  compile_failed: " << first_line(cr.log) << "\n";
+        return "compile_failed";
+      }
+      db_->in_transaction([&] {
+        const db::BuildId build = db_->upsert_build(build_row(*id, c, p));
+        db::MeasurementRow r = row_for(id, "coalesce");
+        r.build = build;
+        r.status = db::Status::compile_failed;
+        r.message = first_line(cr.log);
+        store(r);
+      });
+      return "compile_failed";
+    }
+    const PtxasReport& ptxas = *cr.ptxas;
+    const Verdict after = compiled_verdict(c.config, limits_, ptxas.registers, ptxas.spills());
+    std::string why;
+    if (!after.ok()) {
+      char figures[160];
+      std::snprintf(figures, sizeof figures, " (ptxas: %d registers, %d bytes spill stores, %d bytes spill loads)",
+                    ptxas.registers, ptxas.spill_store_bytes, ptxas.spill_load_bytes);
+      why = std::string(after.why) + figures;
+    }
+    if (!db_) {
+      out_ << c.name << "  " << (after.ok() ? "compiled" : std::string("pruned ") + violation_name(after.violation))
+           << "  registers " << ptxas.registers << " (predicted " << c.predicted_registers << ")"
+           << (ptxas.spills() ? "  spills" : "") << "  " << fixed(cr.compile_seconds, 2) << " s"
+           << (cr.cache_hit ? " (cached)" : "") << (why.empty() ? "" : "  " + why) << "\n";
+      return after.ok() ? "ok" : "pruned";
+    }
+    db::BuildId build = 0;
+    if (!after.ok()) {
+      db_->in_transaction([&] {
+        build = db_->upsert_build(build_row(*id, c, p));
+        db::MeasurementRow r = row_for(id, "coalesce");
+        r.build = build;
+        r.status = db::Status::pruned;
+        r.prune_reason = violation_name(after.violation);
+        r.message = why;
+        store(r);
+      });
+      return "pruned";
+    }
+    build = db_->upsert_build(build_row(*id, c, p));
+    // The worker runs in its own process group, so Ctrl-C stops the sweep after this
+    // measurement rather than killing it halfway.
+    const Outcome o = measuring([&] { return worker_->kernel(cr.cubin_path, p.symbol, c.config); });
+    db::MeasurementRow r = row_for(id, "coalesce");
+    r.build = build;
+    fill(r, o);
+    store(r);
+    return o.status;
+  }
+
+  // The winner again, unfused: its own GEMM (epilogue none) then the separate bias+activation
+  // kernel, stored as method `coalesce_unfused` under the winner's config.
+  void measure_winner_unfused(const Problem& problem, ThreadPool& pool) {
+    if (problem.epilogue == Epilogue::none) return;
+    auto best = db_->best_config(device_id_, problem, o_.family);
+    if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused")) return;
+    auto named = parse_config_name(best->name);
+    if (!named) throw std::runtime_error("the best config's name does not parse: " + best->name);
+    Problem gemm_only = problem;
+    gemm_only.epilogue = Epilogue::none;
+    const SimtConfig config = named->config;
+    auto job = pool.submit([jit = &*jit_, gemm_only, config] { return prepare(*jit, gemm_only, config, ""); });
+    Prepared p = wait(job);
+    db::MeasurementRow r = row_for(best->config, "coalesce_unfused");
+    if (!p.emitted || !p.compiled.ok) {
+      r.status = db::Status::compile_failed;
+      r.message = "the winner's epilogue-none kernel did not build: " +
+                  first_line(p.emitted ? p.compiled.log : p.emit_error);
+      store(r);
+      return;
+    }
+    Candidate gemm_candidate{.config = config,
+                             .name = p.symbol,
+                             .verdict = {},
+                             .predicted_registers = config.predicted_registers(),
+                             .predicted_smem_bytes = config.smem_bytes(),
+                             .predicted_blocks_per_sm = config.blocks_per_sm(limits_, config.predicted_registers())};
+    const db::ConfigId gemm_id =
+        db_->upsert_config(db::simt_config_row(config, gemm_only.dtype, gemm_only.epilogue, p.compiled.source_hash));
+    r.build = db_->upsert_build(build_row(gemm_id, gemm_candidate, p));
+    const Outcome o =
+        measuring([&] { return worker_->kernel_then_epilogue(p.compiled.cubin_path, p.symbol, config); });
+    fill(r, o);
+    store(r);
+  }
+
+  void summarize(const Problem& problem, const Space& space, std::size_t chosen,
+                 const std::map<std::string, std::size_t>& counts, std::size_t resumed) {
+    out_ << "problem " << shape(problem) << " " << to_string(problem.dtype) << " " << to_string(problem.epilogue);
+    if (device_) out_ << " on " << device_->name << " (" << arch_ << ")";
+    if (db_) out_ << ", run " << run_;
+    out_ << "\n  space: " << space.candidates.size() << " candidates (" << space.non_configs.size()
+         << " list combinations are not simt configs), " << space.pruned() << " pruned before compiling, "
+         << chosen << " selected";
+    for (const auto& [status, n] : counts) out_ << ", " << n << " " << status;
+    out_ << "\n";
+    if (!db_) return;
+    // The comparison comes from the database, so a resumed sweep reports its whole run.
+    db::ResultSet rs = db_->query(
+        "SELECT config_name, coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, cublaslt_fused_ms, "
+        "coalesce_unfused_ms, run_id FROM v_comparison WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3",
+        {db::Value(device_id_), db::Value(problem_id_), db::Value(o_.family)});
+    if (rs.rows.empty()) {
+      out_ << "  no config of " << o_.family << " measured ok\n";
+      return;
+    }
+    const auto& row = rs.rows.front();
+    const double best_ms = db::as_double(row[1]);
+    auto tflops = [&](double ms) { return problem.flops() / (ms * 1e-3) / 1e12; };
+    out_ << "  best             " << fixed(best_ms, 3) << " ms  " << fixed(tflops(best_ms), 1) << " TFLOP/s  "
+         << db::as_text(row[0]) << " (run " << db::as_text(row[7]) << ")\n";
+    const char* names[] = {"cublas_gemm", "eager", "unfused", "cublaslt_fused", "coalesce_unfused"};
+    for (int i = 0; i < 5; ++i) {
+      const db::Value& v = row[2 + i];
+      out_ << "  " << names[i] << std::string(17 - std::string(names[i]).size(), ' ');
+      if (db::is_null(v)) {
+        out_ << "not measured ok in that run\n";
+        continue;
+      }
+      const double ms = db::as_double(v);
+      out_ << fixed(ms, 3) << " ms  " << fixed(tflops(ms), 1) << " TFLOP/s  best is " << fixed(ms / best_ms * 100, 1)
+           << "% of its time\n";
+    }
+    if (resumed) out_ << "  " << resumed << " configs were already measured (resumed)\n";
+  }
+
+  const SweepOptions& o_;
+  std::ostream& out_;
+  TestHooks hooks_;
+  std::optional<DeviceInfo> device_;
+  DeviceLimits limits_;
+  std::string arch_;
+  std::optional<Jit> jit_;
+  std::optional<db::Database> db_;
+  std::optional<WorkerProcess> worker_;
+  db::DeviceId device_id_ = 0;
+  db::RunId run_ = 0;
+  db::ProblemId problem_id_ = 0;
+  TimeSplit time_;
+};
+
+}  // namespace
+
+std::string resume_key(const SweepOptions& o) {
+  std::ostringstream k;
+  k << "family=" << o.family << ";problems=";
+  for (const Problem& p : o.problems)
+    k << shape(p) << ":" << to_string(p.dtype) << ":" << to_string(p.epilogue) << ",";
+  k << ";strategy=" << (o.strategy == Strategy::random ? "random" : "exhaustive");
+  if (o.strategy == Strategy::random) k << ";budget=" << o.budget << ";seed=" << o.seed;
+  k << ";git=" << COALESCE_GIT_REVISION;
+  return k.str();
+}
+
+int run_sweep(const SweepOptions& o, std::ostream& out) { return Sweep(o, out).run(); }
+
+}  // namespace coalesce::tuner

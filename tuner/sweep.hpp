@@ -1,0 +1,42 @@
+// `coalesce-tune sweep`: for each problem, the baselines, then every selected candidate through
+// emission, NVRTC, the post-compile check and the measuring worker, one committed row each.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "kernels/names.hpp"
+#include "space.hpp"
+
+namespace coalesce::tuner {
+
+struct SweepOptions {
+  std::vector<Problem> problems;
+  std::string family = "simt";
+  Strategy strategy = Strategy::exhaustive;
+  int budget = -1;          ///< random strategy: configs to draw per problem
+  std::uint64_t seed = 1;   ///< random strategy: the draw's seed
+  bool dry_run = false;     ///< enumerate and compile only: no GPU, no database
+  int device = 0;
+  std::filesystem::path db_path = "results/coalesce.db";
+  std::filesystem::path cache_dir;
+  unsigned jobs = 0;        ///< compile threads; 0 = every core
+  double timeout_s = 60;    ///< per measurement request to the worker
+  std::string command_line;
+};
+
+/// What makes a later invocation the same sweep (and so resume its run): the normalized
+/// problems, family, strategy, budget, seed and the tool's git revision.
+std::string resume_key(const SweepOptions& o);
+
+/// Runs the sweep: data (per-candidate lines for a dry run, the summary) on `out`, the
+/// progress line on stderr. Returns 0, or 130 when SIGINT/SIGTERM stopped it after a committed
+/// row (the same command resumes). Throws NoDeviceError without a GPU (unless dry_run),
+/// db::Error when the database cannot be opened or written, std::runtime_error when the worker
+/// cannot set a problem up.
+int run_sweep(const SweepOptions& o, std::ostream& out);
+
+}  // namespace coalesce::tuner

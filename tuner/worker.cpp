@@ -1,0 +1,198 @@
+// The worker process's side: one CUDA context, one problem's buffers, and a loop answering
+// measurement requests (see worker.hpp). Also the JSON forms shared with the parent.
+#include "worker.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "epilogue_after.hpp"
+#include "harness/baselines.hpp"
+#include "harness/cubin_kernel.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/cuda_raii.hpp"
+#include "harness/method.hpp"
+#include "harness/simt_method.hpp"
+#include "harness/timing.hpp"
+#include "harness/workspace.hpp"
+
+namespace coalesce::tuner {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+std::optional<T> optional_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+}  // namespace
+
+Outcome outcome_from_json(const json& reply) {
+  Outcome o;
+  o.status = reply.value("status", "");
+  o.detail = reply.value("detail", "");
+  if (o.status != "ok" && o.status != "wrong_result" && o.status != "launch_failed" && o.status != "timeout") {
+    if (o.detail.empty()) o.detail = "the worker answered with status '" + o.status + "'";
+    o.status = "launch_failed";
+  }
+  o.rel_err = optional_field<double>(reply, "rel_err");
+  o.max_abs_err = optional_field<double>(reply, "max_abs_err");
+  o.median_ms = optional_field<double>(reply, "median_ms");
+  o.min_ms = optional_field<double>(reply, "min_ms");
+  o.max_ms = optional_field<double>(reply, "max_ms");
+  o.p10_ms = optional_field<double>(reply, "p10_ms");
+  o.p90_ms = optional_field<double>(reply, "p90_ms");
+  o.samples = reply.value("samples", 0);
+  o.sm_clock_before_mhz = optional_field<int>(reply, "sm_clock_before_mhz");
+  o.sm_clock_after_mhz = optional_field<int>(reply, "sm_clock_after_mhz");
+  o.grid_blocks = optional_field<std::int64_t>(reply, "grid_blocks");
+  o.driver_registers = optional_field<int>(reply, "driver_registers");
+  return o;
+}
+
+namespace {
+
+// One problem's state in the worker. The device is selected before any member is built.
+struct Session {
+  explicit Session(const WorkerSetup& s)
+      : device(select(s.device)),
+        ws(s.problem, s.seed, stream.get()),
+        timer(device, TimingSettings{}, stream.get()) {}
+  static int select(int ordinal) {
+    COALESCE_CUDA(cudaSetDevice(ordinal));
+    return ordinal;
+  }
+  int device;
+  Stream stream;
+  Workspace ws;
+  ColdTimer timer;
+  Baselines baselines;
+};
+
+json result_json(const MethodResult& r) {
+  json j;
+  switch (r.status) {
+    case Status::ok: j["status"] = "ok"; break;
+    case Status::wrong_result: j["status"] = "wrong_result"; break;
+    // A CUDA error that left the context usable (a launch the device refused) or a library
+    // failure: the method did not run to completion.
+    case Status::error:
+    case Status::skipped: j["status"] = "launch_failed"; break;
+  }
+  j["detail"] = r.detail;
+  if (r.check) {
+    j["rel_err"] = r.check->errors.rel_frobenius;
+    j["max_abs_err"] = r.check->errors.max_abs_err;
+  }
+  if (r.timing) {
+    const SampleStats& s = r.timing->stats;
+    j["median_ms"] = s.median;
+    j["min_ms"] = s.min;
+    j["max_ms"] = s.max;
+    j["p10_ms"] = s.p10;
+    j["p90_ms"] = s.p90;
+    j["samples"] = s.count;
+    if (r.timing->sm_clock_before_mhz) j["sm_clock_before_mhz"] = *r.timing->sm_clock_before_mhz;
+    if (r.timing->sm_clock_after_mhz) j["sm_clock_after_mhz"] = *r.timing->sm_clock_after_mhz;
+  }
+  return j;
+}
+
+std::string read_binary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the cubin " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+json measure_cubin(Session& s, const json& req, bool unfused) {
+  const std::string image = read_binary(req.at("cubin").get<std::string>());
+  const std::string symbol = req.at("symbol");
+  const std::string name = req.at("config");
+  const auto named = parse_config_name(name);
+  if (!named) throw std::invalid_argument("'" + name + "' is not a simt config name");
+  const SimtConfig config = named->config;
+  CubinKernel kernel(image.data(), symbol);
+  const cudaFuncAttributes attributes = kernel.attributes();
+  const Problem& p = s.ws.problem();
+  Method m = simt_method(config, unfused ? Epilogue::none : p.epilogue, kernel.function(), s.ws);
+  if (unfused) m = then_bias_epilogue(m, s.ws);
+  json j = result_json(run_method(m, s.ws, s.timer));
+  j["driver_registers"] = attributes.numRegs;
+  j["grid_blocks"] = simt_grid_blocks(config, p.m, p.n);
+  return j;
+}
+
+json handle(const json& req, std::unique_ptr<Session>& session) {
+  const std::string op = req.at("op");
+  if (op == "setup") {
+    session.reset();
+    WorkerSetup s;
+    s.device = req.at("device");
+    s.problem.m = req.at("m");
+    s.problem.n = req.at("n");
+    s.problem.k = req.at("k");
+    s.problem.dtype = parse_dtype(req.at("dtype").get<std::string>()).value();
+    s.problem.epilogue = parse_epilogue(req.at("epilogue").get<std::string>()).value();
+    s.seed = req.at("seed");
+    session = std::make_unique<Session>(s);
+    return {{"status", "ok"}};
+  }
+  if (op == "ping") return {{"status", "ok"}};
+  if (!session) return {{"status", "error"}, {"detail", "no problem was set up"}};
+  if (op == "baseline") {
+    const std::string method = req.at("method");
+    std::optional<Method> m;
+    std::string why_not;
+    if (method == "cublas_gemm") m = session->baselines.cublas_gemm(session->ws);
+    else if (method == "eager") m = session->baselines.eager(session->ws);
+    else if (method == "unfused") m = session->baselines.unfused(session->ws);
+    else if (method == "cublaslt_fused") m = session->baselines.cublaslt_fused(session->ws, &why_not);
+    else return {{"status", "error"}, {"detail", "no baseline named '" + method + "'"}};
+    if (!m) return {{"status", "unavailable"}, {"detail", why_not}};
+    return result_json(run_method(*m, session->ws, session->timer));
+  }
+  if (op == "kernel") return measure_cubin(*session, req, /*unfused=*/false);
+  if (op == "kernel_then_epilogue") return measure_cubin(*session, req, /*unfused=*/true);
+  return {{"status", "error"}, {"detail", "unknown request '" + op + "'"}};
+}
+
+}  // namespace
+
+int run_worker() {
+  // The protocol owns the original stdout; anything a library prints goes to stderr instead.
+  const int protocol_fd = dup(STDOUT_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  FILE* protocol = fdopen(protocol_fd, "w");
+  if (!protocol) return 1;
+  std::unique_ptr<Session> session;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    json reply;
+    bool context_lost = false;
+    try {
+      reply = handle(json::parse(line), session);
+    } catch (const CudaError& e) {
+      reply = {{"status", "launch_failed"}, {"detail", e.what()}};
+      context_lost = e.sticky();
+    } catch (const std::exception& e) {
+      reply = {{"status", "error"}, {"detail", e.what()}};
+    }
+    if (context_lost) reply["fatal"] = true;
+    std::fputs((reply.dump(-1, ' ', false, json::error_handler_t::replace) + "\n").c_str(), protocol);
+    std::fflush(protocol);
+    // After a sticky error every CUDA call fails, destructors included: leave at once and let
+    // the parent start a fresh worker with a fresh context.
+    if (context_lost) std::_Exit(3);
+  }
+  return 0;
+}
+
+}  // namespace coalesce::tuner
