@@ -15,3 +15,172 @@ func.func @matmul_dtype_mismatch(%a: memref<64x32xf32>, %b: memref<32x16xf16>, %
   coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf16>) outs(%c : memref<64x16xf32>)
   return
 }
+
+// -----
+
+// C must be M x N.
+func.func @matmul_c_shape(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x17xf32>) {
+  // expected-error @+1 {{expects C to be 64x16, got 64x17}}
+  coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x17xf32>)
+  return
+}
+
+// -----
+
+// The kernel reads A and B while it writes C: C may not be one of them.
+func.func @matmul_in_place(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+  // expected-error @+1 {{expects C to be a buffer other than A and B}}
+  coalesce.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%a : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// Matrices are 2-D.
+func.func @matmul_rank(%a: memref<64xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{operand #0 must be 2D memref of floating-point values}}
+  coalesce.matmul ins(%a, %b : memref<64xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A bias has one entry per column.
+func.func @bias_add_length(%x: memref<64x16xf32>, %bias: memref<15xf32>, %y: memref<64x16xf32>) {
+  // expected-error @+1 {{expects a bias of N = 16 entries, got 15}}
+  coalesce.bias_add ins(%x, %bias : memref<64x16xf32>, memref<15xf32>) outs(%y : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The bias has the matrix's element type.
+func.func @bias_add_bias_dtype(%x: memref<64x16xf32>, %bias: memref<16xbf16>, %y: memref<64x16xf32>) {
+  // expected-error @+1 {{expects the bias to have the matrix's element type}}
+  coalesce.bias_add ins(%x, %bias : memref<64x16xf32>, memref<16xbf16>) outs(%y : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// An elementwise op's output has its input's shape.
+func.func @bias_add_shape(%x: memref<64x16xf32>, %bias: memref<16xf32>, %y: memref<32x16xf32>) {
+  // expected-error @+1 {{expects Y to have X's shape}}
+  coalesce.bias_add ins(%x, %bias : memref<64x16xf32>, memref<16xf32>) outs(%y : memref<32x16xf32>)
+  return
+}
+
+// -----
+
+// relu keeps the shape.
+func.func @relu_shape(%x: memref<64x16xf32>, %y: memref<64x8xf32>) {
+  // expected-error @+1 {{expects Y to have X's shape}}
+  coalesce.relu ins(%x : memref<64x16xf32>) outs(%y : memref<64x8xf32>)
+  return
+}
+
+// -----
+
+// gelu keeps the element type.
+func.func @gelu_dtype(%x: memref<64x16xf32>, %y: memref<64x16xbf16>) {
+  // expected-error @+1 {{expects X and Y to have the same element type}}
+  coalesce.gelu ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xbf16>)
+  return
+}
+
+// -----
+
+// Every epilogue but none reads a bias.
+func.func @fused_missing_bias(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{epilogue 'bias_gelu' needs a bias operand}}
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The empty epilogue takes no bias.
+func.func @fused_extra_bias(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{epilogue 'none' takes no bias operand}}
+  coalesce.fused_matmul none ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A fused op's bias has N entries too.
+func.func @fused_bias_length(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<32xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expects a bias of N = 16 entries, got 32}}
+  coalesce.fused_matmul bias ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<32xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The epilogue is one of the four the kernels implement.
+func.func @fused_unknown_epilogue(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expected an epilogue (none, bias, bias_relu, bias_gelu), got 'bias_tanh'}}
+  coalesce.fused_matmul bias_tanh ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A tile config is legal for its family by SimtConfig::check(): a warp holds 32 thread tiles.
+func.func @tile_invalid_for_family(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      // expected-error @+1 {{invalid simt tile config (threads): a warp tile must hold exactly 32 thread tiles ((WM/TM)*(WN/TN) == 32)}}
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 64, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// A tile config must fit its target: this pipeline needs 50688 bytes of shared memory.
+func.func @tile_exceeds_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  // expected-error @+1 {{tile config does not fit the target (smem): the pipeline's shared memory exceeds the device's per-block limit}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>,
+       target = #coalesce.target<sm = 75, smem_per_block = 49152, regs_per_sm = 65536>}
+  return
+}
+
+// -----
+
+// Without a target the limits are the H200's: 8 stages of this tile need 270336 bytes.
+func.func @tile_exceeds_default_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  // expected-error @+1 {{tile config does not fit the target (smem)}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 32, wm = 64, wn = 32, tm = 8, tn = 8, stages = 8, vec = 4, group_m = 8, min_blocks = 1>}
+  return
+}
+
+// -----
+
+// A tile config must fit the problem: 4-float copies of B need N % 4 == 0.
+func.func @tile_vec_vs_problem(%a: memref<256x128xf32>, %b: memref<128x30xf32>, %c: memref<256x30xf32>) {
+  // expected-error @+1 {{tile config does not fit the problem 256x30x128 (divisibility): vec must divide N}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x30xf32>) outs(%c : memref<256x30xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// The simt family computes in f32.
+func.func @tile_on_bf16(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: memref<256x64xbf16>) {
+  // expected-error @+1 {{has a simt tile config, which computes in f32, but its element type is 'bf16'}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xbf16>, memref<128x64xbf16>) outs(%c : memref<256x64xbf16>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// A target's figures are positive.
+func.func @target_not_positive(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      // expected-error @+1 {{target sm, smem_per_block and regs_per_sm must be positive}}
+      {target = #coalesce.target<sm = 90, smem_per_block = 0, regs_per_sm = 65536>}
+  return
+}

@@ -1,9 +1,54 @@
 // RUN: coalesce-opt %s | coalesce-opt | FileCheck %s
+// RUN: coalesce-opt %s --mlir-print-op-generic | coalesce-opt | FileCheck %s
 
 // Round trip: matmul prints back in its custom form.
 // CHECK-LABEL: func.func @matmul_round_trip
 func.func @matmul_round_trip(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
   // CHECK-NEXT: coalesce.matmul ins(%{{.*}}, %{{.*}} : memref<64x32xf32>, memref<32x16xf32>) outs(%{{.*}} : memref<64x16xf32>)
   coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Round trip: dynamic extents are accepted; they are checked where both sides are known.
+// CHECK-LABEL: func.func @matmul_dynamic
+func.func @matmul_dynamic(%a: memref<?x?xf32>, %b: memref<?x16xf32>, %c: memref<64x?xf32>) {
+  // CHECK-NEXT: coalesce.matmul ins(%{{.*}}, %{{.*}} : memref<?x?xf32>, memref<?x16xf32>) outs(%{{.*}} : memref<64x?xf32>)
+  coalesce.matmul ins(%a, %b : memref<?x?xf32>, memref<?x16xf32>) outs(%c : memref<64x?xf32>)
+  return
+}
+
+// Round trip: bias_add, relu and gelu, out of place and in place.
+// CHECK-LABEL: func.func @elementwise_round_trip
+func.func @elementwise_round_trip(%x: memref<64x16xf32>, %bias: memref<16xf32>, %y: memref<64x16xf32>) {
+  // CHECK-NEXT: coalesce.bias_add ins(%[[X:.*]], %{{.*}} : memref<64x16xf32>, memref<16xf32>) outs(%[[Y:.*]] : memref<64x16xf32>)
+  coalesce.bias_add ins(%x, %bias : memref<64x16xf32>, memref<16xf32>) outs(%y : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.relu ins(%[[Y]] : memref<64x16xf32>) outs(%[[Y]] : memref<64x16xf32>)
+  coalesce.relu ins(%y : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.gelu ins(%[[Y]] : memref<64x16xf32>) outs(%[[X]] : memref<64x16xf32>)
+  coalesce.gelu ins(%y : memref<64x16xf32>) outs(%x : memref<64x16xf32>)
+  return
+}
+
+// Round trip: every epilogue of fused_matmul; only `none` has no bias.
+// CHECK-LABEL: func.func @fused_epilogues
+func.func @fused_epilogues(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // CHECK-NEXT: coalesce.fused_matmul none ins(%{{.*}}, %{{.*}} : memref<64x32xf32>, memref<32x16xf32>) outs(%{{.*}} : memref<64x16xf32>)
+  coalesce.fused_matmul none ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.fused_matmul bias ins(%{{.*}}, %{{.*}} : memref<64x32xf32>, memref<32x16xf32>) bias(%{{.*}} : memref<16xf32>) outs(%{{.*}} : memref<64x16xf32>)
+  coalesce.fused_matmul bias ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.fused_matmul bias_relu ins(
+  coalesce.fused_matmul bias_relu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins(
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Round trip: the tile and target attributes; struct parameters parse in any order.
+// CHECK-LABEL: func.func @fused_tile_target
+func.func @fused_tile_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<256x64xf32>) {
+  // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins({{.*}}) bias({{.*}}) outs({{.*}}) {target = #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>, tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) bias(%bias : memref<64xf32>) outs(%c : memref<256x64xf32>)
+      {tile = #coalesce.tile<simt, bn = 128, bm = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>,
+       target = #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>}
   return
 }

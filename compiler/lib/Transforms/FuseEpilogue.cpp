@@ -63,7 +63,8 @@ bool mayWriteMemory(Operation* op) {
 //
 // where the fused epilogue is extendEpilogue(P's, E). The fused op is placed where E was, so
 // A, B and the producer's bias are read later than before: no op in between may write memory.
-// T must be a local alloc that only P writes and only E reads, in one block, P before E.
+// T must be a local alloc that only P writes and only E reads (or, when E writes T in place,
+// ops after E), in one block, P before E.
 template <class EpilogueOp>
 struct FoldEpilogue : OpRewritePattern<EpilogueOp> {
   using OpRewritePattern<EpilogueOp>::OpRewritePattern;
@@ -74,9 +75,17 @@ struct FoldEpilogue : OpRewritePattern<EpilogueOp> {
     if (!alloc)
       return rewriter.notifyMatchFailure(consumer, "the input is not a local allocation");
 
+    // Users after an in-place consumer (Y = T) read its result, which the fused op writes to
+    // T as well; any other user would see the product the fusion no longer stores.
+    Value output = consumer.getOutput();
+    auto readsResult = [&](Operation* user) {
+      Operation* ancestor = consumer->getBlock()->findAncestorOpInBlock(*user);
+      return output == intermediate && ancestor && consumer->isBeforeInBlock(ancestor);
+    };
     Operation* producerOp = nullptr;
     for (Operation* user : intermediate.getUsers()) {
-      if (user == consumer.getOperation() || isa<memref::DeallocOp>(user)) continue;
+      if (user == consumer.getOperation() || isa<memref::DeallocOp>(user) || readsResult(user))
+        continue;
       if (producerOp && producerOp != user)
         return rewriter.notifyMatchFailure(consumer, "the intermediate has another user");
       producerOp = user;
@@ -92,7 +101,6 @@ struct FoldEpilogue : OpRewritePattern<EpilogueOp> {
          op = op->getNextNode())
       if (mayWriteMemory(op))
         return rewriter.notifyMatchFailure(consumer, "an op between the two may write memory");
-    Value output = consumer.getOutput();
     if (output == producer->a || output == producer->b)
       return rewriter.notifyMatchFailure(consumer, "the output is an input of the matmul");
     std::optional<EpilogueKind> epilogue = extendEpilogue(producer->epilogue, consumer);

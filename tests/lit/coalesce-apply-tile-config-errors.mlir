@@ -1,0 +1,29 @@
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64 2>&1 | FileCheck %s --check-prefix=NOT-A-NAME
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias 2>&1 | FileCheck %s --check-prefix=EPILOGUE
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu 2>&1 | FileCheck %s --check-prefix=ILLEGAL
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=db=%t.db 2>&1 | FileCheck %s --check-prefix=NO-DEVICE
+// RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.missing/x.db device=H200" 2>&1 | FileCheck %s --check-prefix=NO-FILE
+// RUN: rm -f %t.other.db && sqlite3 %t.other.db "CREATE TABLE t (x INTEGER);"
+// RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.other.db device=H200" 2>&1 | FileCheck %s --check-prefix=NOT-RESULTS
+
+// A config name is what coalesce::config_name derives; anything else is refused.
+// NOT-A-NAME: error: config 'simt_f32_bm64' is not a simt config name (see coalesce::config_name)
+
+// A config names its epilogue: it only goes on ops of that epilogue.
+// EPILOGUE: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias' is for f32 bias, but this op computes 256x30x128 f32 bias_gelu
+
+// A config that does not fit the op's problem is refused with SimtConfig's reason.
+// ILLEGAL: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on its target (divisibility): vec must divide N (vector copies of B need aligned rows)
+
+// A database holds many devices' measurements: the device must be named.
+// NO-DEVICE: error: db='{{.*}}.db' needs device=<name>, the device whose measurements to use
+
+// A database that cannot be opened stops the pass.
+// NO-FILE: error: cannot open tuning database '{{.*}}x.db': unable to open database file
+
+// A database without the results schema's views stops the pass.
+// NOT-RESULTS: error: '{{.*}}other.db' is not a Coalesce results database (no such table: v_ranked)
+func.func @bias_gelu_n30(%a: memref<256x128xf32>, %b: memref<128x30xf32>, %bias: memref<30xf32>, %c: memref<256x30xf32>) {
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<256x128xf32>, memref<128x30xf32>) bias(%bias : memref<30xf32>) outs(%c : memref<256x30xf32>)
+  return
+}
