@@ -91,7 +91,8 @@ int run(const Options& o) {
   Baselines baselines;
   std::vector<BenchRow> rows;
 
-  for (std::size_t si = 0; si < problems->size(); ++si) {
+  std::string stopped_by;  // a sticky CUDA error ends the run early
+  for (std::size_t si = 0; si < problems->size() && stopped_by.empty(); ++si) {
     const Problem& p = (*problems)[si];
     Workspace ws(p, o.seed + (static_cast<unsigned long long>(si) << 32), stream.get());
     std::vector<Planned> plan;
@@ -149,7 +150,18 @@ int run(const Options& o) {
         std::fprintf(stderr, "skipped (%s)\n", e.what());
         continue;
       }
-      BenchRow row{p, m.method, m.family, m.config, run_method(m, ws, timer)};
+      BenchRow row{p, m.method, m.family, m.config, {}};
+      try {
+        row.result = run_method(m, ws, timer);
+      } catch (const CudaError& e) {
+        // Sticky: the context is gone. Keep the row and report what was measured before it.
+        row.result.status = Status::error;
+        row.result.detail = e.what();
+        rows.push_back(std::move(row));
+        std::fprintf(stderr, "error (%s)\n", e.what());
+        stopped_by = e.what();
+        break;
+      }
       if (row.result.timing)
         std::fprintf(stderr, "%s %.4f ms\n", std::string(to_string(row.result.status)).c_str(),
                      row.result.timing->stats.median);
@@ -175,6 +187,10 @@ int run(const Options& o) {
     std::ofstream out(o.json);
     out << j.dump(1) << "\n";
     if (!out) throw std::runtime_error("cannot write " + o.json);
+  }
+  if (!stopped_by.empty()) {
+    std::fprintf(stderr, "coalesce-bench: stopped early, the CUDA context is unusable: %s\n", stopped_by.c_str());
+    return 1;
   }
   for (const BenchRow& r : rows)
     if (r.result.status == Status::wrong_result || r.result.status == Status::error) return 3;

@@ -7,9 +7,10 @@
 
 namespace coalesce {
 
-CubinKernel::CubinKernel(const void* image, const std::string& symbol) : symbol_(symbol) {
+CubinKernel::CubinKernel(const void* image, std::size_t bytes, const std::string& symbol)
+    : image_(static_cast<const char*>(image), static_cast<const char*>(image) + bytes), symbol_(symbol) {
   const std::string ctx = "cubin kernel " + symbol;
-  COALESCE_CUDA_CTX(cudaLibraryLoadData(&library_, image, nullptr, nullptr, 0, nullptr, nullptr, 0), ctx);
+  COALESCE_CUDA_CTX(cudaLibraryLoadData(&library_, image_.data(), nullptr, nullptr, 0, nullptr, nullptr, 0), ctx);
   const cudaError_t err = cudaLibraryGetKernel(&kernel_, library_, symbol.c_str());
   if (err != cudaSuccess) {
     cudaLibraryUnload(library_);
@@ -19,13 +20,15 @@ CubinKernel::CubinKernel(const void* image, const std::string& symbol) : symbol_
 }
 
 CubinKernel::CubinKernel(CubinKernel&& o) noexcept
-    : library_(std::exchange(o.library_, nullptr)),
+    : image_(std::move(o.image_)),
+      library_(std::exchange(o.library_, nullptr)),
       kernel_(std::exchange(o.kernel_, nullptr)),
       symbol_(std::move(o.symbol_)) {}
 
 CubinKernel& CubinKernel::operator=(CubinKernel&& o) noexcept {
   if (this != &o) {
     if (library_) cudaLibraryUnload(library_);
+    image_ = std::move(o.image_);
     library_ = std::exchange(o.library_, nullptr);
     kernel_ = std::exchange(o.kernel_, nullptr);
     symbol_ = std::move(o.symbol_);

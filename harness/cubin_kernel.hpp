@@ -4,16 +4,20 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace coalesce {
 
 /// One kernel of a loaded cubin; unloads the library when destroyed. Move-only.
 class CubinKernel {
  public:
-  /// Loads `image` (a cubin, fatbin or NUL-terminated PTX; only read during the call) and looks
-  /// up the kernel `symbol` (an extern "C" name). Throws CudaError naming the symbol.
-  CubinKernel(const void* image, const std::string& symbol);
+  /// Loads `bytes` of `image` (a cubin or fatbin) and looks up the kernel `symbol` (an
+  /// extern "C" name). The image is copied and kept for the library's lifetime, since with lazy
+  /// module loading the driver may read it again at the first launch. Throws CudaError naming
+  /// the symbol.
+  CubinKernel(const void* image, std::size_t bytes, const std::string& symbol);
   CubinKernel(CubinKernel&& o) noexcept;
   CubinKernel& operator=(CubinKernel&& o) noexcept;
   CubinKernel(const CubinKernel&) = delete;
@@ -33,6 +37,7 @@ class CubinKernel {
   const std::string& symbol() const { return symbol_; }
 
  private:
+  std::vector<char> image_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t kernel_ = nullptr;
   std::string symbol_;

@@ -51,7 +51,7 @@ TEST(CubinKernel, LoadsLaunchesAndComputes) {
   const DeviceInfo d = query_device(0);
   const std::vector<char> cubin = compile_cubin(d.arch());
   ASSERT_FALSE(cubin.empty());
-  CubinKernel kernel(cubin.data(), "rtc_gemm_bias");
+  CubinKernel kernel(cubin.data(), cubin.size(), "rtc_gemm_bias");
   EXPECT_EQ(kernel.symbol(), "rtc_gemm_bias");
   EXPECT_GT(kernel.attributes().numRegs, 0);
   kernel.set_max_dynamic_smem(64 * 1024);  // above the 48 KiB default: needs the opt-in
@@ -78,7 +78,7 @@ TEST(CubinKernel, AMissingSymbolNamesIt) {
   COALESCE_REQUIRE_GPU();
   const std::vector<char> cubin = compile_cubin(query_device(0).arch());
   try {
-    CubinKernel kernel(cubin.data(), "no_such_kernel");
+    CubinKernel kernel(cubin.data(), cubin.size(), "no_such_kernel");
     FAIL() << "loading a missing symbol succeeded";
   } catch (const CudaError& e) {
     EXPECT_NE(std::string(e.what()).find("no_such_kernel"), std::string::npos) << e.what();
