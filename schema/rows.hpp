@@ -31,11 +31,11 @@ inline DeviceRow device_row(const DeviceInfo& d) {
 /// A simt config's parameters as the JSON object stored in `configs.params_json`; the report
 /// reads `$.bm` and `$.bn` from it for the tile landscape.
 inline std::string simt_params_json(const SimtConfig& c) {
-  char buf[200];
+  char buf[220];
   std::snprintf(buf, sizeof buf,
                 "{\"bm\":%d,\"bn\":%d,\"bk\":%d,\"wm\":%d,\"wn\":%d,\"tm\":%d,\"tn\":%d,"
-                "\"stages\":%d,\"vec\":%d,\"group_m\":%d}",
-                c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m);
+                "\"stages\":%d,\"vec\":%d,\"group_m\":%d,\"min_blocks\":%d}",
+                c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks);
   return buf;
 }
 

@@ -1,0 +1,197 @@
+// Plot data and the run of the embedded plotting script (see plots.hpp).
+#include "plots.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include "schema/embedded.hpp"
+
+extern const coalesce::EmbeddedFile kPlotScript[];
+extern char** environ;
+
+namespace coalesce::report {
+
+namespace {
+
+using db::as_text;
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+void write_csv(const std::filesystem::path& path, const std::vector<std::string>& header,
+               const std::vector<std::vector<std::string>>& rows) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << header[i];
+  out << '\n';
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
+    out << '\n';
+  }
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string number(double v) { return format_value(Value(v), -1, ""); }
+
+std::string shape_label(int m, int n, int k) {
+  if (m == n && n == k) return std::to_string(m) + "³";
+  return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k);
+}
+
+/// Runs `python` with `args`; the script, if any, goes to its standard input. Its output goes
+/// to our stderr (stdout carries the report). Returns the exit status, or -1 if it did not start.
+int run_python(const std::string& python, const std::vector<std::string>& args,
+               std::string_view script, bool quiet) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipefd[0], 0);
+  posix_spawn_file_actions_addclose(&actions, pipefd[1]);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  }
+  std::vector<std::string> argv_s = {python};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipefd[0]);
+  if (rc != 0) {
+    close(pipefd[1]);
+    return -1;
+  }
+  const char* p = script.data();
+  std::size_t left = script.size();
+  while (left > 0) {
+    ssize_t n = write(pipefd[1], p, left);
+    if (n <= 0) break;  // the interpreter exited early; its status tells
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  close(pipefd[1]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+PlotResult make_plots(const db::Database& db, const Filters& filters, const PlotOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (!std::filesystem::is_directory(options.out_dir))
+    throw std::runtime_error("cannot create the plot directory " + options.out_dir.string());
+
+  // TFLOP/s by shape: every ok line of the comparison, each series once per device and shape.
+  std::vector<std::vector<std::string>> shape_rows;
+  std::set<std::tuple<std::int64_t, std::int64_t, std::string>> seen;
+  for (const auto& e : comparison_entries(db, filters)) {
+    if (e.status != "ok" || !e.tflops) continue;
+    std::string series = e.method == "coalesce" ? "coalesce (" + e.family + ")" : e.method;
+    if (!seen.insert({e.device_id, e.problem_id, series}).second) continue;
+    shape_rows.push_back({e.device, std::to_string(e.m), std::to_string(e.n), std::to_string(e.k),
+                          e.dtype, e.epilogue, shape_label(e.m, e.n, e.k),
+                          number(2.0 * e.m * e.n * e.k), series, number(*e.median_ms),
+                          number(*e.tflops), e.peak_tflops ? number(*e.peak_tflops) : ""});
+  }
+  write_csv(options.out_dir / "tflops_by_shape.csv",
+            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "flops", "series", "median_ms",
+             "tflops", "peak_tflops"},
+            shape_rows);
+
+  // The tile landscape: best time of each BM × BN at one problem.
+  SqlFilter f = filter_sql(filters, "v");
+  std::string timed = "v.method = 'coalesce' AND v.status = 'ok' AND "
+                      "json_extract(v.params_json, '$.bm') IS NOT NULL AND "
+                      "json_extract(v.params_json, '$.bn') IS NOT NULL AND " + f.where;
+  auto params = f.params;
+  std::string chosen;
+  if (options.landscape_shape) {
+    const Shape& s = *options.landscape_shape;
+    chosen = " AND v.m = " + std::to_string(s.m) + " AND v.n = " + std::to_string(s.n) +
+             " AND v.k = " + std::to_string(s.k);
+  } else {
+    auto pick = db.query("SELECT v.problem_id FROM v_measurements v WHERE " + timed +
+                             " GROUP BY v.problem_id ORDER BY count(*) DESC, "
+                             "max(v.m * v.n * v.k) DESC, v.problem_id LIMIT 1",
+                         params);
+    if (!pick.rows.empty()) chosen = " AND v.problem_id = " + as_text(pick.rows[0][0]);
+  }
+  std::vector<std::vector<std::string>> tile_rows;
+  if (options.landscape_shape || !chosen.empty()) {
+    // SQLite takes the bare columns (tflops, config) from the row holding MIN(median_ms).
+    auto rs = db.query(R"sql(
+      SELECT v.device_name, v.m, v.n, v.k, v.dtype, v.epilogue, v.family,
+             json_extract(v.params_json, '$.bm') AS bm, json_extract(v.params_json, '$.bn') AS bn,
+             MIN(v.median_ms), v.tflops, v.config_name
+      FROM v_measurements v WHERE )sql" + timed + chosen + R"sql(
+      GROUP BY v.device_id, v.problem_id, v.family, bm, bn
+      ORDER BY v.device_id, v.problem_id, v.family, bm, bn)sql",
+                       params);
+    for (auto& r : rs.rows) {
+      tile_rows.push_back({as_text(r[0]), as_text(r[1]), as_text(r[2]), as_text(r[3]),
+                           as_text(r[4]), as_text(r[5]),
+                           shape_label(static_cast<int>(db::as_int(r[1])),
+                                       static_cast<int>(db::as_int(r[2])),
+                                       static_cast<int>(db::as_int(r[3]))),
+                           as_text(r[6]), as_text(r[7]), as_text(r[8]), as_text(r[9]),
+                           as_text(r[10]), as_text(r[11])});
+    }
+  }
+  write_csv(options.out_dir / "tile_landscape.csv",
+            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "family", "bm", "bn",
+             "best_ms", "tflops", "config"},
+            tile_rows);
+
+  PlotResult result;
+  for (const char* png : {"tflops_vs_shape.png", "tile_landscape.png"})
+    std::filesystem::remove(options.out_dir / png, ec);  // never link a stale drawing
+  std::vector<std::string> candidates = {options.python};
+  if (options.python.empty()) candidates = {"python3", "/usr/bin/python3"};
+  std::string python;
+  for (const auto& c : candidates)
+    if (run_python(c, {"-c", "import matplotlib"}, "", true) == 0) {
+      python = c;
+      break;
+    }
+  if (python.empty()) {
+    result.skipped = "plots not drawn: " +
+                     (options.python.empty() ? std::string("python3") : options.python) +
+                     " with matplotlib is not available (install python3-matplotlib); the plot "
+                     "data is in " + options.out_dir.string();
+    return result;
+  }
+  int rc = run_python(python, {"-", options.out_dir.string()}, kPlotScript[0].text, false);
+  if (rc != 0)
+    throw std::runtime_error("the plotting script (scripts/plot_report.py) failed with status " +
+                             std::to_string(rc));
+  if (std::filesystem::exists(options.out_dir / "tflops_vs_shape.png"))
+    result.images.emplace_back("TFLOP/s against shape, every method",
+                               options.out_dir / "tflops_vs_shape.png");
+  if (std::filesystem::exists(options.out_dir / "tile_landscape.png"))
+    result.images.emplace_back("Tile landscape: best TFLOP/s of each BM×BN",
+                               options.out_dir / "tile_landscape.png");
+  return result;
+}
+
+}  // namespace coalesce::report

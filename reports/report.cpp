@@ -1,0 +1,499 @@
+// The report's tables, built with SQL over the documented views (see report.hpp and
+// docs/reports.md).
+#include "report.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/names.hpp"
+
+namespace coalesce::report {
+
+namespace {
+
+using db::as_double;
+using db::as_int;
+using db::as_text;
+using db::is_null;
+
+std::optional<double> opt_double(const Value& v) {
+  if (is_null(v)) return std::nullopt;
+  return as_double(v);
+}
+
+Value value_of(const std::optional<double>& d) { return d ? Value(*d) : Value(); }
+Value text(std::string s) { return Value(std::move(s)); }
+Value integer(std::int64_t n) { return Value(n); }
+
+/// Where a method sorts among the rows compared with a family's best.
+int method_order(const std::string& method) {
+  static const char* order[] = {"coalesce", "cublas_gemm", "eager", "unfused", "cublaslt_fused",
+                                "coalesce_unfused"};
+  for (int i = 0; i < 6; ++i)
+    if (method == order[i]) return i;
+  return 6;
+}
+
+const char* kProblemOrder = "m * n * k, m, n, k, dtype, epilogue";
+
+/// "13000" → "13.0" (cudaDriverGetVersion / cudaRuntimeGetVersion encoding).
+std::string cuda_version(std::int64_t v) {
+  if (v <= 0) return "";
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+/// The parameters of a config, "bm=128 bn=128 ...", in the order the tuner stored them.
+std::string compact_params(const std::string& json) {
+  auto j = nlohmann::ordered_json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return json;
+  std::string out;
+  for (auto& [key, value] : j.items())
+    out += (out.empty() ? "" : " ") + key + "=" + (value.is_string() ? value.get<std::string>()
+                                                                      : value.dump());
+  return out;
+}
+
+Column col(std::string key, std::string header, int precision = -1, bool markdown = true) {
+  return {std::move(key), std::move(header), precision, markdown};
+}
+
+/// The columns every per-problem table starts with: grouped in markdown, spelled out in CSV/JSON.
+std::vector<Column> problem_columns() {
+  return {col("device", "device"),           col("problem", "problem"),
+          col("m", "M", -1, false),          col("n", "N", -1, false),
+          col("k", "K", -1, false),          col("dtype", "dtype", -1, false),
+          col("epilogue", "epilogue", -1, false)};
+}
+
+std::vector<Value> problem_values(const std::string& device, int m, int n, int k,
+                                  const std::string& dtype, const std::string& epilogue) {
+  return {text(device), text(problem_label(m, n, k, dtype, epilogue)), integer(m), integer(n),
+          integer(k),   text(dtype),                                   text(epilogue)};
+}
+
+Table runs_table(const db::Database& db, const SqlFilter& f) {
+  Table t;
+  t.name = "runs";
+  t.title = "Runs: the environment of every number below";
+  t.records = true;
+  t.columns = {col("run", "run"),
+               col("device", "device"),
+               col("status", "status"),
+               col("started_at", "started (UTC)"),
+               col("ended_at", "ended (UTC)"),
+               col("resumed", "times resumed"),
+               col("git_revision", "git revision"),
+               col("tool", "tool"),
+               col("driver", "driver"),
+               col("cuda_driver_api", "CUDA driver API"),
+               col("cuda_runtime", "CUDA runtime"),
+               col("toolkit", "NVRTC toolkit"),
+               col("sm_clock_min_mhz", "SM clock min (MHz, before/after samples)"),
+               col("sm_clock_max_mhz", "SM clock max (MHz, before/after samples)"),
+               col("host", "host"),
+               col("command_line", "command"),
+               col("harness", "harness settings")};
+  auto rs = db.query(R"sql(
+    SELECT r.id, d.name, r.status, r.started_at, r.ended_at, r.resumed, r.git_revision,
+           r.tool || ' ' || r.tool_version, r.driver_release, r.driver_version, r.runtime_version,
+           r.toolkit,
+           (SELECT MIN(c) FROM (SELECT sm_clock_before_mhz AS c FROM measurements WHERE run_id = r.id
+                                UNION ALL
+                                SELECT sm_clock_after_mhz FROM measurements WHERE run_id = r.id)),
+           (SELECT MAX(c) FROM (SELECT sm_clock_before_mhz AS c FROM measurements WHERE run_id = r.id
+                                UNION ALL
+                                SELECT sm_clock_after_mhz FROM measurements WHERE run_id = r.id)),
+           r.host, r.command_line, r.harness_json
+    FROM runs r LEFT JOIN devices d ON d.id = r.device_id
+    WHERE r.id IN (SELECT v.run_id FROM v_measurements v WHERE )sql" +
+                         f.where + R"sql()
+    ORDER BY r.id)sql",
+                     f.params);
+  for (auto& r : rs.rows) {
+    t.rows.push_back({r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                      r[8], text(cuda_version(as_int(r[9]))), text(cuda_version(as_int(r[10]))),
+                      r[11], r[12], r[13], r[14], r[15], r[16]});
+  }
+  return t;
+}
+
+Table devices_table(const db::Database& db, const SqlFilter& f) {
+  Table t;
+  t.name = "devices";
+  t.title = "Devices";
+  t.columns = {col("device_id", "id"),
+               col("device", "device"),
+               col("uuid", "uuid"),
+               col("arch", "arch"),
+               col("sm_count", "SMs"),
+               col("l2_mib", "L2 (MiB)", 1),
+               col("max_sm_clock_mhz", "max SM clock (MHz)"),
+               col("fp32_lanes_per_sm", "FP32 lanes/SM"),
+               col("fp32_peak_tflops", "FP32 peak (TFLOP/s)", 1),
+               col("smem_per_block_optin", "smem/block opt-in (B)"),
+               col("regs_per_sm", "registers/SM")};
+  auto rs = db.query(R"sql(
+    SELECT id, name, uuid, arch, sm_count, l2_bytes / 1048576.0, max_sm_clock_mhz,
+           fp32_lanes_per_sm, fp32_peak_tflops, smem_per_block_optin, regs_per_sm
+    FROM v_devices
+    WHERE id IN (SELECT v.device_id FROM v_measurements v WHERE )sql" +
+                         f.where + ") ORDER BY id",
+                     f.params);
+  t.rows = std::move(rs.rows);
+  t.notes = {"FP32 peak = SMs × FP32 lanes per SM × 2 FLOP per FMA × max SM clock (NVML's "
+             "maximum, from the devices table); empty where the clock or the architecture's "
+             "lanes are unknown."};
+  return t;
+}
+
+Table comparison_table(const std::vector<ComparisonEntry>& entries) {
+  Table t;
+  t.name = "comparison";
+  t.title = "Best config of each family against the baselines";
+  t.columns = problem_columns();
+  for (Column c : {col("family", "family"), col("run", "run"), col("method", "method"),
+                   col("config", "config"), col("status", "status"),
+                   col("median_ms", "median (ms)", 4), col("p10_ms", "p10 (ms)", 4),
+                   col("p90_ms", "p90 (ms)", 4), col("tflops", "TFLOP/s", 2),
+                   col("pct_peak", "% of FP32 peak", 1), col("speedup", "fused speedup (×)", 3),
+                   col("verdict", "fused is"), col("note", "note")})
+    t.columns.push_back(std::move(c));
+  t.group_by = {"device", "problem"};
+  for (const auto& e : entries) {
+    auto row = problem_values(e.device, e.m, e.n, e.k, e.dtype, e.epilogue);
+    std::optional<double> pct, speedup;
+    Value verdict;
+    if (e.tflops && e.peak_tflops) pct = *e.tflops / *e.peak_tflops * 100.0;
+    if (e.method != "coalesce" && e.median_ms) {
+      speedup = *e.median_ms / e.best_median_ms;
+      verdict = text(std::string(
+          to_string(compare_spread(e.best_p10_ms, e.best_p90_ms, *e.p10_ms, *e.p90_ms))));
+    }
+    for (Value v : {text(e.family), integer(e.run), text(e.method), text(e.config), text(e.status),
+                    value_of(e.median_ms), value_of(e.p10_ms), value_of(e.p90_ms),
+                    value_of(e.tflops), value_of(pct), value_of(speedup), verdict,
+                    text(e.message)})
+      row.push_back(std::move(v));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = {
+      "Each family's best ok `coalesce` row, then the rows of the same run: the baselines and "
+      "`coalesce_unfused` (the winner's own GEMM with epilogue none, then the separate "
+      "bias+GELU kernel: what fusion itself buys). A baseline the run did not measure is absent.",
+      "fused speedup = this row's median ÷ the best fused median (above 1: fused is faster). "
+      "\"fused is\" compares the [p10, p90] intervals: faster or slower only when they do not "
+      "overlap, otherwise \"same\" (within the measured noise). TFLOP/s counts 2·M·N·K for "
+      "every method."};
+  return t;
+}
+
+Table waves_table(const db::Database& db, const SqlFilter& f) {
+  Table t;
+  t.name = "waves";
+  t.title = "Wave quantization of the winners";
+  t.columns = problem_columns();
+  for (Column c : {col("family", "family"), col("config", "config"),
+                   col("grid_blocks", "blocks"), col("sm_count", "SMs"),
+                   col("blocks_per_sm", "resident blocks/SM"), col("waves", "waves", 2),
+                   col("last_wave_pct", "last wave full (%)", 1)})
+    t.columns.push_back(std::move(c));
+  t.group_by = {"device", "problem"};
+  auto rs = db.query(R"sql(
+    WITH ranked AS (
+      SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
+                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
+      FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
+                         f.where + R"sql()
+    SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.config_name,
+           r.grid_blocks, d.sm_count, r.blocks_per_sm
+    FROM ranked r JOIN devices d ON d.id = r.device_id
+    WHERE r.best_rank = 1
+    ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
+                         ", r.family",
+                     f.params);
+  for (auto& r : rs.rows) {
+    auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
+                              static_cast<int>(as_int(r[2])), static_cast<int>(as_int(r[3])),
+                              as_text(r[4]), as_text(r[5]));
+    Value waves, last;
+    if (!is_null(r[8]) && !is_null(r[10]) && as_int(r[10]) > 0) {
+      // blocks ÷ (SMs × resident blocks per SM); the last wave runs partly empty unless whole.
+      double w = as_double(r[8]) / (as_double(r[9]) * as_double(r[10]));
+      double frac = w - std::floor(w);
+      waves = w;
+      last = frac == 0 ? 100.0 : frac * 100.0;
+    }
+    for (Value v : {r[6], r[7], r[8], r[9], r[10], waves, last}) row.push_back(std::move(v));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = {"waves = blocks ÷ (SMs × resident blocks per SM), with resident blocks from ptxas' "
+             "registers and the config's shared memory (builds.blocks_per_sm). A last wave far "
+             "from full leaves SMs idle at the end of the kernel."};
+  return t;
+}
+
+Table top_table(const db::Database& db, const SqlFilter& f, int top) {
+  Table t;
+  t.name = "top_configs";
+  t.title = "Top " + std::to_string(top) + " configs of each family";
+  t.columns = problem_columns();
+  for (Column c : {col("family", "family"), col("rank", "rank"), col("config", "config"),
+                   col("run", "run"), col("median_ms", "median (ms)", 4),
+                   col("p10_ms", "p10 (ms)", 4), col("p90_ms", "p90 (ms)", 4),
+                   col("tflops", "TFLOP/s", 2), col("pct_peak", "% of FP32 peak", 1),
+                   col("params", "parameters"), col("registers", "registers"),
+                   col("spill_bytes", "spill (B)"), col("smem_bytes", "smem (B)"),
+                   col("threads", "threads"), col("blocks_per_sm", "blocks/SM")})
+    t.columns.push_back(std::move(c));
+  t.group_by = {"device", "problem"};
+  auto params = f.params;
+  params.push_back(integer(top));
+  auto rs = db.query(R"sql(
+    WITH ranked AS (
+      SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
+                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
+      FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
+                         f.where + R"sql()
+    SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
+           r.config_name, r.run_id, r.median_ms, r.p10_ms, r.p90_ms, r.tflops,
+           CASE WHEN r.dtype = 'f32' THEN r.tflops / d.fp32_peak_tflops * 100 END,
+           r.params_json, r.registers, r.spill_stores_bytes + r.spill_loads_bytes, r.smem_bytes,
+           r.threads, r.blocks_per_sm
+    FROM ranked r JOIN v_devices d ON d.id = r.device_id
+    WHERE r.best_rank <= ?)sql" + std::to_string(params.size()) + R"sql(
+    ORDER BY r.device_id, )sql" + kProblemOrder + ", r.family, r.best_rank",
+                     params);
+  for (auto& r : rs.rows) {
+    auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
+                              static_cast<int>(as_int(r[2])), static_cast<int>(as_int(r[3])),
+                              as_text(r[4]), as_text(r[5]));
+    for (Value v : {r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14],
+                    text(compact_params(as_text(r[15]))), r[16], r[17], r[18], r[19], r[20]})
+      row.push_back(std::move(v));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = {"Registers, spills and shared memory are ptxas' own figures for the build that was "
+             "measured; spill (B) adds spill stores and loads."};
+  return t;
+}
+
+Table outcomes_table(const db::Database& db, const SqlFilter& f) {
+  Table t;
+  t.name = "outcomes";
+  t.title = "How every candidate ended";
+  t.columns = problem_columns();
+  for (Column c : {col("family", "family"), col("status", "status"), col("reason", "reason"),
+                   col("configs", "configs"), col("example", "first message")})
+    t.columns.push_back(std::move(c));
+  t.group_by = {"device", "problem"};
+  auto rs = db.query(R"sql(
+    SELECT g.device_name, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.prune_reason,
+           g.configs, x.message
+    FROM (SELECT v.device_id, v.device_name, v.problem_id, v.m, v.n, v.k, v.dtype, v.epilogue,
+                 v.family, v.status, v.prune_reason, COUNT(*) AS configs,
+                 MIN(v.measurement_id) AS first_id
+          FROM v_measurements v WHERE v.method = 'coalesce' AND )sql" +
+                         f.where + R"sql(
+          GROUP BY v.device_id, v.problem_id, v.family, v.status, v.prune_reason) g
+    JOIN measurements x ON x.id = g.first_id
+    ORDER BY g.device_id, g.m * g.n * g.k, g.m, g.n, g.k, g.dtype, g.epilogue, g.family,
+             CASE g.status WHEN 'ok' THEN 0 WHEN 'pruned' THEN 1 WHEN 'compile_failed' THEN 2
+                           WHEN 'launch_failed' THEN 3 WHEN 'wrong_result' THEN 4 ELSE 5 END,
+             g.prune_reason)sql",
+                     f.params);
+  for (auto& r : rs.rows) {
+    auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
+                              static_cast<int>(as_int(r[2])), static_cast<int>(as_int(r[3])),
+                              as_text(r[4]), as_text(r[5]));
+    for (Value v : {r[6], r[7], r[8], r[9], r[10]}) row.push_back(std::move(v));
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = {"pruned: refused before measuring (reason: the violated rule); compile_failed, "
+             "launch_failed, wrong_result, timeout: tried and lost; only ok rows are timed."};
+  return t;
+}
+
+}  // namespace
+
+std::optional<Shape> parse_shape(std::string_view s) {
+  int v[3] = {0, 0, 0};
+  int count = 0;
+  const char* p = s.data();
+  const char* end = s.data() + s.size();
+  while (count < 3) {
+    auto [next, ec] = std::from_chars(p, end, v[count]);
+    if (ec != std::errc() || next == p || v[count] <= 0) return std::nullopt;
+    ++count;
+    p = next;
+    if (p == end) break;
+    if (*p != 'x' || count == 3) return std::nullopt;
+    ++p;
+  }
+  if (p != end) return std::nullopt;
+  if (count == 1) return Shape{v[0], v[0], v[0]};
+  if (count == 3) return Shape{v[0], v[1], v[2]};
+  return std::nullopt;
+}
+
+void Filters::validate() const {
+  if (!dtype.empty() && !parse_dtype(dtype))
+    throw std::invalid_argument("unknown dtype '" + dtype + "' (expected f32, tf32 or bf16)");
+  if (!epilogue.empty() && !parse_epilogue(epilogue))
+    throw std::invalid_argument("unknown epilogue '" + epilogue +
+                                "' (expected none, bias, bias_relu or bias_gelu)");
+}
+
+std::string Filters::describe() const {
+  std::string out;
+  auto add = [&](const std::string& flag, const std::string& value) {
+    if (!value.empty()) out += (out.empty() ? "" : " ") + flag + " " + value;
+  };
+  add("--device", device);
+  add("--dtype", dtype);
+  add("--epilogue", epilogue);
+  for (const auto& s : shapes)
+    add("--shape", std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k));
+  add("--family", family);
+  if (run) add("--run", std::to_string(*run));
+  return out.empty() ? "none" : out;
+}
+
+SqlFilter filter_sql(const Filters& f, const std::string& a) {
+  SqlFilter out;
+  std::vector<std::string> terms;
+  auto param = [&](Value v) {
+    out.params.push_back(std::move(v));
+    return "?" + std::to_string(out.params.size());
+  };
+  if (!f.device.empty())
+    terms.push_back("(" + a + ".device_name LIKE " + param(text("%" + f.device + "%")) + " OR " +
+                    a + ".device_uuid = " + param(text(f.device)) + " OR CAST(" + a +
+                    ".device_id AS TEXT) = " + param(text(f.device)) + ")");
+  if (!f.dtype.empty()) terms.push_back(a + ".dtype = " + param(text(f.dtype)));
+  if (!f.epilogue.empty()) terms.push_back(a + ".epilogue = " + param(text(f.epilogue)));
+  if (!f.family.empty()) terms.push_back(a + ".family = " + param(text(f.family)));
+  if (f.run) terms.push_back(a + ".run_id = " + param(integer(*f.run)));
+  if (!f.shapes.empty()) {
+    std::string any;
+    for (const auto& s : f.shapes)
+      any += std::string(any.empty() ? "" : " OR ") + "(" + a + ".m = " + param(integer(s.m)) +
+             " AND " + a + ".n = " + param(integer(s.n)) + " AND " + a + ".k = " +
+             param(integer(s.k)) + ")";
+    terms.push_back("(" + any + ")");
+  }
+  for (const auto& t : terms) out.where += (out.where.empty() ? "" : " AND ") + t;
+  if (out.where.empty()) out.where = "1";
+  return out;
+}
+
+Verdict compare_spread(double p10, double p90, double other_p10, double other_p90) {
+  if (p90 < other_p10) return Verdict::faster;
+  if (other_p90 < p10) return Verdict::slower;
+  return Verdict::same;
+}
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::same: return "same";
+  }
+  return "?";
+}
+
+std::string problem_label(int m, int n, int k, const std::string& dtype,
+                          const std::string& epilogue) {
+  return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k) + " " + dtype +
+         " " + epilogue;
+}
+
+std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& filters) {
+  SqlFilter f = filter_sql(filters, "v");
+  auto best = db.query(R"sql(
+    WITH ranked AS (
+      SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
+                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
+      FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
+                           f.where + R"sql()
+    SELECT r.device_id, r.device_name, CASE WHEN r.dtype = 'f32' THEN d.fp32_peak_tflops END,
+           r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
+           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops
+    FROM ranked r JOIN v_devices d ON d.id = r.device_id
+    WHERE r.best_rank = 1
+    ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
+                           ", r.family",
+                       f.params);
+  std::vector<ComparisonEntry> out;
+  for (auto& r : best.rows) {
+    ComparisonEntry e;
+    e.device_id = as_int(r[0]);
+    e.device = as_text(r[1]);
+    e.peak_tflops = opt_double(r[2]);
+    e.problem_id = as_int(r[3]);
+    e.m = static_cast<int>(as_int(r[4]));
+    e.n = static_cast<int>(as_int(r[5]));
+    e.k = static_cast<int>(as_int(r[6]));
+    e.dtype = as_text(r[7]);
+    e.epilogue = as_text(r[8]);
+    e.family = as_text(r[9]);
+    e.run = as_int(r[10]);
+    e.method = "coalesce";
+    e.config = as_text(r[12]);
+    e.status = "ok";
+    e.median_ms = e.best_median_ms = as_double(r[13]);
+    e.p10_ms = e.best_p10_ms = as_double(r[14]);
+    e.p90_ms = e.best_p90_ms = as_double(r[15]);
+    e.tflops = opt_double(r[16]);
+    out.push_back(e);
+    auto others = db.query(R"sql(
+      SELECT method, IFNULL(config_name, ''), status, median_ms, p10_ms, p90_ms, tflops, message
+      FROM v_measurements
+      WHERE run_id = ?1 AND device_id = ?2 AND problem_id = ?3
+        AND (config_id IS NULL OR (method = 'coalesce_unfused' AND config_id = ?4)))sql",
+                           {r[10], r[0], r[3], r[11]});
+    std::vector<ComparisonEntry> rows;
+    for (auto& o : others.rows) {
+      ComparisonEntry x = e;
+      x.method = as_text(o[0]);
+      x.config = as_text(o[1]);
+      x.status = as_text(o[2]);
+      x.median_ms = opt_double(o[3]);
+      x.p10_ms = opt_double(o[4]);
+      x.p90_ms = opt_double(o[5]);
+      x.tflops = opt_double(o[6]);
+      x.message = as_text(o[7]);
+      rows.push_back(std::move(x));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      int oa = method_order(a.method), ob = method_order(b.method);
+      return oa != ob ? oa < ob : a.method < b.method;
+    });
+    out.insert(out.end(), rows.begin(), rows.end());
+  }
+  return out;
+}
+
+Document build_report(const db::Database& db, const Filters& filters,
+                      const ReportOptions& options) {
+  Document doc = make_document("report", "Coalesce report");
+  doc.meta.emplace_back("database", options.database);
+  doc.meta.emplace_back("schema_version", std::to_string(db.schema_version()));
+  doc.meta.emplace_back("filters", filters.describe());
+  doc.notes = {"Times are medians of cold samples (L2 flushed before each) in milliseconds; "
+               "p10 and p90 bound the middle 80% of the samples. Every ratio compares rows of "
+               "one run on one device."};
+  SqlFilter f = filter_sql(filters, "v");
+  doc.tables.push_back(runs_table(db, f));
+  doc.tables.push_back(devices_table(db, f));
+  doc.tables.push_back(comparison_table(comparison_entries(db, filters)));
+  doc.tables.push_back(waves_table(db, f));
+  doc.tables.push_back(top_table(db, f, options.top));
+  doc.tables.push_back(outcomes_table(db, f));
+  return doc;
+}
+
+}  // namespace coalesce::report

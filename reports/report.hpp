@@ -1,0 +1,97 @@
+// The report over a results database: environment, best config of each family against every
+// baseline, wave quantization, top configs, and how the others were pruned or failed. The
+// diff of two databases and the plot data use the same filters and the same noise rule.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schema/db.hpp"
+#include "table.hpp"
+
+namespace coalesce::report {
+
+/// A GEMM shape from `--shape`: "N" (M = N = K) or "MxNxK".
+struct Shape {
+  int m = 0, n = 0, k = 0;
+};
+/// nullopt unless `text` is N or MxNxK with positive integers.
+std::optional<Shape> parse_shape(std::string_view text);
+
+/// Which rows a report, diff or plot covers; empty fields match everything.
+struct Filters {
+  std::string device;    ///< part of the device name, its uuid, or its id
+  std::string dtype;     ///< f32, tf32, bf16
+  std::string epilogue;  ///< none, bias, bias_relu, bias_gelu
+  std::string family;    ///< simt, mma, wgmma, ...
+  std::vector<Shape> shapes;
+  std::optional<std::int64_t> run;
+
+  /// Throws std::invalid_argument for an unknown dtype or epilogue.
+  void validate() const;
+  /// The filters as command-line options, or "none".
+  std::string describe() const;
+};
+
+/// A WHERE clause over v_measurements aliased `alias`, with its parameters.
+struct SqlFilter {
+  std::string where;
+  std::vector<Value> params;
+};
+SqlFilter filter_sql(const Filters& f, const std::string& alias);
+
+/// How one timing compares with another: only when the [p10, p90] intervals do not overlap is
+/// one called faster or slower; otherwise the difference is within the measured noise.
+enum class Verdict { faster, slower, same };
+Verdict compare_spread(double p10, double p90, double other_p10, double other_p90);
+std::string_view to_string(Verdict v);
+
+/// One line of the comparison: the best row of a family, or a row of its run to compare with.
+struct ComparisonEntry {
+  std::int64_t device_id = 0;
+  std::string device;
+  std::optional<double> peak_tflops;  ///< FP32 peak when the dtype is f32 and the peak is known
+  std::int64_t problem_id = 0;
+  int m = 0, n = 0, k = 0;
+  std::string dtype, epilogue, family;
+  std::int64_t run = 0;
+  std::string method;  ///< "coalesce" for the best row itself
+  std::string config;
+  std::string status;
+  std::optional<double> median_ms, p10_ms, p90_ms, tflops;
+  std::string message;
+  double best_median_ms = 0, best_p10_ms = 0, best_p90_ms = 0;  ///< the family's best row
+};
+
+/// Per device × problem × family (within the filters): the best ok `coalesce` row, then every
+/// configless row (baselines) of the same run and the winner's `coalesce_unfused` row.
+std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f);
+
+/// "1024×1024×1024 f32 bias_gelu"
+std::string problem_label(int m, int n, int k, const std::string& dtype,
+                          const std::string& epilogue);
+
+struct ReportOptions {
+  int top = 5;                ///< configs per device × problem × family in top_configs
+  std::string database;       ///< the path as the user gave it (printed in the meta)
+};
+
+/// The whole report as a Document: tables runs, devices, comparison, waves, top_configs,
+/// outcomes.
+Document build_report(const db::Database& db, const Filters& f, const ReportOptions& options);
+
+/// Options of `coalesce-report diff`.
+struct DiffOptions {
+  std::string a_label, b_label;  ///< the paths as given
+  bool ignore_device = false;    ///< pair rows whatever their device (two GPUs, one each)
+};
+
+/// What changed from database A to B, per (device, problem, method, config) present in both
+/// with an ok row in at least one; the latest row of each key counts.
+Document build_diff(const db::Database& a, const db::Database& b, const Filters& f,
+                    const DiffOptions& options);
+
+}  // namespace coalesce::report

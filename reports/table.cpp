@@ -1,0 +1,270 @@
+// The printers of a Document (see table.hpp).
+#include "table.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "coalesce/version.h"
+
+namespace coalesce::report {
+
+namespace {
+
+bool is_number(const Value& v) {
+  return std::holds_alternative<std::int64_t>(v) || std::holds_alternative<double>(v);
+}
+
+/// A column is right-aligned in markdown when every non-NULL value in it is a number.
+bool numeric_column(const Table& t, std::size_t c) {
+  bool any = false;
+  for (const auto& row : t.rows) {
+    if (db::is_null(row[c])) continue;
+    if (!is_number(row[c])) return false;
+    any = true;
+  }
+  return any;
+}
+
+std::string md_cell(std::string s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+nlohmann::ordered_json json_value(const Value& v, int precision) {
+  if (auto* n = std::get_if<std::int64_t>(&v)) return *n;
+  if (auto* d = std::get_if<double>(&v)) {
+    if (!std::isfinite(*d)) return nullptr;
+    if (precision < 0) return *d;
+    double scale = std::pow(10.0, precision);
+    return std::round(*d * scale) / scale;
+  }
+  if (auto* s = std::get_if<std::string>(&v)) return *s;
+  return nullptr;
+}
+
+void print_md_rows(const Table& t, const std::vector<std::size_t>& cols,
+                   const std::vector<const std::vector<Value>*>& rows, std::ostream& out) {
+  out << '|';
+  for (auto c : cols) out << ' ' << md_cell(t.columns[c].header) << " |";
+  out << "\n|";
+  for (auto c : cols) out << (numeric_column(t, c) ? " ---: |" : " --- |");
+  out << '\n';
+  for (const auto* row : rows) {
+    out << '|';
+    for (auto c : cols)
+      out << ' ' << md_cell(format_value((*row)[c], t.columns[c].precision, "—")) << " |";
+    out << '\n';
+  }
+}
+
+void print_md_table(const Table& t, std::ostream& out) {
+  out << "## " << t.title << "\n\n";
+  if (t.rows.empty()) {
+    out << "_" << t.empty_text << "_\n\n";
+  } else if (t.records) {
+    for (const auto& row : t.rows) {
+      out << "| " << md_cell(t.columns[0].header) << " | "
+          << md_cell(format_value(row[0], t.columns[0].precision, "—")) << " |\n| --- | --- |\n";
+      for (std::size_t c = 1; c < t.columns.size(); ++c) {
+        if (!t.columns[c].markdown) continue;
+        out << "| " << md_cell(t.columns[c].header) << " | "
+            << md_cell(format_value(row[c], t.columns[c].precision, "—")) << " |\n";
+      }
+      out << '\n';
+    }
+  } else {
+    std::vector<std::size_t> groups, cols;
+    for (const auto& key : t.group_by) groups.push_back(t.index(key));
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].markdown && std::find(groups.begin(), groups.end(), c) == groups.end())
+        cols.push_back(c);
+    auto label = [&](const std::vector<Value>& row) {
+      std::string s;
+      for (auto g : groups)
+        s += (s.empty() ? "" : " · ") + format_value(row[g], t.columns[g].precision, "—");
+      return s;
+    };
+    std::size_t i = 0;
+    while (i < t.rows.size()) {
+      std::vector<const std::vector<Value>*> block;
+      std::string heading = label(t.rows[i]);
+      while (i < t.rows.size() && label(t.rows[i]) == heading) block.push_back(&t.rows[i++]);
+      if (!groups.empty()) out << "### " << heading << "\n\n";
+      print_md_rows(t, cols, block, out);
+      out << '\n';
+    }
+  }
+  for (const auto& note : t.notes) out << note << "\n\n";
+}
+
+}  // namespace
+
+std::size_t Table::index(const std::string& key) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].key == key) return i;
+  throw std::logic_error("table " + name + " has no column " + key);
+}
+
+Document make_document(std::string kind, std::string title) {
+  Document d;
+  d.kind = kind;
+  d.title = std::move(title);
+  d.meta = {{"format", "coalesce-report/" + kind},
+            {"format_version", std::to_string(kFormatVersion)},
+            {"tool", std::string("coalesce-report ") + COALESCE_VERSION},
+            {"tool_git_revision", COALESCE_GIT_REVISION}};
+  return d;
+}
+
+void keep_only_table(Document& doc, const std::string& name) {
+  std::string names;
+  for (const auto& t : doc.tables) {
+    if (t.name == name) {
+      Table kept = t;
+      doc.tables = {std::move(kept)};
+      doc.images.clear();
+      return;
+    }
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  throw std::invalid_argument("no table '" + name + "' in this output (tables: " + names + ")");
+}
+
+std::string format_value(const Value& v, int precision, const std::string& null_text) {
+  if (db::is_null(v)) return null_text;
+  if (auto* d = std::get_if<double>(&v); d && precision >= 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", precision, *d);
+    return buf;
+  }
+  return db::as_text(v);
+}
+
+void print_markdown(const Document& doc, std::ostream& out) {
+  out << "# " << doc.title << "\n\n";
+  for (const auto& [key, value] : doc.meta) out << "- " << key << ": `" << value << "`\n";
+  out << '\n';
+  for (const auto& note : doc.notes) out << note << "\n\n";
+  for (const auto& t : doc.tables) print_md_table(t, out);
+  if (!doc.images.empty()) {
+    out << "## Plots\n\n";
+    for (const auto& [caption, path] : doc.images)
+      out << "![" << caption << "](" << path << ")\n\n";
+  }
+  for (const auto& line : doc.footer) out << line << "\n";
+}
+
+void print_csv(const Document& doc, std::ostream& out) {
+  // Comment lines carry the document's facts; pandas.read_csv(comment='#') reads past them.
+  for (const auto& [key, value] : doc.meta) out << "# " << key << ": " << value << '\n';
+  bool first = true;
+  for (const auto& t : doc.tables) {
+    if (!first) out << '\n';
+    first = false;
+    out << "# table " << t.name << ": " << t.title << '\n';
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      out << (c ? "," : "") << csv_field(t.columns[c].key);
+    out << '\n';
+    for (const auto& row : t.rows) {
+      for (std::size_t c = 0; c < t.columns.size(); ++c)
+        out << (c ? "," : "") << csv_field(format_value(row[c], t.columns[c].precision, ""));
+      out << '\n';
+    }
+  }
+  for (const auto& line : doc.footer) out << "# " << line << '\n';
+}
+
+void print_json(const Document& doc, std::ostream& out) {
+  nlohmann::ordered_json j;
+  for (const auto& [key, value] : doc.meta) {
+    if (key == "format_version") j[key] = kFormatVersion;
+    else j[key] = value;
+  }
+  j["title"] = doc.title;
+  j["notes"] = doc.notes;
+  j["tables"] = nlohmann::ordered_json::array();
+  for (const auto& t : doc.tables) {
+    nlohmann::ordered_json jt;
+    jt["name"] = t.name;
+    jt["title"] = t.title;
+    jt["columns"] = nlohmann::ordered_json::array();
+    for (const auto& c : t.columns) jt["columns"].push_back({{"key", c.key}, {"header", c.header}});
+    jt["rows"] = nlohmann::ordered_json::array();
+    for (const auto& row : t.rows) {
+      nlohmann::ordered_json jr = nlohmann::ordered_json::object();
+      for (std::size_t c = 0; c < t.columns.size(); ++c)
+        jr[t.columns[c].key] = json_value(row[c], t.columns[c].precision);
+      jt["rows"].push_back(std::move(jr));
+    }
+    jt["notes"] = t.notes;
+    j["tables"].push_back(std::move(jt));
+  }
+  j["images"] = nlohmann::ordered_json::array();
+  for (const auto& [caption, path] : doc.images)
+    j["images"].push_back({{"caption", caption}, {"path", path}});
+  j["footer"] = doc.footer;
+  out << j.dump(2) << '\n';
+}
+
+void print_aligned(const db::ResultSet& rs, std::ostream& out) {
+  const std::size_t n = rs.columns.size();
+  std::vector<std::size_t> width(n);
+  std::vector<bool> right(n, false);
+  for (std::size_t c = 0; c < n; ++c) width[c] = rs.columns[c].size();
+  for (std::size_t c = 0; c < n; ++c) {
+    bool numeric = false, text = false;
+    for (const auto& row : rs.rows) {
+      if (is_number(row[c])) numeric = true;
+      else if (!db::is_null(row[c])) text = true;
+      width[c] = std::max(width[c], format_value(row[c], -1, "NULL").size());
+    }
+    right[c] = numeric && !text;
+  }
+  auto pad = [&](const std::string& s, std::size_t c, bool last) {
+    std::string fill(width[c] - s.size(), ' ');
+    if (right[c]) return fill + s;
+    return last ? s : s + fill;  // no trailing blanks at the end of a line
+  };
+  for (std::size_t c = 0; c < n; ++c) out << (c ? "  " : "") << pad(rs.columns[c], c, c + 1 == n);
+  out << '\n';
+  for (std::size_t c = 0; c < n; ++c) out << (c ? "  " : "") << std::string(width[c], '-');
+  out << '\n';
+  for (const auto& row : rs.rows) {
+    for (std::size_t c = 0; c < n; ++c)
+      out << (c ? "  " : "") << pad(format_value(row[c], -1, "NULL"), c, c + 1 == n);
+    out << '\n';
+  }
+  out << "(" << rs.rows.size() << (rs.rows.size() == 1 ? " row)" : " rows)") << '\n';
+}
+
+void print_plain_csv(const db::ResultSet& rs, std::ostream& out) {
+  for (std::size_t c = 0; c < rs.columns.size(); ++c) out << (c ? "," : "") << csv_field(rs.columns[c]);
+  out << '\n';
+  for (const auto& row : rs.rows) {
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out << (c ? "," : "") << csv_field(format_value(row[c], -1, ""));
+    out << '\n';
+  }
+}
+
+}  // namespace coalesce::report

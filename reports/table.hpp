@@ -1,0 +1,77 @@
+// Every output of coalesce-report is a Document: named tables of named metrics (nvbench's
+// "one table, many printers"). Markdown, CSV and JSON are printers over it, and each carries
+// the format version and the tool's git revision; query's aligned table is a fourth printer.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schema/db.hpp"
+
+namespace coalesce::report {
+
+using db::Value;
+
+/// The version of the layout of every printed Document. Bump it when a table, column key or
+/// meta key is renamed or removed (adding one is compatible).
+inline constexpr int kFormatVersion = 1;
+
+/// One metric: `key` names it in CSV and JSON, `header` in markdown.
+struct Column {
+  std::string key;
+  std::string header;
+  int precision = -1;     ///< decimals printed for a REAL; -1: SQLite's shortest rendering
+  bool markdown = true;   ///< false: CSV and JSON only (e.g. m, n, k beside a problem label)
+};
+
+struct Table {
+  std::string name;   ///< stable identifier: CSV section, JSON "name", --table NAME
+  std::string title;  ///< markdown heading
+  std::vector<Column> columns;
+  std::vector<std::vector<Value>> rows;
+  /// Markdown only: a sub-heading for each run of rows with equal values in these columns,
+  /// which are then left out of the table (CSV and JSON keep every column).
+  std::vector<std::string> group_by;
+  /// Markdown only: each row as its own two-column "field | value" table (wide records).
+  bool records = false;
+  std::vector<std::string> notes;  ///< how to read the table; printed with it
+  std::string empty_text = "No rows match.";
+
+  /// The index of column `key`; throws std::logic_error if absent.
+  std::size_t index(const std::string& key) const;
+};
+
+/// A printed result: its kind ("report", "diff", "query"), facts about where it came from,
+/// notes, tables and (markdown) links to images.
+struct Document {
+  std::string kind;
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::vector<std::string> notes;
+  std::vector<Table> tables;
+  std::vector<std::pair<std::string, std::string>> images;  ///< caption, path
+  std::vector<std::string> footer;  ///< closing lines (a diff's summary)
+};
+
+/// A Document whose meta starts with the format, its version and the tool's version and
+/// git revision.
+Document make_document(std::string kind, std::string title);
+
+/// Keeps only the table named `name`; throws std::invalid_argument naming the tables if absent.
+void keep_only_table(Document& doc, const std::string& name);
+
+/// A value as text: NULL → `null_text`, REAL with `precision` decimals (or SQLite's rendering).
+std::string format_value(const Value& v, int precision, const std::string& null_text);
+
+void print_markdown(const Document& doc, std::ostream& out);
+void print_csv(const Document& doc, std::ostream& out);
+void print_json(const Document& doc, std::ostream& out);
+
+/// A query's rows as an aligned text table (numbers right-aligned, NULL shown as NULL).
+void print_aligned(const db::ResultSet& rs, std::ostream& out);
+/// A query's rows as bare CSV (header and rows only, for pipes and spreadsheets).
+void print_plain_csv(const db::ResultSet& rs, std::ostream& out);
+
+}  // namespace coalesce::report

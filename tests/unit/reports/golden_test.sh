@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Golden tests of coalesce-report: every format and sub-command over the fixture databases
+# (tests/fixtures/make_fixture.cpp), compared byte for byte with golden/; bad input gets one line
+# on stderr, nothing on stdout and a non-zero exit; a refused write leaves the database unchanged.
+#
+# Usage: golden_test.sh COALESCE_REPORT FIXTURE_DIR GOLDEN_DIR
+# Regenerate the golden files after an intended change of the output, then review the diff:
+#   COALESCE_REGENERATE_GOLDEN=1 ctest --test-dir <build> -R 'reports_(fixture|golden)'
+# The tool's version and git revision are replaced by <version> and <git> before comparing.
+set -u
+report=$1 fixtures=$2 golden=$3
+regenerate=${COALESCE_REGENERATE_GOLDEN:-0}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$work/"
+cd "$work" || exit 1
+
+version_line=$("$report" --version)                      # coalesce-report 0.1.0 (git abc)
+tool_version=$(printf '%s' "$version_line" | sed -E 's/^coalesce-report ([^ ]+) .*/\1/')
+tool_rev=$(printf '%s' "$version_line" | sed -E 's/.*\(git (.*)\)$/\1/')
+normalize() {
+  sed -e "s/coalesce-report $tool_version/coalesce-report <version>/g" \
+      -e "s/\(tool_git_revision[^A-Za-z0-9]*\)$tool_rev/\1<git>/g"
+}
+
+fail=0
+pass() { echo "ok: $1"; }
+flunk() { echo "FAIL: $1"; fail=1; }
+
+# golden NAME ARGS...: stdout of a successful run equals golden/NAME.
+golden() {
+  local name=$1
+  shift
+  local out err rc
+  out=$("$report" "$@" 2>"$work/stderr"); rc=$?
+  if [ $rc -ne 0 ]; then flunk "$name: exit $rc: $(cat "$work/stderr")"; return; fi
+  printf '%s\n' "$out" | normalize >"$work/$name"
+  compare_file "$name" "$work/$name"
+}
+
+# compare_file NAME FILE: FILE equals golden/NAME (or becomes it when regenerating).
+compare_file() {
+  local name=$1 file=$2
+  if [ "$regenerate" = 1 ]; then
+    cp "$file" "$golden/$name"
+    echo "regenerated: $name"
+  elif [ ! -f "$golden/$name" ]; then
+    flunk "$name: no golden file (run with COALESCE_REGENERATE_GOLDEN=1)"
+  elif diff -u "$golden/$name" "$file" >"$work/diff"; then
+    pass "$name"
+  else
+    flunk "$name differs from its golden file:"
+    head -40 "$work/diff"
+  fi
+}
+
+# refused NAME ARGS...: non-zero exit, one line on stderr naming the problem, nothing on stdout.
+refused() {
+  local name=$1 expect=$2
+  shift 2
+  local out rc lines
+  out=$("$report" "$@" 2>"$work/stderr"); rc=$?
+  lines=$(wc -l <"$work/stderr")
+  if [ $rc -eq 0 ]; then flunk "$name: exit 0"
+  elif [ -n "$out" ]; then flunk "$name: wrote to stdout: $out"
+  elif [ "$lines" -ne 1 ]; then flunk "$name: $lines lines on stderr: $(cat "$work/stderr")"
+  elif ! grep -q -- "$expect" "$work/stderr"; then flunk "$name: '$(cat "$work/stderr")' lacks '$expect'"
+  else pass "$name ($(cat "$work/stderr"))"
+  fi
+}
+
+# --- the report in every format, filtered, one table ------------------------------------------
+golden report.md --db fixture.db
+golden report.csv --db fixture.db --format csv
+golden report.json --db fixture.db --format json
+golden report_filtered.md --db fixture.db --shape 4096 --family simt --top 3 --device H200
+golden report_run2.md --db fixture.db --run 2 --dtype f32 --epilogue bias_gelu
+golden report_comparison.csv --db fixture.db --format csv --table comparison
+golden report_empty.md --db fixture.db --shape 8192
+
+# --- query ------------------------------------------------------------------------------------
+comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'
+golden query_comparison.txt query --db fixture.db "$comparison_sql"
+golden query_comparison.csv query --db fixture.db --format csv "$comparison_sql"
+golden query_comparison.json query --db fixture.db --format json "$comparison_sql"
+golden query_outcomes.txt query --db fixture.db \
+  "SELECT m, status, prune_reason, configs FROM v_outcomes ORDER BY m, status, prune_reason;"
+
+# --- diff -------------------------------------------------------------------------------------
+golden diff.md diff fixture.db fixture_b.db
+golden diff.csv diff fixture.db fixture_b.db --format csv
+golden diff.json diff fixture.db fixture_b.db --format json --shape 1024
+golden diff_summary.md diff fixture.db fixture_b.db --ignore-device --table summary
+
+# --- plots: the data is golden; the drawings need python3 with matplotlib ----------------------
+refused plots_without_python "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
+compare_file plots_tflops_by_shape.csv plots/tflops_by_shape.csv
+compare_file plots_tile_landscape.csv plots/tile_landscape.csv
+out=$("$report" --db fixture.db --plots plots --out with_plots.md --python /nonexistent/python3 2>"$work/stderr"); rc=$?
+if [ $rc -eq 0 ] && [ -z "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] && grep -q "^No plots: " with_plots.md \
+   && ! grep -q '!\[' with_plots.md; then
+  pass "report without matplotlib still writes the markdown, says why, links nothing"
+else
+  flunk "report without matplotlib (exit $rc): $(cat "$work/stderr")"
+fi
+if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  if "$report" --db fixture.db --plots plots --out with_plots.md >/dev/null 2>"$work/stderr" \
+     && [ -s plots/tflops_vs_shape.png ] && [ -s plots/tile_landscape.png ] \
+     && grep -q '!\[TFLOP/s against shape, every method\](plots/tflops_vs_shape.png)' with_plots.md \
+     && grep -q '(plots/tile_landscape.png)' with_plots.md; then
+    pass "plots drawn and linked relative to the report"
+  else
+    flunk "plots with matplotlib: $(cat "$work/stderr")"
+  fi
+else
+  echo "skipped: drawing the plots (python3 with matplotlib is not installed)"
+fi
+
+# --- bad input: one line, non-zero exit, nothing on stdout --------------------------------------
+printf 'not a database, just text\n%.0s' {1..200} >notes.txt
+sqlite3 other.db "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"
+cp fixture.db newer.db
+sqlite3 newer.db "PRAGMA user_version = 99"
+refused missing_file "does not exist" --db nosuch.db
+refused text_file "not a Coalesce database" --db notes.txt
+refused foreign_sqlite "not a Coalesce database" query --db other.db "SELECT 1"
+refused newer_schema "newer Coalesce" --db newer.db
+refused malformed_sql "syntax error" query --db fixture.db "SELEC * FROM runs"
+refused unknown_table "no such table" query --db fixture.db "SELECT * FROM no_such_table"
+refused two_statements "one statement" query --db fixture.db "SELECT 1; SELECT 2"
+refused bad_shape "bad --shape" --db fixture.db --shape 12x
+refused zero_shape "bad --shape" --db fixture.db --shape 0
+refused bad_dtype "unknown dtype" --db fixture.db --dtype f33
+refused bad_format "format" --db fixture.db --format xml
+refused bad_table "no table 'nope'" --db fixture.db --table nope
+refused diff_missing "does not exist" diff fixture.db nosuch.db
+refused diff_two_devices_ok_but_bad_flag "see --help" diff fixture.db fixture_b.db --no-such-flag
+
+# --- read-only proof: refused writes leave the file and its directory as they were -------------
+before=$(cksum fixture.db)
+listing=$(ls -A)
+refused delete_refused "read-only" query --db fixture.db "DELETE FROM measurements"
+refused drop_refused "read-only" query --db fixture.db "DROP TABLE runs"
+refused pragma_refused "read-only" query --db fixture.db "PRAGMA user_version = 5"
+refused vacuum_into_refused "read-only" query --db fixture.db "VACUUM INTO 'copy.db'"
+refused attach_refused "attached" query --db fixture.db "ATTACH 'x.db' AS x"
+if [ "$(cksum fixture.db)" = "$before" ] && [ "$(ls -A)" = "$listing" ]; then
+  pass "fixture.db unchanged (cksum) and no file created by refused writes"
+else
+  flunk "a refused write changed fixture.db or its directory"
+fi
+
+exit $fail

@@ -1,0 +1,131 @@
+// The report over the fixture database (tests/fixtures/make_fixture.cpp): its comparison agrees
+// with the documented v_comparison view, the noise rule, shape parsing, and the diff's verdicts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "reports/report.hpp"
+
+namespace coalesce::report {
+namespace {
+
+std::filesystem::path fixture(const char* name) {
+  const char* dir = std::getenv("COALESCE_FIXTURE_DIR");
+  if (!dir) throw std::runtime_error("COALESCE_FIXTURE_DIR is not set (run through ctest)");
+  return std::filesystem::path(dir) / name;
+}
+
+TEST(Shapes, ParseNOrMxNxK) {
+  auto s = parse_shape("4096");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->m, 4096);
+  EXPECT_EQ(s->k, 4096);
+  auto r = parse_shape("128x256x64");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->m, 128);
+  EXPECT_EQ(r->n, 256);
+  EXPECT_EQ(r->k, 64);
+  for (const char* bad : {"", "0", "-5", "12x", "1x2", "1x2x3x4", "4096 ", "x", "1e3"})
+    EXPECT_FALSE(parse_shape(bad)) << bad;
+}
+
+TEST(Noise, OnlyDisjointIntervalsDiffer) {
+  EXPECT_EQ(compare_spread(1.0, 1.1, 1.2, 1.3), Verdict::faster);
+  EXPECT_EQ(compare_spread(1.2, 1.3, 1.0, 1.1), Verdict::slower);
+  EXPECT_EQ(compare_spread(1.0, 1.2, 1.1, 1.3), Verdict::same);
+}
+
+TEST(Filters, UnknownDtypeIsRefused) {
+  Filters f;
+  f.dtype = "f33";
+  EXPECT_THROW(f.validate(), std::invalid_argument);
+  f.dtype = "f32";
+  f.epilogue = "gelu";
+  EXPECT_THROW(f.validate(), std::invalid_argument);
+}
+
+TEST(Report, ComparisonAgreesWithTheView) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  auto entries = comparison_entries(db, {});
+  auto view = db.query(
+      "SELECT m, config_name, coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, "
+      "cublaslt_fused_ms, coalesce_unfused_ms, run_id FROM v_comparison ORDER BY m");
+  ASSERT_EQ(view.rows.size(), 2u);
+  for (const auto& row : view.rows) {
+    int m = static_cast<int>(db::as_int(row[0]));
+    std::map<std::string, std::optional<double>> times;
+    std::string best_config;
+    std::int64_t run = 0;
+    for (const auto& e : entries) {
+      if (e.m != m) continue;
+      if (e.method == "coalesce") best_config = e.config, run = e.run;
+      if (e.status == "ok") times[e.method] = e.median_ms;
+    }
+    EXPECT_EQ(best_config, db::as_text(row[1]));
+    EXPECT_EQ(run, db::as_int(row[8]));
+    const char* methods[] = {"coalesce", "cublas_gemm", "eager", "unfused", "cublaslt_fused",
+                             "coalesce_unfused"};
+    for (int i = 0; i < 6; ++i) {
+      if (db::is_null(row[2 + i])) {
+        EXPECT_FALSE(times[methods[i]]) << m << " " << methods[i];
+      } else {
+        ASSERT_TRUE(times[methods[i]]) << m << " " << methods[i];
+        EXPECT_DOUBLE_EQ(*times[methods[i]], db::as_double(row[2 + i])) << methods[i];
+      }
+    }
+  }
+}
+
+TEST(Report, SecondRunsBestUsesItsOwnBaselines) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Filters f;
+  f.shapes = {{1024, 1024, 1024}};
+  auto entries = comparison_entries(db, f);
+  ASSERT_FALSE(entries.empty());
+  EXPECT_EQ(entries[0].method, "coalesce");
+  EXPECT_EQ(entries[0].run, 2);  // config M, found by the second run
+  for (const auto& e : entries) EXPECT_EQ(e.run, 2);
+  // The second run's cuBLASLt failed: its row is shown with its status and no time.
+  auto lt = std::find_if(entries.begin(), entries.end(),
+                         [](const auto& e) { return e.method == "cublaslt_fused"; });
+  ASSERT_NE(lt, entries.end());
+  EXPECT_EQ(lt->status, "launch_failed");
+  EXPECT_FALSE(lt->median_ms);
+}
+
+TEST(Report, RunFilterRanksWithinTheRun) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Filters f;
+  f.shapes = {{1024, 1024, 1024}};
+  f.run = 1;
+  auto entries = comparison_entries(db, f);
+  ASSERT_FALSE(entries.empty());
+  EXPECT_EQ(entries[0].run, 1);
+  EXPECT_NE(entries[0].config.find("_bk16_"), std::string::npos) << entries[0].config;  // A
+}
+
+TEST(Diff, VerdictsFollowTheNoiseRule) {
+  auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
+  Document d = build_diff(a, b, {}, {"a", "b", false});
+  const Table& t = d.tables.at(0);
+  std::map<std::string, std::string> verdict;  // "<m> <method> <config>" -> verdict
+  for (const auto& row : t.rows)
+    verdict[db::as_text(row[t.index("m")]) + " " + db::as_text(row[t.index("method")]) + " " +
+            db::as_text(row[t.index("config")])] = db::as_text(row[t.index("verdict")]);
+  auto name = [](SimtConfig c) { return config_name(c, Dtype::f32, Epilogue::bias_gelu); };
+  EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 16, 64, 32, 8, 8, 3, 4, 8})], "faster");
+  EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 8, 64, 32, 8, 8, 2, 4, 8})], "slower");
+  EXPECT_EQ(verdict["4096 coalesce " + name({128, 64, 16, 32, 32, 4, 8, 3, 4, 8})], "same");
+  EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 8, 32, 32, 4, 8, 2, 2, 1})], "now ok");
+  EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 16, 32, 32, 4, 8, 2, 4, 4})],
+            "now launch_failed");
+  const Table& s = d.tables.at(1);
+  EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_a")]), 1);  // D at 1024
+  EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_b")]), 1);  // N at 1024
+  EXPECT_EQ(db::as_int(s.rows[0][s.index("faster")]), 1);
+  EXPECT_EQ(db::as_int(s.rows[0][s.index("slower")]), 1);
+}
+
+}  // namespace
+}  // namespace coalesce::report
