@@ -2,6 +2,7 @@
 // docs/reports.md).
 #include "report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>

@@ -1,6 +1,7 @@
 // The printers of a Document (see table.hpp).
 #include "table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
