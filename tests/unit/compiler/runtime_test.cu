@@ -1,0 +1,151 @@
+// The runtime library (compiler/runtime/) on the GPU: every entry point coalesce-lower-to-library
+// calls, checked against the harness's fp64 reference on shapes that take each built-in config
+// (4-, 2- and 1-float copies of B), the entry an emitted unit defines (fused_entry.cuh), the
+// device allocator, and the one-line refusal of bad operands (which needs no GPU).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compiler/runtime/coalesce_runtime.h"
+#include "compiler/runtime/fused_entry.cuh"
+#include "gpu_test.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/workspace.hpp"
+#include "kernels/simt_gemm.cuh"
+
+// What coalesce-translate --mlir-to-cuda-host emits for a tiled bias_relu op, written out.
+COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_bias_relu,
+                            coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>,
+                            coalesce::EpilogueBiasRelu)
+COALESCE_DEFINE_FUSED_ENTRY(runtime_test_entry_64x64_bias_relu, runtime_test_simt_64x64_bias_relu,
+                            coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>)
+
+namespace coalesce {
+namespace {
+
+CoalesceMemRef2DF32 matrix(const float* data, int rows, int cols) {
+  float* p = const_cast<float*>(data);
+  return {p, p, 0, {rows, cols}, {cols, 1}};
+}
+CoalesceMemRef1DF32 vector(const float* data, int size) {
+  float* p = const_cast<float*>(data);
+  return {p, p, 0, {size}, {1}};
+}
+
+// The runtime's operands of one workspace.
+struct Operands {
+  CoalesceMemRef2DF32 a, b, c;
+  CoalesceMemRef1DF32 bias;
+  explicit Operands(const Workspace& w)
+      : a(matrix(w.a(), w.problem().m, w.problem().k)),
+        b(matrix(w.b(), w.problem().k, w.problem().n)),
+        c(matrix(w.c(), w.problem().m, w.problem().n)),
+        bias(vector(w.bias(), w.problem().n)) {}
+};
+
+// Shapes whose first legal built-in config copies B 4, 2 and 1 floats at a time, with edges.
+const int kShapes[][3] = {{256, 256, 128}, {200, 30, 77}, {129, 31, 65}};
+
+void expect_matches_reference(Workspace& w, Epilogue e) {
+  COALESCE_CUDA(cudaDeviceSynchronize());
+  CheckResult r = w.check(ReferenceKind{e, false});
+  EXPECT_TRUE(r.passed) << r.why << " (rel_frobenius " << r.errors.rel_frobenius << ")";
+}
+
+TEST(Runtime, GenericFusedEntriesMatchTheReference) {
+  COALESCE_REQUIRE_GPU();
+  for (const auto& s : kShapes)
+    for (Epilogue e : {Epilogue::none, Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu}) {
+      SCOPED_TRACE(std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
+                   " " + std::string(to_string(e)));
+      Workspace w(Problem{s[0], s[1], s[2], Dtype::f32, e}, 7, nullptr);
+      Operands o(w);
+      w.poison_output();
+      switch (e) {
+        case Epilogue::none: _mlir_ciface_coalesce_fused_matmul_f32_none(&o.a, &o.b, &o.c); break;
+        case Epilogue::bias: _mlir_ciface_coalesce_fused_matmul_f32_bias(&o.a, &o.b, &o.bias, &o.c); break;
+        case Epilogue::bias_relu:
+          _mlir_ciface_coalesce_fused_matmul_f32_bias_relu(&o.a, &o.b, &o.bias, &o.c);
+          break;
+        case Epilogue::bias_gelu:
+          _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu(&o.a, &o.b, &o.bias, &o.c);
+          break;
+      }
+      expect_matches_reference(w, e);
+    }
+}
+
+// The unfused program as coalesce-lower-to-library lowers it: matmul into a device temporary,
+// bias_add into a second one, the activation into C; then the in-place variant.
+TEST(Runtime, UnfusedSequenceThroughDeviceTemporariesMatchesTheReference) {
+  COALESCE_REQUIRE_GPU();
+  for (const auto& s : kShapes)
+    for (Epilogue e : {Epilogue::bias_relu, Epilogue::bias_gelu}) {
+      SCOPED_TRACE(std::to_string(s[1]) + " columns, " + std::string(to_string(e)));
+      Workspace w(Problem{s[0], s[1], s[2], Dtype::f32, e}, 11, nullptr);
+      Operands o(w);
+      CoalesceMemRef2DF32 product, biased;
+      _mlir_ciface_coalesce_alloc_2d_f32(&product, s[0], s[1]);
+      _mlir_ciface_coalesce_alloc_2d_f32(&biased, s[0], s[1]);
+      EXPECT_EQ(product.strides[0], s[1]);
+      EXPECT_EQ(product.strides[1], 1);
+      w.poison_output();
+      _mlir_ciface_coalesce_matmul_f32(&o.a, &o.b, &product);
+      _mlir_ciface_coalesce_bias_add_f32(&product, &o.bias, &biased);
+      if (e == Epilogue::bias_relu) _mlir_ciface_coalesce_relu_f32(&biased, &o.c);
+      else _mlir_ciface_coalesce_gelu_f32(&biased, &o.c);
+      expect_matches_reference(w, e);
+
+      // In place: C = A B, C += bias, C = act(C).
+      w.poison_output();
+      _mlir_ciface_coalesce_matmul_f32(&o.a, &o.b, &o.c);
+      _mlir_ciface_coalesce_bias_add_f32(&o.c, &o.bias, &o.c);
+      if (e == Epilogue::bias_relu) _mlir_ciface_coalesce_relu_f32(&o.c, &o.c);
+      else _mlir_ciface_coalesce_gelu_f32(&o.c, &o.c);
+      expect_matches_reference(w, e);
+      _mlir_ciface_coalesce_free_2d_f32(&product);
+      _mlir_ciface_coalesce_free_2d_f32(&biased);
+    }
+}
+
+TEST(Runtime, EmittedEntryLaunchesItsKernel) {
+  COALESCE_REQUIRE_GPU();
+  Workspace w(Problem{300, 192, 100, Dtype::f32, Epilogue::bias_relu}, 3, nullptr);
+  Operands o(w);
+  w.poison_output();
+  _mlir_ciface_runtime_test_entry_64x64_bias_relu(&o.a, &o.b, &o.bias, &o.c);
+  expect_matches_reference(w, Epilogue::bias_relu);
+}
+
+TEST(Runtime, AllocatorGivesAlignedDeviceBuffersAndEmptyOnes) {
+  COALESCE_REQUIRE_GPU();
+  CoalesceMemRef1DF32 empty;
+  _mlir_ciface_coalesce_alloc_1d_f32(&empty, 0);
+  EXPECT_EQ(empty.aligned, nullptr);
+  _mlir_ciface_coalesce_free_1d_f32(&empty);
+  CoalesceMemRef1DF32 v;
+  _mlir_ciface_coalesce_alloc_1d_f32(&v, 1000);
+  ASSERT_NE(v.aligned, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.aligned) % 16, 0u);
+  COALESCE_CUDA(cudaMemsetAsync(v.aligned, 0, 1000 * sizeof(float), nullptr));
+  _mlir_ciface_coalesce_free_1d_f32(&v);
+  COALESCE_CUDA(cudaDeviceSynchronize());
+}
+
+// Operands are checked before anything touches the device: these refusals need no GPU.
+TEST(RuntimeDeathTest, MismatchedOperandsStopWithOneLine) {
+  float* fake = reinterpret_cast<float*>(std::uintptr_t{256});
+  CoalesceMemRef2DF32 a = matrix(fake, 64, 32), b = matrix(fake, 31, 16), c = matrix(fake, 64, 16);
+  EXPECT_EXIT(_mlir_ciface_coalesce_matmul_f32(&a, &b, &c), testing::ExitedWithCode(1),
+              "coalesce runtime: coalesce_matmul_f32: A is 64x32 but B is 31x16");
+  CoalesceMemRef2DF32 strided = matrix(fake, 64, 16);
+  strided.strides[0] = 32;
+  EXPECT_EXIT(_mlir_ciface_coalesce_relu_f32(&strided, &c), testing::ExitedWithCode(1),
+              "coalesce runtime: coalesce_relu_f32: X is not row-major contiguous");
+  CoalesceMemRef1DF32 short_bias = vector(fake, 15);
+  EXPECT_EXIT(_mlir_ciface_coalesce_bias_add_f32(&c, &short_bias, &c), testing::ExitedWithCode(1),
+              "coalesce runtime: coalesce_bias_add_f32: the bias has 15 entries, not N = 16");
+}
+
+}  // namespace
+}  // namespace coalesce
