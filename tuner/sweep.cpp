@@ -401,7 +401,7 @@ class Sweep {
       const std::string outcome = handle_candidate(problem, c, p, resumed);
       ++counts[outcome];
       if (outcome == "pruned") ++pruned_after;
-      else if (outcome != "ok" && outcome != "already measured") ++failed;
+      else if (outcome != "ok" && outcome != "compiled" && outcome != "already measured") ++failed;
       ++done;
       if (outcome == "ok") best = best_so_far(problem);
       progress.update(done, space.pruned() + pruned_after, failed, best);
@@ -483,7 +483,8 @@ class Sweep {
            << "  registers " << ptxas.registers << " (predicted " << c.predicted_registers << ")"
            << (ptxas.spills() ? "  spills" : "") << "  " << fixed(cr.compile_seconds, 2) << " s"
            << (cr.cache_hit ? " (cached)" : "") << (why.empty() ? "" : "  " + why) << "\n";
-      return after.ok() ? "ok" : "pruned";
+      out_.flush();  // keep the lines in order with the progress line when both go to one file
+      return after.ok() ? "compiled" : "pruned";
     }
     db::BuildId build = 0;
     if (!after.ok()) {

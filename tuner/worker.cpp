@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 
 #include "epilogue_after.hpp"
@@ -45,12 +46,22 @@ Outcome outcome_from_json(const json& reply) {
   }
   o.rel_err = optional_field<double>(reply, "rel_err");
   o.max_abs_err = optional_field<double>(reply, "max_abs_err");
+  // JSON has no infinity: an error figure that overflowed arrives as null. A checked row must
+  // still carry its figures, so it is stored as the infinity it was.
+  if (o.status == "ok" || o.status == "wrong_result") {
+    if (!o.rel_err) o.rel_err = std::numeric_limits<double>::infinity();
+    if (!o.max_abs_err) o.max_abs_err = std::numeric_limits<double>::infinity();
+  }
   o.median_ms = optional_field<double>(reply, "median_ms");
   o.min_ms = optional_field<double>(reply, "min_ms");
   o.max_ms = optional_field<double>(reply, "max_ms");
   o.p10_ms = optional_field<double>(reply, "p10_ms");
   o.p90_ms = optional_field<double>(reply, "p90_ms");
   o.samples = reply.value("samples", 0);
+  if (o.status == "ok" && (!o.median_ms || o.samples <= 0)) {
+    o.status = "launch_failed";
+    o.detail = "the worker reported success without a timing";
+  }
   o.sm_clock_before_mhz = optional_field<int>(reply, "sm_clock_before_mhz");
   o.sm_clock_after_mhz = optional_field<int>(reply, "sm_clock_after_mhz");
   o.grid_blocks = optional_field<std::int64_t>(reply, "grid_blocks");
@@ -119,7 +130,7 @@ json measure_cubin(Session& s, const json& req, bool unfused) {
   const auto named = parse_config_name(name);
   if (!named) throw std::invalid_argument("'" + name + "' is not a simt config name");
   const SimtConfig config = named->config;
-  CubinKernel kernel(image.data(), symbol);
+  CubinKernel kernel(image.data(), image.size(), symbol);
   const cudaFuncAttributes attributes = kernel.attributes();
   const Problem& p = s.ws.problem();
   Method m = simt_method(config, unfused ? Epilogue::none : p.epilogue, kernel.function(), s.ws);

@@ -40,6 +40,10 @@ void WorkerProcess::start() {
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create the worker's pipes: ") + std::strerror(errno));
+  // Everything the child needs is prepared before fork(): the compile threads may hold the
+  // allocator's lock at that instant, so the child must not allocate before exec.
+  const std::string exe = exe_.string();
+  char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("worker"), nullptr};
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot start the worker: ") + std::strerror(errno));
@@ -52,9 +56,7 @@ void WorkerProcess::start() {
     setpgid(0, 0);
     dup2(to[0], STDIN_FILENO);
     dup2(from[1], STDOUT_FILENO);
-    const std::string exe = exe_.string();
-    char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("worker"), nullptr};
-    execv(exe.c_str(), argv);
+    execv(argv[0], argv);
     _exit(127);
   }
   close(to[0]);

@@ -10,7 +10,9 @@
 #include <fstream>
 #include <string>
 
+#include "Coalesce/Emit.h"
 #include "kernels/names.hpp"
+#include "tuner/space.hpp"
 
 namespace coalesce::tuner {
 namespace {
@@ -183,21 +185,33 @@ TEST_F(JitCache, ACorruptEntryIsRecompiled) {
   EXPECT_FALSE(again.cache_hit);
 }
 
-// The simt template as the tuner instantiates it, compiled for the H200's architecture: a
-// 128x128 tile with 8x8 thread tiles and one block per SM fits without spilling, and ptxas'
-// registers pass the device rule.
-TEST_F(JitCache, TheSimtKernelCompilesForSm90WithoutSpills) {
-  SimtConfig c{.bm = 128, .bn = 128, .bk = 16, .wm = 64, .wn = 32, .tm = 8, .tn = 8, .stages = 3, .vec = 4,
-               .group_m = 8, .min_blocks = 1};
-  const std::string symbol = config_name(c, Dtype::f32, Epilogue::bias_gelu);
-  const std::string source = "#include \"kernels/simt_gemm.cuh\"\nCOALESCE_DEFINE_SIMT_KERNEL(" + symbol + ", " +
-                             simt_tile_type(c) + ", " + epilogue_type(Epilogue::bias_gelu) + ")\n";
-  CompileResult r = Jit(dir_, "sm_90").compile(symbol, source);
+// A candidate as the sweep builds it: emitted by the compiler (dialect -> fuse -> apply config
+// -> CUDA) and compiled for the H200's architecture. A 128x128 tile with 8x8 thread tiles fits
+// without spilling, and ptxas' registers pass the device rule.
+TEST_F(JitCache, AnEmittedKernelCompilesForSm90WithoutSpills) {
+  const SimtConfig c{.bm = 128, .bn = 128, .bk = 16, .wm = 64, .wn = 32, .tm = 8, .tn = 8, .stages = 3, .vec = 4,
+                     .group_m = 8, .min_blocks = 1};
+  const Problem p{4096, 4096, 4096, Dtype::f32, Epilogue::bias_gelu};
+  const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, c);
+  EXPECT_EQ(k.symbol, config_name(c, Dtype::f32, Epilogue::bias_gelu));
+  CompileResult r = Jit(dir_, "sm_90").compile(k.symbol, k.source);
   ASSERT_TRUE(r.ok) << r.log;
   ASSERT_TRUE(r.ptxas);
   EXPECT_FALSE(r.ptxas->spills()) << r.log;
-  EXPECT_LE(r.ptxas->registers, c.register_cap());
-  EXPECT_TRUE(c.check(DeviceLimits{}, r.ptxas->registers).ok());
+  EXPECT_GT(r.ptxas->registers, c.tm * c.tn);  // the accumulators alone need TM*TN
+  EXPECT_TRUE(compiled_verdict(c, DeviceLimits{}, r.ptxas->registers, r.ptxas->spills()).ok());
+}
+
+// Forcing a register budget below the accumulators makes ptxas spill, and the post-compile
+// rule prunes it as `registers`.
+TEST(CompiledVerdict, SpillsPruneAndRealRegistersAreChecked) {
+  const SimtConfig c{.bm = 128, .bn = 128, .bk = 16, .wm = 64, .wn = 32, .tm = 8, .tn = 8, .stages = 3, .vec = 4,
+                     .group_m = 8, .min_blocks = 1};
+  EXPECT_EQ(compiled_verdict(c, DeviceLimits{}, 128, /*spills=*/true).violation, Violation::registers);
+  EXPECT_TRUE(compiled_verdict(c, DeviceLimits{}, 168, false).ok());
+  DeviceLimits few_registers;
+  few_registers.regs_per_sm = 32768;  // 168 registers x 256 threads no longer fit
+  EXPECT_FALSE(compiled_verdict(c, few_registers, 168, false).ok());
 }
 
 }  // namespace

@@ -1,0 +1,245 @@
+// coalesce-tune sweep on the GPU, run as the user runs it (the binary beside this test): a tiny
+// random sweep stores every row; a sweep killed with SIGKILL and started again ends with the same
+// rows as one that was never interrupted; a kernel that faults or hangs becomes a launch_failed
+// or timeout row while the sweep goes on (the test hooks are described in tuner/sweep.cpp).
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "schema/db.hpp"
+#include "tuner/space.hpp"
+
+extern char** environ;
+
+namespace coalesce {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The sweep every test runs: six configs drawn at 256^3, small enough for seconds of GPU time.
+constexpr int kShape = 256;
+constexpr int kBudget = 6;
+constexpr int kSeed = 11;
+
+fs::path tune_binary() { return fs::read_symlink("/proc/self/exe").parent_path() / "coalesce-tune"; }
+
+struct Exit {
+  int code = -1;    // exit status, or -1 when killed
+  int signal = 0;   // the signal that killed it, or 0
+  std::string out;  // stdout
+};
+
+// Runs coalesce-tune with `args` and extra environment variables; stderr passes through to
+// the test log, stdout is captured.
+Exit run_tune(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  const fs::path out_file = fs::temp_directory_path() / ("coalesce-tune-out-" + std::to_string(getpid()));
+  const std::string exe = tune_binary().string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(out_file.c_str(), "w", stdout);
+    if (!f) _exit(126);
+    std::vector<std::string> envs;
+    for (char** e = environ; *e; ++e) envs.emplace_back(*e);
+    for (const std::string& e : env) envs.push_back(e);
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())}, envp;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (std::string& e : envs) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    execve(exe.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Exit r;
+  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  std::ifstream in(out_file);
+  std::ostringstream s;
+  s << in.rdbuf();
+  r.out = s.str();
+  fs::remove(out_file);
+  return r;
+}
+
+// A temporary directory per test, with one kernel cache shared by the whole binary (the same
+// configs are compiled by every test).
+class TunerSweep : public ::testing::Test {
+ protected:
+  static fs::path cache() { return fs::temp_directory_path() / ("coalesce-tuner-gpu-cache-" + std::to_string(getpid())); }
+  static void TearDownTestSuite() { fs::remove_all(cache()); }
+  void SetUp() override {
+    COALESCE_REQUIRE_GPU();
+    dir_ = fs::temp_directory_path() / ("coalesce-tuner-gpu-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ASSERT_TRUE(fs::exists(tune_binary())) << tune_binary() << " is not built beside the test";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::vector<std::string> sweep_args(const fs::path& db, double timeout_s = 30) const {
+    return {"sweep",   "--shape",   std::to_string(kShape), "--strategy", "random", "--budget", std::to_string(kBudget),
+            "--seed",  std::to_string(kSeed), "--db", db.string(), "--cache-dir", cache().string(), "--timeout",
+            std::to_string(timeout_s)};
+  }
+  // The configs the sweep draws, in the order it measures them.
+  static std::vector<tuner::Candidate> drawn() {
+    const Problem p{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu};
+    return tuner::select(tuner::enumerate_simt(p, query_device(0).limits), tuner::Strategy::random, kBudget, kSeed);
+  }
+  static std::size_t pruned_before_compiling() {
+    const Problem p{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu};
+    return tuner::enumerate_simt(p, query_device(0).limits).pruned();
+  }
+  static db::ResultSet query(const fs::path& path, const std::string& sql) {
+    return db::Database::open(path, db::Mode::read_only).query(sql);
+  }
+  static long long count(const fs::path& path, const std::string& sql) {
+    return db::as_int(query(path, sql).rows.at(0).at(0));
+  }
+  // (method, config, status, prune_reason) of every row: what must match between two sweeps.
+  static std::multiset<std::tuple<std::string, std::string, std::string, std::string>> row_set(const fs::path& path) {
+    std::multiset<std::tuple<std::string, std::string, std::string, std::string>> rows;
+    for (const auto& r : query(path,
+                               "SELECT method, CASE WHEN method = 'coalesce_unfused' THEN 'the winner' "
+                               "ELSE coalesce(config_name, '') END, status, coalesce(prune_reason, '') "
+                               "FROM v_measurements")
+                             .rows)
+      rows.emplace(db::as_text(r[0]), db::as_text(r[1]), db::as_text(r[2]), db::as_text(r[3]));
+    return rows;
+  }
+  fs::path dir_;
+};
+
+TEST_F(TunerSweep, ATinySweepStoresEveryRow) {
+  const fs::path db = dir_ / "tiny.db";
+  Exit e = run_tune(sweep_args(db));
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("best "), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("cublas_gemm"), std::string::npos) << e.out;
+
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 1);
+  // The baselines of the run, each checked and timed.
+  for (const char* method : {"cublas_gemm", "eager", "unfused"})
+    EXPECT_EQ(count(db, std::string("SELECT COUNT(*) FROM measurements WHERE status = 'ok' AND method = '") + method + "'"),
+              1)
+        << method;
+  // Every candidate pruned before compiling is a row with its reason; every drawn one a row
+  // with a build (compiled, and then measured or pruned with ptxas' figures).
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND build_id IS NULL AND status = 'pruned'"),
+            static_cast<long long>(pruned_before_compiling()));
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND build_id IS NOT NULL"), kBudget);
+  for (const tuner::Candidate& c : drawn())
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE method = 'coalesce' AND config_name = '" + c.name + "'"), 1)
+        << c.name;
+  EXPECT_GE(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND status = 'ok'"), 1);
+  // Measured rows carry ptxas' registers beside the model's prediction, and timings only when ok.
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM measurements x JOIN builds b ON b.id = x.build_id WHERE x.status = 'ok' "
+                  "AND x.method = 'coalesce' AND (b.registers IS NULL OR b.predicted_registers IS NULL)"),
+            0);
+  // The headline view has the winner, every baseline but cuBLASLt's (which may offer no
+  // algorithm) and the winner measured unfused, all from this run.
+  db::ResultSet v = query(db, "SELECT coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, coalesce_unfused_ms FROM v_comparison");
+  ASSERT_EQ(v.rows.size(), 1u);
+  for (std::size_t i = 0; i < v.columns.size(); ++i) EXPECT_FALSE(db::is_null(v.rows[0][i])) << v.columns[i];
+}
+
+TEST_F(TunerSweep, AKilledSweepResumesToTheSameRows) {
+  const fs::path whole = dir_ / "whole.db", killed = dir_ / "killed.db";
+  ASSERT_EQ(run_tune(sweep_args(whole)).code, 0);
+
+  // kill -9 after the third measured config: three rows committed, the rest not yet.
+  Exit first = run_tune(sweep_args(killed), {"COALESCE_TEST_STOP_AFTER=3"});
+  ASSERT_EQ(first.signal, SIGKILL) << "exit " << first.code;
+  EXPECT_EQ(count(killed,
+                  "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND build_id IS NOT NULL "
+                  "AND status NOT IN ('pruned', 'compile_failed')"),
+            3);
+  EXPECT_EQ(count(killed, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce_unfused'"), 0);
+
+  // The same command again resumes the same run and finishes it.
+  Exit second = run_tune(sweep_args(killed));
+  ASSERT_EQ(second.code, 0) << second.out;
+  EXPECT_EQ(count(killed, "SELECT COUNT(*) FROM runs"), 1);
+  EXPECT_EQ(count(killed, "SELECT COUNT(*) FROM runs WHERE status = 'completed' AND resumed = 1"), 1);
+  EXPECT_NE(second.out.find("already measured"), std::string::npos) << second.out;
+  EXPECT_EQ(row_set(killed), row_set(whole));
+}
+
+TEST_F(TunerSweep, AFaultingKernelIsLaunchFailedAndTheSweepGoesOn) {
+  const fs::path db = dir_ / "fault.db";
+  const std::string victim = drawn().at(1).name;
+  Exit e = run_tune(sweep_args(db), {"COALESCE_TEST_INJECT=fault:1"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  db::ResultSet r = query(db, "SELECT status, message, measurement_id FROM v_measurements WHERE config_name = '" + victim + "'");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(db::as_text(r.rows[0][0]), "launch_failed") << db::as_text(r.rows[0][1]);
+  // A fresh worker measured the configs after it.
+  EXPECT_GE(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND status = 'ok' AND id > " +
+                          db::as_text(r.rows[0][2])),
+            1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 1);
+}
+
+TEST_F(TunerSweep, AHungKernelIsTimeoutAndTheSweepGoesOn) {
+  const fs::path db = dir_ / "hang.db";
+  const std::string victim = drawn().at(1).name;
+  // 10 s: several times what one 256^3 measurement takes, including the worker's first warm-up.
+  Exit e = run_tune(sweep_args(db, 10), {"COALESCE_TEST_INJECT=hang:1"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  db::ResultSet r = query(db, "SELECT status, message, measurement_id FROM v_measurements WHERE config_name = '" + victim + "'");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(db::as_text(r.rows[0][0]), "timeout") << db::as_text(r.rows[0][1]);
+  EXPECT_GE(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND status = 'ok' AND id > " +
+                          db::as_text(r.rows[0][2])),
+            1);
+}
+
+// A second sweep on a database another sweep is writing is refused in one line; the first
+// finishes untroubled.
+TEST_F(TunerSweep, ASecondWriterIsRefusedCleanly) {
+  const fs::path db = dir_ / "busy.db";
+  const std::string exe = tune_binary().string();
+  pid_t first = fork();
+  if (first == 0) {
+    std::vector<std::string> args = sweep_args(db);
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  // Wait until the first sweep holds the database (its run row exists).
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    usleep(100 * 1000);
+    try {
+      started = fs::exists(db) && count(db, "SELECT COUNT(*) FROM runs") == 1;
+    } catch (const db::Error&) {
+      // not yet a database
+    }
+  }
+  ASSERT_TRUE(started);
+  Exit second = run_tune(sweep_args(db));
+  EXPECT_NE(second.code, 0);
+  int status = 0;
+  waitpid(first, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
+}
+
+}  // namespace
+}  // namespace coalesce

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# coalesce-tune's command line on a machine without a GPU: every bad input is one line on stderr
+# and a non-zero exit with the database file untouched (checksum) or never created; a dry run
+# compiles through NVRTC without a GPU, writes no database, and hits the cache the second time.
+set -u
+tune=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
+
+db=$work/results.db
+printf 'an existing file that must not change\n' > "$db"
+sum=$(sha256sum "$db")
+
+# Each line: arguments after `sweep`, and the text the one-line error must contain.
+while IFS='|' read -r args expect; do
+  [ -z "$args" ] && continue
+  out=$("$tune" sweep $args --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+  check "sweep $args: non-zero exit" '[ $rc -ne 0 ]'
+  check "sweep $args: one line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ]'
+  check "sweep $args: says '$expect'" 'printf "%s" "$out" | grep -q -- "$expect"'
+  check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+done <<'CASES'
+--shape 0|positive integer
+--shape -5|positive integer
+--shape 4096x0x16|positive integer
+--shape 12x34|one size
+--shape 1x2x3x4|one size
+--shape abc|positive integer
+--shape 99999999999|positive integer
+--shape 4096 --dtype bf16|not supported yet
+--shape 4096 --dtype f64|not a dtype
+--shape 4096 --family wgmma|not a family
+--shape 4096 --epilogue swish|not an epilogue
+--shape 4096 --strategy greedy|not a strategy
+--shape 4096 --strategy random|needs --budget
+--shape 4096 --budget 5|needs --strategy random
+--shape 4096 --strategy random --budget 0|at least 1
+--shape 4096 --timeout 0|positive number
+--shape 4096 --no-such-flag|no-such-flag
+--dtype f32|shape
+CASES
+
+# Without a GPU a real sweep stops before opening the database: exit 2, one line.
+if ! ls /dev/nvidia0 >/dev/null 2>&1; then
+  out=$("$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+  check "sweep without a GPU exits 2" '[ $rc -eq 2 ]'
+  check "sweep without a GPU says so in one line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
+  check "sweep without a GPU leaves the database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+  out=$("$tune" sweep --shape 256 --db "$work/new.db" --cache-dir "$work/cache" 2>&1); rc=$?
+  check "sweep without a GPU creates no database" '[ $rc -eq 2 ] && [ ! -e "$work/new.db" ]'
+fi
+
+# The space lists every candidate with a verdict, pruned ones with their category and sentence.
+out=$("$tune" space --shape 4096 2>/dev/null)
+check "space lists legal configs" 'printf "%s\n" "$out" | grep -q "^simt_f32_.*_bias_gelu  legal  "'
+check "space gives each pruned config a reason" '! printf "%s\n" "$out" | grep "  pruned  " | grep -vq ": "'
+check "space --all adds the non-configs" '"$tune" space --shape 4096 --all 2>/dev/null | grep -q "  not_a_config  "'
+
+# A dry run compiles two drawn configs without a GPU and writes no database.
+dry=$work/dry.db
+out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
+check "dry run exits 0" '[ $rc -eq 0 ]'
+check "dry run compiles the two drawn configs" '[ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 2 ]'
+check "dry run writes no database" '[ ! -e "$dry" ]'
+check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
+out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
+check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
+exit $fail
