@@ -56,8 +56,8 @@ def CoalesceApplyTileConfig : Pass<"coalesce-apply-tile-config", "ModuleOp"> {
        `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu`); its dtype and epilogue
        must be the op's, and it must be legal for the op's shape and target, else the pass fails.
     2. `db=<path>` with `device=<name>`: the fastest config measured for this op's M, N, K,
-       dtype and epilogue on that device, from the tuning database's `v_comparison` view,
-       skipping rows whose config is not legal for the op's shape and target ("apply history
+       dtype and epilogue on that device, from the results database's `v_ranked` view (ok
+       rows only), skipping configs not legal for the op's shape and target ("apply history
        best").
     3. The fallback: the first built-in config (Coalesce/BuiltinConfigs.h, the configs the
        runtime library ships) that is legal for the shape and target; the last built-in config
@@ -151,8 +151,8 @@ def CoalesceTestTileBudget : Pass<"coalesce-test-tile-budget", "ModuleOp"> {
     FileCheck-tested. Changes nothing.
 
     ```mlir
-    // remark: simt tile: 256 threads, 56064 of 232448 B shared memory, 144 registers/thread
-    //         (predicted), 1 blocks/SM, grid 1024 blocks
+    // remark: simt tile: 256 threads, 50688 of 232448 B shared memory, 120 registers/thread
+    //         (predicted, cap 128), 2 blocks/SM, grid 1024 blocks
     ```
   }];
 }
