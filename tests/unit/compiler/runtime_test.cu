@@ -132,8 +132,11 @@ TEST(Runtime, AllocatorGivesAlignedDeviceBuffersAndEmptyOnes) {
   COALESCE_CUDA(cudaDeviceSynchronize());
 }
 
-// Operands are checked before anything touches the device: these refusals need no GPU.
+// Operands are checked before anything touches the device: these refusals need no GPU. The
+// child re-executes the binary ("threadsafe") rather than forking a process that may hold a
+// CUDA context from the other tests.
 TEST(RuntimeDeathTest, MismatchedOperandsStopWithOneLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   float* fake = reinterpret_cast<float*>(std::uintptr_t{256});
   CoalesceMemRef2DF32 a = matrix(fake, 64, 32), b = matrix(fake, 31, 16), c = matrix(fake, 64, 16);
   EXPECT_EXIT(_mlir_ciface_coalesce_matmul_f32(&a, &b, &c), testing::ExitedWithCode(1),
