@@ -77,9 +77,9 @@ func.func @read_in_between(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: 
   // CHECK-NEXT: %[[V:.*]] = memref.load
   // CHECK-NEXT: coalesce.fused_matmul bias ins({{.*}}) bias({{.*}}) outs({{.*}})
   // CHECK-NEXT: return %[[V]]
-  %zero = arith.constant 0 : index
   %t = memref.alloc() : memref<64x16xf32>
   coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%t : memref<64x16xf32>)
+  %zero = arith.constant 0 : index
   %v = memref.load %a[%zero, %zero] : memref<64x32xf32>
   coalesce.bias_add ins(%t, %bias : memref<64x16xf32>, memref<16xf32>) outs(%c : memref<64x16xf32>)
   return %v : f32
@@ -140,14 +140,14 @@ func.func @producer_after_consumer(%a: memref<64x32xf32>, %b: memref<32x16xf32>,
 // Refused: an op between them may write memory (here A itself), so the product cannot move.
 // CHECK-LABEL: func.func @write_in_between
 func.func @write_in_between(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>, %v: f32) {
-  // CHECK-NEXT: arith.constant
   // CHECK-NEXT: memref.alloc
   // CHECK-NEXT: coalesce.matmul
+  // CHECK-NEXT: arith.constant
   // CHECK-NEXT: memref.store
   // CHECK-NEXT: coalesce.bias_add
-  %zero = arith.constant 0 : index
   %t = memref.alloc() : memref<64x16xf32>
   coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%t : memref<64x16xf32>)
+  %zero = arith.constant 0 : index
   memref.store %v, %a[%zero, %zero] : memref<64x32xf32>
   coalesce.bias_add ins(%t, %bias : memref<64x16xf32>, memref<16xf32>) outs(%c : memref<64x16xf32>)
   return

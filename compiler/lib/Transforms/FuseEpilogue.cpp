@@ -140,7 +140,11 @@ struct CoalesceFuseEpiloguePass
     auto before = countOps();
     RewritePatternSet patterns(&getContext());
     populateFuseEpiloguePatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Fusion only: no folding, constant hoisting or region simplification of unrelated IR.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     auto after = countOps();
     numEpiloguesFused += before.first - after.first;
