@@ -20,10 +20,12 @@ def CoalesceFuseEpilogue : Pass<"coalesce-fuse-epilogue", "func::FuncOp"> {
     and erases the intermediate buffer with its dealloc. Any other chain (ReLU or GELU without
     a bias, GELU after ReLU, two biases) has no kernel epilogue and is left alone.
 
-    A step is legal only when the intermediate is a `memref.alloc` in the consumer's block,
-    written by a producer that precedes the consumer, and used by nothing but the two of them
-    (and its dealloc); when no op between the two may write memory (the product is computed
-    where the consumer was); and when the consumer's output is neither A nor B.
+    A step is legal only when the intermediate is a `memref.alloc` written by a producer in the
+    consumer's block that precedes it, and used by nothing but the two of them and its dealloc
+    (or, when the consumer writes it in place, ops after the consumer, which read its result);
+    when no op between the two may write memory (the product is computed where the consumer
+    was); and when the consumer's output is neither A nor B. Only the fused ops change: no
+    folding or hoisting of unrelated IR.
 
     Before:
     ```mlir
