@@ -67,11 +67,15 @@ std::string first_line(const std::string& text) {
 //       problem is compiled from a kernel that writes to an unmapped address or spins forever,
 //       under the candidate's own symbol, so the worker launches it like any other;
 //   COALESCE_TEST_STOP_AFTER=N  the sweep kills itself with SIGKILL after committing N measured
-//       candidate rows, as `kill -9` would.
+//       candidate rows, as `kill -9` would;
+//   COALESCE_TEST_STANDIN_WORKER=PATH  a sweep without a GPU: PATH answers the measurement
+//       requests (tests/unit/tuner/standin_worker.sh) for a stand-in device with the H200's
+//       limits, so the database side of a sweep is tested on machines without one.
 struct TestHooks {
   std::string inject;  // "fault" or "hang"
   int inject_at = -1;
   int stop_after = -1;
+  std::string standin_worker;
 
   static TestHooks from_env() {
     TestHooks h;
@@ -84,6 +88,7 @@ struct TestHooks {
         throw std::invalid_argument("COALESCE_TEST_INJECT must be fault:<index> or hang:<index>");
     }
     if (const char* v = std::getenv("COALESCE_TEST_STOP_AFTER"); v && *v) h.stop_after = std::atoi(v);
+    if (const char* v = std::getenv("COALESCE_TEST_STANDIN_WORKER"); v && *v) h.standin_worker = v;
     return h;
   }
 };
@@ -171,6 +176,19 @@ class Progress {
   bool tty_ = false;
 };
 
+// The device of COALESCE_TEST_STANDIN_WORKER sweeps: named so that no one mistakes its rows.
+DeviceInfo standin_device() {
+  DeviceInfo d;
+  d.name = "stand-in device (test)";
+  d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.l2_bytes = 60 << 20;
+  d.global_mem_bytes = 141LL << 30;
+  return d;
+}
+
 fs::path self_exe() {
   std::error_code ec;
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
@@ -204,7 +222,7 @@ class Sweep {
     if (!o_.dry_run) {
       db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
       open_run();
-      worker_.emplace(self_exe(), o_.timeout_s);
+      worker_.emplace(hooks_.standin_worker.empty() ? self_exe() : fs::path(hooks_.standin_worker), o_.timeout_s);
       signal(SIGINT, on_interrupt);
       signal(SIGTERM, on_interrupt);
     }
@@ -237,6 +255,12 @@ class Sweep {
   }
 
   void resolve_target() {
+    if (!hooks_.standin_worker.empty() && !o_.dry_run) {
+      device_ = standin_device();
+      limits_ = device_->limits;
+      arch_ = device_->arch();
+      return;
+    }
     if (!o_.dry_run || device_count() > 0) {
       device_ = query_device(o_.device);
       limits_ = device_->limits;

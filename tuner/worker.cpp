@@ -1,5 +1,5 @@
 // The worker process's side: one CUDA context, one problem's buffers, and a loop answering
-// measurement requests (see worker.hpp). Also the JSON forms shared with the parent.
+// measurement requests (see worker.hpp).
 #include "worker.hpp"
 
 #include <unistd.h>
@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <limits>
 #include <memory>
 
 #include "epilogue_after.hpp"
@@ -24,50 +23,6 @@
 namespace coalesce::tuner {
 
 using nlohmann::json;
-
-namespace {
-
-template <class T>
-std::optional<T> optional_field(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  return it->get<T>();
-}
-
-}  // namespace
-
-Outcome outcome_from_json(const json& reply) {
-  Outcome o;
-  o.status = reply.value("status", "");
-  o.detail = reply.value("detail", "");
-  if (o.status != "ok" && o.status != "wrong_result" && o.status != "launch_failed" && o.status != "timeout") {
-    if (o.detail.empty()) o.detail = "the worker answered with status '" + o.status + "'";
-    o.status = "launch_failed";
-  }
-  o.rel_err = optional_field<double>(reply, "rel_err");
-  o.max_abs_err = optional_field<double>(reply, "max_abs_err");
-  // JSON has no infinity: an error figure that overflowed arrives as null. A checked row must
-  // still carry its figures, so it is stored as the infinity it was.
-  if (o.status == "ok" || o.status == "wrong_result") {
-    if (!o.rel_err) o.rel_err = std::numeric_limits<double>::infinity();
-    if (!o.max_abs_err) o.max_abs_err = std::numeric_limits<double>::infinity();
-  }
-  o.median_ms = optional_field<double>(reply, "median_ms");
-  o.min_ms = optional_field<double>(reply, "min_ms");
-  o.max_ms = optional_field<double>(reply, "max_ms");
-  o.p10_ms = optional_field<double>(reply, "p10_ms");
-  o.p90_ms = optional_field<double>(reply, "p90_ms");
-  o.samples = reply.value("samples", 0);
-  if (o.status == "ok" && (!o.median_ms || o.samples <= 0)) {
-    o.status = "launch_failed";
-    o.detail = "the worker reported success without a timing";
-  }
-  o.sm_clock_before_mhz = optional_field<int>(reply, "sm_clock_before_mhz");
-  o.sm_clock_after_mhz = optional_field<int>(reply, "sm_clock_after_mhz");
-  o.grid_blocks = optional_field<std::int64_t>(reply, "grid_blocks");
-  o.driver_registers = optional_field<int>(reply, "driver_registers");
-  return o;
-}
 
 namespace {
 

@@ -72,8 +72,9 @@ class WorkerProcess {
  private:
   /// Sets the worker up first when it is fresh, then exchanges `req`.
   nlohmann::json request(const nlohmann::json& req);
-  /// One request and its answer, or a synthesized timeout / launch_failed when it never comes.
-  nlohmann::json exchange(const nlohmann::json& req);
+  /// One request and its answer within `timeout_s`, or a synthesized timeout / launch_failed
+  /// when it never comes.
+  nlohmann::json exchange(const nlohmann::json& req, double timeout_s);
   void start();
   void stop();
   std::filesystem::path exe_;

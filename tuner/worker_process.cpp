@@ -1,5 +1,6 @@
 // The parent's side of the worker (see worker.hpp): fork+exec, JSON lines over two pipes, a
-// deadline on every answer, and a restart after any loss.
+// deadline on every answer, a restart after any loss, and the answers read as Outcomes. Needs no
+// GPU: the tests drive it with a stand-in worker.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -7,9 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "worker.hpp"
@@ -20,13 +23,56 @@ using nlohmann::json;
 
 namespace {
 
+// Seconds a fresh worker may take to set a problem up.
+constexpr double kSetupTimeoutS = 120;
+
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "stopped";
 }
 
+template <class T>
+std::optional<T> optional_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
 }  // namespace
+
+Outcome outcome_from_json(const json& reply) {
+  Outcome o;
+  o.status = reply.value("status", "");
+  o.detail = reply.value("detail", "");
+  if (o.status != "ok" && o.status != "wrong_result" && o.status != "launch_failed" && o.status != "timeout") {
+    if (o.detail.empty()) o.detail = "the worker answered with status '" + o.status + "'";
+    o.status = "launch_failed";
+  }
+  o.rel_err = optional_field<double>(reply, "rel_err");
+  o.max_abs_err = optional_field<double>(reply, "max_abs_err");
+  // JSON has no infinity: an error figure that overflowed arrives as null. A checked row must
+  // still carry its figures, so it is stored as the infinity it was.
+  if (o.status == "ok" || o.status == "wrong_result") {
+    if (!o.rel_err) o.rel_err = std::numeric_limits<double>::infinity();
+    if (!o.max_abs_err) o.max_abs_err = std::numeric_limits<double>::infinity();
+  }
+  o.median_ms = optional_field<double>(reply, "median_ms");
+  o.min_ms = optional_field<double>(reply, "min_ms");
+  o.max_ms = optional_field<double>(reply, "max_ms");
+  o.p10_ms = optional_field<double>(reply, "p10_ms");
+  o.p90_ms = optional_field<double>(reply, "p90_ms");
+  o.samples = reply.value("samples", 0);
+  if (o.status == "ok" && (!o.median_ms || o.samples <= 0)) {
+    o.status = "launch_failed";
+    o.detail = "the worker reported success without a timing";
+  }
+  o.sm_clock_before_mhz = optional_field<int>(reply, "sm_clock_before_mhz");
+  o.sm_clock_after_mhz = optional_field<int>(reply, "sm_clock_after_mhz");
+  o.grid_blocks = optional_field<std::int64_t>(reply, "grid_blocks");
+  o.driver_registers = optional_field<int>(reply, "driver_registers");
+  return o;
+}
 
 WorkerProcess::WorkerProcess(std::filesystem::path exe, double timeout_s)
     : exe_(std::move(exe)), timeout_s_(timeout_s) {
@@ -84,22 +130,31 @@ json WorkerProcess::request(const json& req) {
   if (pid_ < 0) start();
   if (!ready_ && setup_) {
     const WorkerSetup& s = *setup_;
-    json reply = exchange({{"op", "setup"},
-                           {"device", s.device},
-                           {"m", s.problem.m},
-                           {"n", s.problem.n},
-                           {"k", s.problem.k},
-                           {"dtype", std::string(to_string(s.problem.dtype))},
-                           {"epilogue", std::string(to_string(s.problem.epilogue))},
-                           {"seed", s.seed}});
+    const json setup_req = {{"op", "setup"},
+                            {"device", s.device},
+                            {"m", s.problem.m},
+                            {"n", s.problem.n},
+                            {"k", s.problem.k},
+                            {"dtype", std::string(to_string(s.problem.dtype))},
+                            {"epilogue", std::string(to_string(s.problem.epilogue))},
+                            {"seed", s.seed}};
+    // Set-up gets a longer deadline than a measurement (a new context, cuBLAS, the fp64
+    // reference, and right after a killed worker the driver still tearing its context down)
+    // and a second worker if the first fails: only then is the GPU taken to be unusable.
+    json reply = exchange(setup_req, std::max(timeout_s_, kSetupTimeoutS));
+    if (reply.value("status", "") != "ok") {
+      stop();
+      start();
+      reply = exchange(setup_req, std::max(timeout_s_, kSetupTimeoutS));
+    }
     if (reply.value("status", "") != "ok")
       throw std::runtime_error("the measuring worker could not set up the problem: " + reply.value("detail", ""));
     ready_ = true;
   }
-  return exchange(req);
+  return exchange(req, timeout_s_);
 }
 
-json WorkerProcess::exchange(const json& req) {
+json WorkerProcess::exchange(const json& req, double timeout_s) {
   if (pid_ < 0) start();
   const std::string line = req.dump() + "\n";
   for (std::size_t sent = 0; sent < line.size();) {
@@ -109,7 +164,7 @@ json WorkerProcess::exchange(const json& req) {
     sent += static_cast<std::size_t>(n);
   }
 
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     if (std::size_t nl = buffered_.find('\n'); nl != std::string::npos) {
       json reply = json::parse(buffered_.substr(0, nl), nullptr, /*allow_exceptions=*/false);
@@ -122,7 +177,7 @@ json WorkerProcess::exchange(const json& req) {
     if (left.count() <= 0) {
       stop();
       char detail[128];
-      std::snprintf(detail, sizeof detail, "no answer within %.0f s: the worker was killed", timeout_s_);
+      std::snprintf(detail, sizeof detail, "no answer within %.0f s: the worker was killed", timeout_s);
       return {{"status", "timeout"}, {"detail", detail}};
     }
     pollfd p{from_worker_, POLLIN, 0};

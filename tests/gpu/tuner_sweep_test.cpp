@@ -2,26 +2,17 @@
 // random sweep stores every row; a sweep killed with SIGKILL and started again ends with the same
 // rows as one that was never interrupted; a kernel that faults or hangs becomes a launch_failed
 // or timeout row while the sweep goes on (the test hooks are described in tuner/sweep.cpp).
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
+#include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
-#include <tuple>
+#include <thread>
 #include <vector>
 
 #include "gpu_test.hpp"
-#include "schema/db.hpp"
+#include "tests/unit/tuner/sweep_support.hpp"
 #include "tuner/space.hpp"
 
-extern char** environ;
-
-namespace coalesce {
+namespace coalesce::sweep_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -33,43 +24,8 @@ constexpr int kSeed = 11;
 
 fs::path tune_binary() { return fs::read_symlink("/proc/self/exe").parent_path() / "coalesce-tune"; }
 
-struct Exit {
-  int code = -1;    // exit status, or -1 when killed
-  int signal = 0;   // the signal that killed it, or 0
-  std::string out;  // stdout
-};
-
-// Runs coalesce-tune with `args` and extra environment variables; stderr passes through to
-// the test log, stdout is captured.
 Exit run_tune(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  const fs::path out_file = fs::temp_directory_path() / ("coalesce-tune-out-" + std::to_string(getpid()));
-  const std::string exe = tune_binary().string();
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE* f = std::freopen(out_file.c_str(), "w", stdout);
-    if (!f) _exit(126);
-    std::vector<std::string> envs;
-    for (char** e = environ; *e; ++e) envs.emplace_back(*e);
-    for (const std::string& e : env) envs.push_back(e);
-    std::vector<char*> argv{const_cast<char*>(exe.c_str())}, envp;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    for (std::string& e : envs) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    execve(exe.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Exit r;
-  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  std::ifstream in(out_file);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.out = s.str();
-  fs::remove(out_file);
-  return r;
+  return run(tune_binary().string(), args, env);
 }
 
 // A temporary directory per test, with one kernel cache shared by the whole binary (the same
@@ -101,23 +57,6 @@ class TunerSweep : public ::testing::Test {
   static std::size_t pruned_before_compiling() {
     const Problem p{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu};
     return tuner::enumerate_simt(p, query_device(0).limits).pruned();
-  }
-  static db::ResultSet query(const fs::path& path, const std::string& sql) {
-    return db::Database::open(path, db::Mode::read_only).query(sql);
-  }
-  static long long count(const fs::path& path, const std::string& sql) {
-    return db::as_int(query(path, sql).rows.at(0).at(0));
-  }
-  // (method, config, status, prune_reason) of every row: what must match between two sweeps.
-  static std::multiset<std::tuple<std::string, std::string, std::string, std::string>> row_set(const fs::path& path) {
-    std::multiset<std::tuple<std::string, std::string, std::string, std::string>> rows;
-    for (const auto& r : query(path,
-                               "SELECT method, CASE WHEN method = 'coalesce_unfused' THEN 'the winner' "
-                               "ELSE coalesce(config_name, '') END, status, coalesce(prune_reason, '') "
-                               "FROM v_measurements")
-                             .rows)
-      rows.emplace(db::as_text(r[0]), db::as_text(r[1]), db::as_text(r[2]), db::as_text(r[3]));
-    return rows;
   }
   fs::path dir_;
 };
@@ -175,7 +114,7 @@ TEST_F(TunerSweep, AKilledSweepResumesToTheSameRows) {
   EXPECT_EQ(count(killed, "SELECT COUNT(*) FROM runs"), 1);
   EXPECT_EQ(count(killed, "SELECT COUNT(*) FROM runs WHERE status = 'completed' AND resumed = 1"), 1);
   EXPECT_NE(second.out.find("already measured"), std::string::npos) << second.out;
-  EXPECT_EQ(row_set(killed), row_set(whole));
+  EXPECT_EQ(row_set(killed, /*winner_by_role=*/true), row_set(whole, true));
 }
 
 TEST_F(TunerSweep, AFaultingKernelIsLaunchFailedAndTheSweepGoesOn) {
@@ -211,21 +150,12 @@ TEST_F(TunerSweep, AHungKernelIsTimeoutAndTheSweepGoesOn) {
 // finishes untroubled.
 TEST_F(TunerSweep, ASecondWriterIsRefusedCleanly) {
   const fs::path db = dir_ / "busy.db";
-  const std::string exe = tune_binary().string();
-  pid_t first = fork();
-  if (first == 0) {
-    std::vector<std::string> args = sweep_args(db);
-    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (!std::freopen("/dev/null", "w", stdout)) _exit(126);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
+  const fs::path out = dir_ / "stdout";
+  pid_t first = spawn(tune_binary().string(), sweep_args(db), {}, out);
   // Wait until the first sweep holds the database (its run row exists).
   bool started = false;
   for (int i = 0; i < 600 && !started; ++i) {
-    usleep(100 * 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     try {
       started = fs::exists(db) && count(db, "SELECT COUNT(*) FROM runs") == 1;
     } catch (const db::Error&) {
@@ -235,11 +165,10 @@ TEST_F(TunerSweep, ASecondWriterIsRefusedCleanly) {
   ASSERT_TRUE(started);
   Exit second = run_tune(sweep_args(db));
   EXPECT_NE(second.code, 0);
-  int status = 0;
-  waitpid(first, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Exit done = finish(first, out);
+  EXPECT_EQ(done.code, 0) << done.out;
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
 }
 
 }  // namespace
-}  // namespace coalesce
+}  // namespace coalesce::sweep_test

@@ -1,0 +1,23 @@
+#!/bin/sh
+# A stand-in for `coalesce-tune worker` on machines without a GPU (COALESCE_TEST_STANDIN_WORKER,
+# tuner/sweep.cpp): it speaks the worker's JSON lines and answers every measurement with a
+# timing derived from the request's text, so equal requests get equal rows. cuBLASLt is
+# "unavailable". With STANDIN_DELAY set, each kernel takes that many seconds.
+[ "$1" = worker ] || exit 64
+ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+timing() {
+  printf '{"status":"ok","rel_err":1e-7,"max_abs_err":2e-6,"median_ms":%s,"min_ms":%s,"max_ms":%s,"p10_ms":%s,"p90_ms":%s,"samples":40,"grid_blocks":64}\n' \
+    "$(ms "$1")" "$(ms $(($1 - 50)))" "$(ms $(($1 + 80)))" "$(ms $(($1 - 20)))" "$(ms $(($1 + 20)))"
+}
+while IFS= read -r line; do
+  case "$line" in
+    *'"op":"setup"'* | *'"op":"ping"'*) echo '{"status":"ok"}' ;;
+    *'"method":"cublaslt_fused"'*) echo '{"status":"unavailable","detail":"the stand-in worker has no cuBLASLt"}' ;;
+    *'"op":"baseline"'*) timing 1500 ;;
+    *'"op":"kernel"'* | *'"op":"kernel_then_epilogue"'*)
+      [ -n "${STANDIN_DELAY:-}" ] && sleep "$STANDIN_DELAY"
+      sum=$(printf '%s' "$line" | cksum | cut -d ' ' -f 1)
+      timing $((1000 + sum % 1000)) ;;
+    *) echo '{"status":"error","detail":"the stand-in does not know this request"}' ;;
+  esac
+done
