@@ -227,7 +227,9 @@ class Sweep {
       signal(SIGTERM, on_interrupt);
     }
     try {
-      for (std::size_t i = 0; i < o_.problems.size() && !g_interrupted; ++i) sweep_problem(o_.problems[i], i, pool);
+      std::vector<Plan> plans;
+      for (std::size_t i = 0; i < o_.problems.size(); ++i) plans.push_back(plan(o_.problems[i], i, pool));
+      for (std::size_t i = 0; i < plans.size() && !g_interrupted; ++i) sweep_problem(plans[i], pool);
     } catch (...) {
       if (db_) db_->end_run(run_, db::RunStatus::failed);
       throw;
@@ -378,19 +380,33 @@ class Sweep {
            " TFLOP/s) " + best->name;
   }
 
-  void sweep_problem(const Problem& problem, std::size_t index, ThreadPool& pool) {
-    const Space space = enumerate_simt(problem, limits_);
-    const std::vector<Candidate> chosen = select(space, o_.strategy, o_.budget, o_.seed);
-
-    // Every selected candidate is emitted and compiled ahead, in order, on the pool.
+  // One problem's candidates and their compiles, queued before any problem is measured so the
+  // pool never idles between problems.
+  struct Plan {
+    Problem problem;
+    Space space;
+    std::vector<Candidate> chosen;
     std::vector<std::future<Prepared>> prepared;
-    prepared.reserve(chosen.size());
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
+  };
+
+  Plan plan(const Problem& problem, std::size_t index, ThreadPool& pool) {
+    Plan p{problem, enumerate_simt(problem, limits_), {}, {}};
+    p.chosen = select(p.space, o_.strategy, o_.budget, o_.seed);
+    p.prepared.reserve(p.chosen.size());
+    for (std::size_t i = 0; i < p.chosen.size(); ++i) {
       std::string inject = index == 0 && static_cast<int>(i) == hooks_.inject_at ? hooks_.inject : "";
-      prepared.push_back(pool.submit([jit = &*jit_, problem, c = chosen[i].config, inject] {
+      p.prepared.push_back(pool.submit([jit = &*jit_, problem, c = p.chosen[i].config, inject] {
         return prepare(*jit, problem, c, inject);
       }));
     }
+    return p;
+  }
+
+  void sweep_problem(Plan& plan, ThreadPool& pool) {
+    const Problem& problem = plan.problem;
+    const Space& space = plan.space;
+    const std::vector<Candidate>& chosen = plan.chosen;
+    std::vector<std::future<Prepared>>& prepared = plan.prepared;
 
     std::map<std::string, std::size_t> counts;  // status -> rows of this problem
     if (db_) {
@@ -604,8 +620,8 @@ class Sweep {
         continue;
       }
       const double ms = db::as_double(v);
-      out_ << fixed(ms, 3) << " ms  " << fixed(tflops(ms), 1) << " TFLOP/s  best is " << fixed(ms / best_ms * 100, 1)
-           << "% of its time\n";
+      out_ << fixed(ms, 3) << " ms  " << fixed(tflops(ms), 1) << " TFLOP/s  best at " << fixed(ms / best_ms * 100, 1)
+           << "% of its throughput\n";
     }
     if (resumed) out_ << "  " << resumed << " configs were already measured (resumed)\n";
   }
