@@ -5,7 +5,7 @@ set -euo pipefail
 build=${1:-build}
 rm -rf dist
 mkdir -p dist/bin
-for tool in coalesce-tune coalesce-report coalesce-opt coalesce-bench; do
+for tool in coalesce-tune coalesce-report coalesce-opt coalesce-translate coalesce-bench gemm_bias_gelu_fused gemm_bias_gelu_unfused; do
   [ -x "$build/bin/$tool" ] && cp "$build/bin/$tool" dist/bin/
 done
 while read -r t; do

@@ -12,8 +12,9 @@ const SimtLists& simt_lists() {
   // 32 to 128 accumulators, 8- and 16-deep K slices, 3 or 4 stages). Left out to keep the count
   // down: 32-wide block tiles (16K blocks of one or two warps at 4096) and TN = 4 (its largest
   // thread tile, 16x4, has fewer accumulators than 8x8). group_m stays at 8, the L2-friendly
-  // rasterization Triton and CUTLASS default to; min_blocks at 1, since asking ptxas for two
-  // blocks of 256 threads caps them at 128 registers, below what an 8x8 tile needs unspilled.
+  // rasterization Triton and CUTLASS default to. min_blocks spans 1 to 3: the lead's probes at
+  // 4096 found the fastest configs at 2 or 3 resident blocks (an 8x8 tile fits unspilled in the
+  // 127-170 registers that leaves), and SimtConfig::check() prunes the caps too small for a tile.
   static const SimtLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 256},
@@ -24,7 +25,7 @@ const SimtLists& simt_lists() {
       .tn = {8, 16, 32},
       .stages = {3, 4},
       .group_m = {8},
-      .min_blocks = {1},
+      .min_blocks = {1, 2, 3},
   };
   return lists;
 }

@@ -47,12 +47,13 @@ TEST(Space, VerdictsAreTheSharedRule) {
   }
 }
 
-// The sweep at 4096 must finish within 10 minutes on the H200 host at roughly a second per
-// measured config: the lists are sized for a few hundred legal configs, not thousands.
-TEST(Space, A4096SweepIsAFewHundredConfigs) {
+// The sweep at 4096 must finish within 10 minutes on the H200 host, where a config measures in
+// about a quarter of a second: the lists are sized for several hundred legal configs, not
+// thousands (the H200 sweep's own time is in results/).
+TEST(Space, A4096SweepIsSeveralHundredConfigs) {
   Space s = enumerate_simt(square(4096), DeviceLimits{});
   EXPECT_GE(s.legal(), 200u);
-  EXPECT_LE(s.legal(), 500u);
+  EXPECT_LE(s.legal(), 1000u);
 }
 
 TEST(Space, EnumerationIsDeterministicAndNamesAreUnique) {
