@@ -30,13 +30,22 @@ Value value_of(const std::optional<double>& d) { return d ? Value(*d) : Value();
 Value text(std::string s) { return Value(std::move(s)); }
 Value integer(std::int64_t n) { return Value(n); }
 
-/// Where a method sorts among the rows compared with a family's best.
+/// Where a method sorts among the rows compared with a family's best: the run's own rows, then
+/// the peers.
 int method_order(const std::string& method) {
-  static const char* order[] = {"coalesce", "cublas_gemm", "eager", "unfused", "cublaslt_fused",
-                                "coalesce_unfused"};
-  for (int i = 0; i < 6; ++i)
+  static const char* order[] = {"coalesce",         "cublas_gemm", "eager",         "unfused",
+                                "cublaslt_fused",   "coalesce_unfused", "torch_eager",
+                                "torch_compile",    "triton"};
+  constexpr int count = sizeof order / sizeof order[0];
+  for (int i = 0; i < count; ++i)
     if (method == order[i]) return i;
-  return 6;
+  return count;
+}
+
+/// Methods that scripts/torch_peers.py measures in runs of its own (docs/reports.md, "Peers from
+/// PyTorch and Triton").
+bool is_peer(const std::string& method) {
+  return method == "torch_eager" || method == "torch_compile" || method == "triton";
 }
 
 const char* kProblemOrder = "m * n * k, m, n, k, dtype, epilogue";
@@ -164,7 +173,9 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
                    col("verdict", "fused is"), col("note", "note")})
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
+  bool peers = false;
   for (const auto& e : entries) {
+    peers = peers || is_peer(e.method);
     auto row = problem_values(e.device, e.m, e.n, e.k, e.dtype, e.epilogue);
     std::optional<double> pct, speedup;
     Value verdict;
@@ -189,6 +200,12 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
       "\"fused is\" compares the [p10, p90] intervals: faster or slower only when they do not "
       "overlap, otherwise \"same\" (within the measured noise). TFLOP/s counts 2·M·N·K for "
       "every method."};
+  if (peers)
+    t.notes.push_back(
+        "`torch_eager`, `torch_compile` and `triton` are peers that scripts/torch_peers.py "
+        "measured with the same harness rules on the same device, in a run of their own: for each, "
+        "the latest run that measured it on the problem (its fastest ok config, else its first "
+        "failure). Their ratios to the fused row cross runs; the run column says which.");
   return t;
 }
 
@@ -457,7 +474,8 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
         AND (config_id IS NULL OR (method = 'coalesce_unfused' AND config_id = ?4)))sql",
                            {r[10], r[0], r[3], r[11]});
     std::vector<ComparisonEntry> rows;
-    for (auto& o : others.rows) {
+    // A row compared with the best: method, config, status, median, p10, p90, TFLOP/s, message.
+    auto compared = [&e](const std::vector<Value>& o) {
       ComparisonEntry x = e;
       x.method = as_text(o[0]);
       x.config = as_text(o[1]);
@@ -467,7 +485,31 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
       x.p90_ms = opt_double(o[5]);
       x.tflops = opt_double(o[6]);
       x.message = as_text(o[7]);
-      rows.push_back(std::move(x));
+      return x;
+    };
+    for (auto& o : others.rows) rows.push_back(compared(o));
+    if (!filters.run) {
+      // The peers come from runs of their own, so --run (one run's rows only) leaves them out.
+      auto peers = db.query(R"sql(
+        WITH latest AS (
+          SELECT method, MAX(run_id) AS run_id FROM measurements
+          WHERE device_id = ?1 AND problem_id = ?2
+            AND method IN ('torch_eager', 'torch_compile', 'triton')
+          GROUP BY method),
+        picked AS (
+          SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.method
+                                         ORDER BY v.status <> 'ok', v.median_ms,
+                                                  v.measurement_id) AS pick
+          FROM v_measurements v JOIN latest l ON l.method = v.method AND l.run_id = v.run_id
+          WHERE v.device_id = ?1 AND v.problem_id = ?2)
+        SELECT method, IFNULL(config_name, ''), status, median_ms, p10_ms, p90_ms, tflops, message,
+               run_id
+        FROM picked WHERE pick = 1)sql",
+                            {r[0], r[3]});
+      for (auto& o : peers.rows) {
+        rows.push_back(compared(o));
+        rows.back().run = as_int(o[8]);
+      }
     }
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       int oa = method_order(a.method), ob = method_order(b.method);
@@ -487,10 +529,14 @@ Document build_report(const db::Database& db, const Filters& filters,
   doc.notes = {"Times are medians of cold samples (L2 flushed before each) in milliseconds; "
                "p10 and p90 bound the middle 80% of the samples. Every ratio compares rows of "
                "one run on one device."};
+  auto entries = comparison_entries(db, filters);
+  if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return is_peer(e.method); }))
+    doc.notes.back() += " The peers (torch_eager, torch_compile, triton) are the exception: they "
+                        "come from runs of their own on the same device.";
   SqlFilter f = filter_sql(filters, "v");
   doc.tables.push_back(runs_table(db, f));
   doc.tables.push_back(devices_table(db, f));
-  doc.tables.push_back(comparison_table(comparison_entries(db, filters)));
+  doc.tables.push_back(comparison_table(entries));
   doc.tables.push_back(waves_table(db, f));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));

@@ -12,7 +12,7 @@ report=$1 fixtures=$2 golden=$3
 regenerate=${COALESCE_REGENERATE_GOLDEN:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$work/"
+cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$work/"
 cd "$work" || exit 1
 
 version_line=$("$report" --version)                      # coalesce-report 0.1.0 (git abc)
@@ -77,6 +77,9 @@ golden report_filtered.md --db fixture.db --shape 4096 --family simt --top 3 --d
 golden report_run2.md --db fixture.db --run 2 --dtype f32 --epilogue bias_gelu
 golden report_comparison.csv --db fixture.db --format csv --table comparison
 golden report_empty.md --db fixture.db --shape 8192
+# the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
+golden report_peers.md --db fixture_peers.db
+golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison
 
 # --- query ------------------------------------------------------------------------------------
 comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'

@@ -104,6 +104,57 @@ TEST(Report, RunFilterRanksWithinTheRun) {
   EXPECT_NE(entries[0].config.find("_bk16_"), std::string::npos) << entries[0].config;  // A
 }
 
+/// The peer rows (method -> entry) shown beside the best of one problem.
+std::map<std::string, ComparisonEntry> peers_at(const db::Database& db, int n, Filters f = {}) {
+  f.shapes = {{n, n, n}};
+  std::map<std::string, ComparisonEntry> out;
+  for (const auto& e : comparison_entries(db, f))
+    if (e.method == "torch_eager" || e.method == "torch_compile" || e.method == "triton")
+      EXPECT_TRUE(out.emplace(e.method, e).second) << "two " << e.method << " rows at " << n;
+  return out;
+}
+
+TEST(Report, PeersComeFromTheLatestRunThatMeasuredThem) {
+  auto db = db::Database::open(fixture("fixture_peers.db"), db::Mode::read_only);
+  // 1024: run 4 measured torch_eager and torch_compile (which failed) but not triton.
+  auto small = peers_at(db, 1024);
+  ASSERT_EQ(small.size(), 3u);
+  EXPECT_EQ(small["torch_eager"].run, 4);
+  EXPECT_DOUBLE_EQ(*small["torch_eager"].median_ms, 0.0758);
+  EXPECT_EQ(small["torch_compile"].run, 4);
+  EXPECT_EQ(small["torch_compile"].status, "compile_failed");
+  EXPECT_FALSE(small["torch_compile"].median_ms);
+  EXPECT_EQ(small["triton"].run, 3);
+  EXPECT_DOUBLE_EQ(*small["triton"].median_ms, 0.0951);
+  // 4096: all from run 4; triton's fastest ok config, ahead of its failures.
+  auto large = peers_at(db, 4096);
+  ASSERT_EQ(large.size(), 3u);
+  for (const auto& [method, e] : large) EXPECT_EQ(e.run, 4) << method;
+  EXPECT_DOUBLE_EQ(*large["torch_eager"].median_ms, 2.941);
+  EXPECT_EQ(large["triton"].config, "triton_f32_bm128_bn64_bk32_w4_s3_bias_gelu");
+  EXPECT_EQ(large["triton"].status, "ok");
+  EXPECT_DOUBLE_EQ(large["triton"].best_median_ms, 2.902);  // compared with run 1's best
+}
+
+TEST(Report, PeersFollowTheBaselinesAndLeaveWithRunFilter) {
+  auto db = db::Database::open(fixture("fixture_peers.db"), db::Mode::read_only);
+  Filters f;
+  f.shapes = {{4096, 4096, 4096}};
+  auto entries = comparison_entries(db, f);
+  ASSERT_GE(entries.size(), 3u);
+  EXPECT_EQ(entries[entries.size() - 3].method, "torch_eager");
+  EXPECT_EQ(entries[entries.size() - 2].method, "torch_compile");
+  EXPECT_EQ(entries.back().method, "triton");
+  f.run = 1;  // one run's rows only: the peers are of other runs
+  EXPECT_TRUE(peers_at(db, 4096, f).empty());
+  Filters simt;
+  simt.family = "simt";  // the family filter picks the best rows, not the peers beside them
+  EXPECT_EQ(peers_at(db, 4096, simt).size(), 3u);
+  // The base fixture has no peers: its comparison is unchanged.
+  auto base = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  EXPECT_TRUE(peers_at(base, 4096).empty());
+}
+
 TEST(Diff, VerdictsFollowTheNoiseRule) {
   auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
