@@ -949,6 +949,10 @@ class PeerRun:
         self.versions = versions
         self.stored = 0
         self.timer = None
+        self.device_id: Optional[int] = None
+        #: The run, opened (or resumed) when the first row is about to be measured, so that an
+        #: invocation that finds everything stored leaves no empty run behind.
+        self.run: Optional[int] = None
 
     # -- rows of the environment -----------------------------------------------------------------
 
@@ -978,7 +982,14 @@ class PeerRun:
             "max_blocks_per_sm": d.attribute(Driver.MAX_BLOCKS_PER_MULTIPROCESSOR),
         })
 
-    def open_run(self, device: int) -> int:
+    def open_run(self) -> int:
+        if self.run is None:
+            self.run = self._open_run(self.device_id)
+            print(f"{TOOL}: run {self.run} on {self.props.name} ({self.uuid}), {self.versions}; "
+                  f"writing {self.args.db}", flush=True)
+        return self.run
+
+    def _open_run(self, device: int) -> int:
         # Another script or library version is another sweep (its configs are new rows too).
         key = f"{resume_key(self.args)} source={self.source_hash}"
         unfinished = self.db.find_unfinished_run(key, device)
@@ -1088,8 +1099,10 @@ class PeerRun:
         short = [re.sub(r"<.*", "", n)[:48] for n in names]
         return f"{len(names)} kernel{'s' if len(names) > 1 else ''} per call ({', '.join(short)})"
 
-    def measure_all(self, device: int, run: int):
+    def measure_all(self):
+        """Every problem × method × config not yet stored for this device, one row each."""
         args = self.args
+        self.device_id = self.device_row()
         self.timer = ColdTimer(self.torch, self.device, args.settings, self.props.L2_cache_size,
                                self.nvml)
         for m, n, k in args.shapes:
@@ -1104,7 +1117,7 @@ class PeerRun:
                     for cfg in args.triton_configs:
                         config = self.db.upsert_config("triton", cfg.name(args.epilogue),
                                                        cfg.params(), self.source_hash)
-                        self.measure_one(device, run, problem, (m, n, k), label, method,
+                        self.measure_one(problem, (m, n, k), label, method,
                                          cfg.name(args.epilogue), config, cfg)
                 else:
                     name = torch_config_name(method, args.epilogue, args.compile_mode)
@@ -1113,16 +1126,16 @@ class PeerRun:
                         params.update({"backend": "inductor", "mode": args.compile_mode,
                                        "dynamic": False, "fullgraph": True})
                     config = self.db.upsert_config("torch", name, params, self.source_hash)
-                    self.measure_one(device, run, problem, (m, n, k), label, method, name,
-                                     config, None)
+                    self.measure_one(problem, (m, n, k), label, method, name, config, None)
 
-    def measure_one(self, device, run, problem, shape, label, method, name, config, cfg):
-        stored = self.db.measured(device, problem, method, config)
+    def measure_one(self, problem, shape, label, method, name, config, cfg):
+        stored = self.db.measured(self.device_id, problem, method, config)
         if stored is not None:
             print(f"{label}  {name}: already measured ({stored[1]}, run {stored[0]}); skipped")
             return
+        run = self.open_run()
         row = self.run_method(problem, shape, method, config, cfg)
-        if self.db.insert_measurement(run, device, row) is not None:
+        if self.db.insert_measurement(run, self.device_id, row) is not None:
             self.stored += 1
         t = row.timing
         if t is not None:
@@ -1254,11 +1267,13 @@ class PeerRun:
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     db = None
-    run = None
+    peers = None
 
     def end_run(status: str):
+        if peers is None or peers.run is None:
+            return
         try:
-            db.end_run(run, status)
+            db.end_run(peers.run, status)
         except PeerError as e:
             print(f"{TOOL}: {e}", file=sys.stderr)
 
@@ -1268,27 +1283,26 @@ def main(argv: Optional[list[str]] = None) -> int:
         torch = load_torch()
         peers = PeerRun(args, torch, db)
         db.connect()
-        device = peers.device_row()
-        run = peers.open_run(device)
-        print(f"{TOOL}: run {run} on {peers.props.name} ({peers.uuid}), {peers.versions}; "
-              f"writing {args.db}", flush=True)
-        peers.measure_all(device, run)
-        db.end_run(run, "completed")
-        print(f"{TOOL}: stored {peers.stored} rows in run {run} of {args.db}")
+        peers.measure_all()
+        if peers.run is None:
+            print(f"{TOOL}: nothing to measure: every config is stored for this device in "
+                  f"{args.db}")
+            return 0
+        db.end_run(peers.run, "completed")
+        print(f"{TOOL}: stored {peers.stored} rows in run {peers.run} of {args.db}")
         return 0
     except PeerError as e:
-        if run is not None:
-            end_run("failed")
+        end_run("failed")
         print(f"{TOOL}: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
-        if run is not None:
-            end_run("interrupted")
-            print(f"{TOOL}: interrupted: the same command resumes run {run}", file=sys.stderr)
+        end_run("interrupted")
+        if peers is not None and peers.run is not None:
+            print(f"{TOOL}: interrupted: the same command resumes run {peers.run}",
+                  file=sys.stderr)
         return 130
     except BaseException:
-        if run is not None:
-            end_run("failed")  # an unexpected error: its traceback follows
+        end_run("failed")  # an unexpected error: its traceback follows
         raise
     finally:
         if db is not None:
