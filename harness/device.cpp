@@ -71,7 +71,7 @@ DeviceInfo query_device(int ordinal) {
   DeviceInfo d;
   d.ordinal = ordinal;
   d.name = p.name;
-  char uuid[40];
+  char uuid[48];  // "GPU-" + 32 hex digits + 4 dashes + NUL = 41
   const unsigned char* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
   std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
                 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);

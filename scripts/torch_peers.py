@@ -269,11 +269,12 @@ def device_uuid(raw: bytes) -> str:
     return f"GPU-{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
-#: harness/device.cpp formats the UUID into a 40-byte buffer, so the 40-character string loses
-#: its last hex digit to the terminating NUL: the devices table keys a GPU by those 39
-#: characters. A device row is found by either form and inserted in the C++ form, so that the
-#: peers and coalesce-tune's rows share one device row (the report compares within a device).
-CPP_UUID_CHARS = 39
+#: Until 2026-11-29 harness/device.cpp formatted the UUID into a 40-byte buffer, so the
+#: 40-character string lost its last hex digit to the terminating NUL, and databases written
+#: then key a GPU by those 39 characters. A device row is found by either form (so the peers
+#: share coalesce-tune's row, and the report compares within a device) and inserted in full, as
+#: the C++ tools now do.
+LEGACY_UUID_CHARS = 39
 
 
 def fp32_lanes_per_sm(cc_major: int, cc_minor: int) -> int:
@@ -519,10 +520,10 @@ class PeerDatabase:
             raise DbError(f"cannot {what} in {self.path}: {e}")
 
     def find_device(self, uuid: str) -> Optional[int]:
-        """The device with this UUID, in the full form or harness/device.cpp's (CPP_UUID_CHARS)."""
-        rows = self._one("SELECT id, uuid FROM devices WHERE uuid IN (?1, ?2) "
-                         "ORDER BY uuid = ?1 DESC, id LIMIT 1",
-                         (uuid, uuid[:CPP_UUID_CHARS]), "look up a device")
+        """The device with this UUID, in full or in the legacy truncated form (LEGACY_UUID_CHARS)."""
+        rows = self._one("SELECT id, uuid FROM devices WHERE uuid IN (?, ?) "
+                         "ORDER BY uuid = ? DESC, id LIMIT 1",
+                         (uuid, uuid[:LEGACY_UUID_CHARS], uuid), "look up a device")
         return rows[0][0] if rows else None
 
     def insert_device(self, d: dict) -> int:
@@ -962,7 +963,7 @@ class PeerRun:
             return found
         p, d = self.props, self.driver
         return self.db.insert_device({
-            "uuid": self.uuid[:CPP_UUID_CHARS],
+            "uuid": self.uuid,
             "name": p.name,
             "arch": f"sm_{p.major}{p.minor}",
             "cc_major": p.major,
