@@ -13,20 +13,8 @@ using K_t = void(*)(const float*, const float*, const float*, float*, int, int, 
 struct Entry { const char* name; K_t k; SimtConfig c; };
 #define E(BM,BN,BK,WM,WN,TM,TN,S,V,G,O) { #BM "x" #BN "x" #BK " w" #WM "x" #WN " t" #TM "x" #TN " s" #S " v" #V " g" #G " o" #O, simt_gemm_kernel<SimtTile<BM,BN,BK,WM,WN,TM,TN,S,V,G,O>, EpilogueBiasGeluErf>, SimtTile<BM,BN,BK,WM,WN,TM,TN,S,V,G,O>::config }
 Entry entries[] = {
-  E(64,256,8,32,128,4,32,4,4,8,1),
-  E(64,256,8,32,128,4,32,3,4,8,1),
-  E(64,256,16,32,128,4,32,3,4,8,1),
-  E(64,256,8,32,128,4,32,4,4,16,1),
-  E(64,256,8,32,128,4,32,4,4,8,2),
-  E(128,256,8,64,64,8,16,4,4,8,1),
-  E(128,128,8,32,128,4,32,4,4,8,1),
-  E(64,128,8,32,64,4,16,4,4,8,3),
-  E(128,128,8,64,64,8,16,4,4,8,1),
-  E(128,128,16,64,32,8,8,3,4,8,2),
+  E(128,256,16,64,64,16,8,4,4,8,1),
   E(64,128,16,32,64,8,8,3,4,8,3),
-  E(128,64,8,64,32,8,8,4,4,8,3),
-  E(32,256,8,32,128,4,32,4,4,8,2),
-  E(64,512,8,32,256,4,64,3,4,8,1),
 };
 static float gelu(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
 int main(int argc, char** argv) {
