@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cuda_check.hpp"
+#include "dispatch.cuh"
 #include "kernels/elementwise.cuh"
 
 namespace coalesce {
@@ -27,21 +28,64 @@ constexpr std::size_t kLtWorkspaceBytes = 32u << 20;
 /// Resident 256-thread blocks per SM (2048 threads), for the elementwise grids.
 constexpr int kElementwiseBlocksPerSm = 8;
 
-const std::string kGemmName = "cublasGemmEx_f32_compute32f";
+cudaDataType_t cuda_type(Element e) {
+  switch (e) {
+    case Element::f32: return CUDA_R_32F;
+    case Element::bf16: return CUDA_R_16BF;
+    case Element::f16: return CUDA_R_16F;
+  }
+  throw std::invalid_argument("unknown element type");
+}
+
+/// cuBLAS's compute type for a dtype: f32 accumulation everywhere, TF32 tensor-core math only
+/// when asked for (the f32 tolerance would catch TF32 creeping into an f32 GEMM).
+cublasComputeType_t compute_type(Dtype d) {
+  return d == Dtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+/// "f32_compute32f", "tf32" as "f32_compute32f_fast_tf32", "bf16_compute32f", ...
+std::string type_suffix(Dtype d) {
+  const GemmTypes t = gemm_types(d);
+  return std::string(to_string(t.a)) + (d == Dtype::tf32 ? "_compute32f_fast_tf32" : "_compute32f");
+}
+
+std::string gemm_name(Dtype d) { return "cublasGemmEx_" + type_suffix(d); }
 
 // Row-major through column-major BLAS (the same derivation as the fp64 reference in
 // workspace.cu). The row-major buffers read as column-major hold Aᵀ (K×M, ld K), Bᵀ (N×K, ld N)
 // and Cᵀ (N×M, ld N). Cᵀ = Bᵀ·Aᵀ, so every call below passes B first, A second, both untransposed,
 // with m' = N, n' = M, k' = K. cuBLASLt's bias is indexed by the row of its column-major D = Cᵀ,
 // i.e. by n, which is exactly the problem's bias[n].
-void sgemm(cublasHandle_t handle, const Workspace& ws, cudaStream_t stream, const std::string& ctx) {
+void gemm(cublasHandle_t handle, const Workspace& ws, cudaStream_t stream, const std::string& ctx) {
   const Problem& p = ws.problem();
+  const GemmTypes t = p.types();
   const float one = 1.0f, zero = 0.0f;
   COALESCE_CUBLAS(cublasSetStream(handle, stream), ctx);
-  COALESCE_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, ws.b(),
-                               CUDA_R_32F, p.n, ws.a(), CUDA_R_32F, p.k, &zero, ws.c(), CUDA_R_32F,
-                               p.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  COALESCE_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, ws.b(), cuda_type(t.b),
+                               p.n, ws.a(), cuda_type(t.a), p.k, &zero, ws.c(), cuda_type(t.c), p.n,
+                               compute_type(p.dtype), CUBLAS_GEMM_DEFAULT),
                   ctx);
+}
+
+/// C = Epi(C, bias) in the problem's storage type.
+template <class Epi>
+void bias_epilogue(const Workspace& ws, int max_blocks, cudaStream_t s) {
+  const Problem& p = ws.problem();
+  with_storage(p.types().c, [&](auto tag) {
+    using T = decltype(tag);
+    launch_bias_epilogue_inplace<T, Epi>(static_cast<T*>(ws.c()), static_cast<const T*>(ws.bias()), p.m, p.n,
+                                         max_blocks, s);
+  });
+}
+
+/// C = Act(C) in the problem's storage type.
+template <class Act>
+void activation(const Workspace& ws, int max_blocks, cudaStream_t s) {
+  const Problem& p = ws.problem();
+  with_storage(p.types().c, [&](auto tag) {
+    using T = decltype(tag);
+    launch_activation_inplace<T, Act>(static_cast<T*>(ws.c()), static_cast<long long>(p.m) * p.n, max_blocks, s);
+  });
 }
 
 /// Descriptors of one cuBLASLt matmul, destroyed together.
@@ -71,30 +115,32 @@ cublasLtEpilogue_t lt_epilogue(Epilogue e) {
 
 }  // namespace
 
-std::string baseline_config_name(const std::string& method, Epilogue e) {
-  if (method == "cublas_gemm") return kGemmName;
+std::string baseline_config_name(const std::string& method, Dtype d, Epilogue e) {
+  const std::string gemm = gemm_name(d);
+  if (method == "cublas_gemm") return gemm;
   if (method == "eager") {
     switch (e) {
-      case Epilogue::none: return kGemmName;
-      case Epilogue::bias: return kGemmName + "+bias_add";
-      case Epilogue::bias_relu: return kGemmName + "+bias_add+relu";
-      case Epilogue::bias_gelu: return kGemmName + "+bias_add+gelu_erf";
+      case Epilogue::none: return gemm;
+      case Epilogue::bias: return gemm + "+bias_add";
+      case Epilogue::bias_relu: return gemm + "+bias_add+relu";
+      case Epilogue::bias_gelu: return gemm + "+bias_add+gelu_erf";
     }
   }
   if (method == "unfused") {
     switch (e) {
-      case Epilogue::none: return kGemmName;
-      case Epilogue::bias: return kGemmName + "+bias";
-      case Epilogue::bias_relu: return kGemmName + "+bias_relu";
-      case Epilogue::bias_gelu: return kGemmName + "+bias_gelu_erf";
+      case Epilogue::none: return gemm;
+      case Epilogue::bias: return gemm + "+bias";
+      case Epilogue::bias_relu: return gemm + "+bias_relu";
+      case Epilogue::bias_gelu: return gemm + "+bias_gelu_erf";
     }
   }
   if (method == "cublaslt_fused") {
+    const std::string lt = "cublasLtMatmul_" + type_suffix(d) + "_epilogue_";
     switch (e) {
-      case Epilogue::none: return "cublasLtMatmul_f32_compute32f_epilogue_default";
-      case Epilogue::bias: return "cublasLtMatmul_f32_compute32f_epilogue_bias";
-      case Epilogue::bias_relu: return "cublasLtMatmul_f32_compute32f_epilogue_relu_bias";
-      case Epilogue::bias_gelu: return "cublasLtMatmul_f32_compute32f_epilogue_gelu_bias_tanh";
+      case Epilogue::none: return lt + "default";
+      case Epilogue::bias: return lt + "bias";
+      case Epilogue::bias_relu: return lt + "relu_bias";
+      case Epilogue::bias_gelu: return lt + "gelu_bias_tanh";
     }
   }
   throw std::invalid_argument("no baseline named '" + method + "'");
@@ -131,9 +177,9 @@ Method Baselines::cublas_gemm(Workspace& ws) {
   Method m;
   m.method = "cublas_gemm";
   m.family = "cublas";
-  m.config = baseline_config_name(m.method, ws.problem().epilogue);
+  m.config = baseline_config_name(m.method, ws.problem().dtype, ws.problem().epilogue);
   m.reference_epilogue = Epilogue::none;
-  m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) { sgemm(h->blas, ws, s, ctx); };
+  m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) { gemm(h->blas, ws, s, ctx); };
   return m;
 }
 
@@ -142,20 +188,19 @@ Method Baselines::eager(Workspace& ws) {
   Method m;
   m.method = "eager";
   m.family = "cublas";
-  m.config = baseline_config_name(m.method, p.epilogue);
+  m.config = baseline_config_name(m.method, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
   m.kernels = p.epilogue == Epilogue::none ? 1 : (p.epilogue == Epilogue::bias ? 2 : 3);
   m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
     const Problem& p = ws.problem();
-    sgemm(h->blas, ws, s, ctx);
+    gemm(h->blas, ws, s, ctx);
     if (p.epilogue == Epilogue::none) return;
-    launch_bias_epilogue_inplace<EpilogueBias>(ws.c(), ws.bias(), p.m, p.n, h->elementwise_max_blocks, s);
+    bias_epilogue<EpilogueBias>(ws, h->elementwise_max_blocks, s);
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias add)");
-    const long long count = static_cast<long long>(p.m) * p.n;
     if (p.epilogue == Epilogue::bias_relu) {
-      launch_activation_inplace<ActivationRelu>(ws.c(), count, h->elementwise_max_blocks, s);
+      activation<ActivationRelu>(ws, h->elementwise_max_blocks, s);
     } else if (p.epilogue == Epilogue::bias_gelu) {
-      launch_activation_inplace<ActivationGeluErf>(ws.c(), count, h->elementwise_max_blocks, s);
+      activation<ActivationGeluErf>(ws, h->elementwise_max_blocks, s);
     }
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (activation)");
   };
@@ -167,19 +212,14 @@ Method Baselines::unfused(Workspace& ws) {
   Method m;
   m.method = "unfused";
   m.family = "cublas";
-  m.config = baseline_config_name(m.method, p.epilogue);
+  m.config = baseline_config_name(m.method, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
   m.kernels = p.epilogue == Epilogue::none ? 1 : 2;
   m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
     const Problem& p = ws.problem();
-    sgemm(h->blas, ws, s, ctx);
-    const int blocks = h->elementwise_max_blocks;
-    switch (p.epilogue) {
-      case Epilogue::none: return;
-      case Epilogue::bias: launch_bias_epilogue_inplace<EpilogueBias>(ws.c(), ws.bias(), p.m, p.n, blocks, s); break;
-      case Epilogue::bias_relu: launch_bias_epilogue_inplace<EpilogueBiasRelu>(ws.c(), ws.bias(), p.m, p.n, blocks, s); break;
-      case Epilogue::bias_gelu: launch_bias_epilogue_inplace<EpilogueBiasGeluErf>(ws.c(), ws.bias(), p.m, p.n, blocks, s); break;
-    }
+    gemm(h->blas, ws, s, ctx);
+    if (p.epilogue == Epilogue::none) return;
+    with_epilogue(p.epilogue, false, [&](auto epi) { bias_epilogue<decltype(epi)>(ws, h->elementwise_max_blocks, s); });
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias+activation)");
   };
   return m;
@@ -190,13 +230,14 @@ std::optional<Method> Baselines::cublaslt_fused(Workspace& ws, std::string* why_
   Method m;
   m.method = "cublaslt_fused";
   m.family = "cublaslt";
-  m.config = baseline_config_name(m.method, p.epilogue);
+  m.config = baseline_config_name(m.method, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
   m.tanh_reference = p.epilogue == Epilogue::bias_gelu;
   const std::string ctx = describe(m);
 
   auto plan = std::make_shared<LtPlan>();
-  COALESCE_CUBLAS(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), ctx);
+  const GemmTypes t = p.types();
+  COALESCE_CUBLAS(cublasLtMatmulDescCreate(&plan->op, compute_type(p.dtype), CUDA_R_32F), ctx);
   const cublasOperation_t no_transpose = CUBLAS_OP_N;
   COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose, sizeof no_transpose), ctx);
   COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof no_transpose), ctx);
@@ -205,14 +246,14 @@ std::optional<Method> Baselines::cublaslt_fused(Workspace& ws, std::string* why_
   if (p.epilogue != Epilogue::none) {
     // Set before the heuristic: it reads the pointer's alignment.
     const void* bias = ws.bias();
-    const cudaDataType_t bias_type = CUDA_R_32F;
+    const cudaDataType_t bias_type = cuda_type(t.bias);
     COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), ctx);
     COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type), ctx);
   }
-  // Column-major views (see sgemm above): first operand Bᵀ (N×K), second Aᵀ (K×M), D = Cᵀ (N×M).
-  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, CUDA_R_32F, p.n, p.k, p.n), ctx);
-  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, CUDA_R_32F, p.k, p.m, p.k), ctx);
-  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, CUDA_R_32F, p.n, p.m, p.n), ctx);
+  // Column-major views (see gemm above): first operand Bᵀ (N×K), second Aᵀ (K×M), D = Cᵀ (N×M).
+  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, cuda_type(t.b), p.n, p.k, p.n), ctx);
+  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, cuda_type(t.a), p.k, p.m, p.k), ctx);
+  COALESCE_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, cuda_type(t.c), p.n, p.m, p.n), ctx);
   COALESCE_CUBLAS(cublasLtMatmulPreferenceCreate(&plan->pref), ctx);
   const std::uint64_t workspace_bytes = kLtWorkspaceBytes;
   COALESCE_CUBLAS(cublasLtMatmulPreferenceSetAttribute(plan->pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,

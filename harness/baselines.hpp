@@ -25,16 +25,19 @@ class Baselines {
   Baselines(const Baselines&) = delete;
   Baselines& operator=(const Baselines&) = delete;
 
-  /// `cublas_gemm`: cublasGemmEx, FP32 in and out, CUBLAS_COMPUTE_32F, default math mode (no
-  /// TF32), no epilogue; judged against the epilogue-none reference whatever the problem's.
+  /// `cublas_gemm`: cublasGemmEx in the dtype's storage types with f32 accumulation
+  /// (CUBLAS_COMPUTE_32F; CUBLAS_COMPUTE_32F_FAST_TF32 for tf32, and no TF32 otherwise), no
+  /// epilogue; judged against the epilogue-none reference whatever the problem's.
   Method cublas_gemm(Workspace& ws);
   /// `eager`: the GEMM, a bias-add kernel, then the activation (ReLU or erf GELU) kernel, as
-  /// PyTorch eager runs `act(x @ w + b)`; fewer kernels for the epilogues none and bias.
+  /// PyTorch eager runs `act(x @ w + b)`, each storing C in the dtype; fewer kernels for the
+  /// epilogues none and bias.
   Method eager(Workspace& ws);
   /// `unfused`: the GEMM, then one kernel applying bias and activation.
   Method unfused(Workspace& ws);
   /// `cublaslt_fused`: cublasLtMatmul with the matching epilogue (DEFAULT, BIAS, RELU_BIAS,
-  /// GELU_BIAS; GELU is tanh there, so it is judged against the tanh reference), FP32 compute.
+  /// GELU_BIAS; GELU is tanh there, so it is judged against the tanh reference), in the dtype's
+  /// types with the GEMM's compute type.
   /// nullopt, with the reason in `why_not`, when cuBLASLt's heuristic offers no algorithm.
   std::optional<Method> cublaslt_fused(Workspace& ws, std::string* why_not);
   /// All four, in that order (cublaslt_fused omitted when unavailable, reason in `why_not`).
@@ -45,7 +48,8 @@ class Baselines {
   std::unique_ptr<Handles> h_;
 };
 
-/// The derived config names of the baselines, e.g. `cublasGemmEx_f32_compute32f+bias_gelu_erf`.
-std::string baseline_config_name(const std::string& method, Epilogue e);
+/// The derived config names of the baselines, e.g. `cublasGemmEx_f32_compute32f+bias_gelu_erf`,
+/// `cublasGemmEx_bf16_compute32f`, `cublasLtMatmul_f32_compute32f_fast_tf32_epilogue_gelu_bias_tanh`.
+std::string baseline_config_name(const std::string& method, Dtype d, Epilogue e);
 
 }  // namespace coalesce

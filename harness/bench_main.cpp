@@ -23,7 +23,8 @@
 #include "harness/environment.hpp"
 #include "harness/rungs.hpp"
 #include "harness/simt_fixed.hpp"
-#include "harness/simt_method.hpp"
+#include "harness/kernel_method.hpp"
+#include "kernels/simt/family.hpp"
 
 namespace {
 
@@ -38,6 +39,7 @@ constexpr int kJsonFormatVersion = 1;
 struct Options {
   std::string shapes;
   std::string epilogue = "bias_gelu";
+  std::string dtype = "f32";
   std::vector<std::string> methods, families;
   int max_naive = 2048;
   std::string csv, json;
@@ -80,6 +82,7 @@ int run(const Options& o) {
     std::fprintf(stderr, "coalesce-bench: %s\n", error.c_str());
     return 1;
   }
+  for (Problem& p : *problems) p.dtype = *parse_dtype(o.dtype);
   const Environment env = capture_environment(o.device, o.timing);
   COALESCE_CUDA(cudaSetDevice(o.device));
   std::printf("coalesce-bench %s\n%s", o.quick ? "(quick: smoke run, not for comparison)" : "",
@@ -108,9 +111,10 @@ int run(const Options& o) {
     if (wanted(o.methods, "coalesce") && wanted(o.families, "simt")) {
       for (const FixedSimtKernel& k : fixed_simt_kernels()) {
         if (k.epilogue != p.epilogue) continue;
-        Planned pl{"coalesce", "simt", config_name(k.config, p.dtype, k.epilogue),
-                   [k, &ws] { return simt_method(k.config, k.epilogue, k.kernel, ws); }, ""};
-        const Verdict v = k.config.check_problem(p.m, p.n, p.k);
+        const Config config = from_simt(k.config);
+        Planned pl{"coalesce", "simt", config_name(config, p.dtype, k.epilogue),
+                   [config, k, &ws] { return kernel_method(config, k.epilogue, k.kernel, ws); }, ""};
+        const Verdict v = simt_family().check_problem(config, p);
         if (!v.ok()) pl.skip_reason = v.why;
         plan.push_back(pl);
       }
@@ -119,11 +123,11 @@ int run(const Options& o) {
         {"cublas_gemm", &Baselines::cublas_gemm}, {"eager", &Baselines::eager}, {"unfused", &Baselines::unfused}};
     for (const auto& [name, make] : fixed_baselines) {
       if (!wanted(o.methods, name) || !wanted(o.families, "cublas")) continue;
-      plan.push_back({name, "cublas", baseline_config_name(name, p.epilogue),
+      plan.push_back({name, "cublas", baseline_config_name(name, p.dtype, p.epilogue),
                       [&baselines, &ws, make = make] { return (baselines.*make)(ws); }, ""});
     }
     if (wanted(o.methods, "cublaslt_fused") && wanted(o.families, "cublaslt")) {
-      plan.push_back({"cublaslt_fused", "cublaslt", baseline_config_name("cublaslt_fused", p.epilogue),
+      plan.push_back({"cublaslt_fused", "cublaslt", baseline_config_name("cublaslt_fused", p.dtype, p.epilogue),
                       [&baselines, &ws] {
                         std::string why;
                         auto m = baselines.cublaslt_fused(ws, &why);
@@ -211,6 +215,9 @@ int main(int argc, char** argv) {
   app.add_option("--epilogue", o.epilogue, "fused epilogue of every problem")
       ->check(CLI::IsMember({"none", "bias", "bias_relu", "bias_gelu"}))
       ->default_val("bias_gelu");
+  app.add_option("--dtype", o.dtype, "the GEMM's types: f32, tf32, bf16 or f16 (docs/kernels.md)")
+      ->check(CLI::IsMember({"f32", "tf32", "bf16", "f16"}))
+      ->default_val("f32");
   app.add_option("--method", o.methods, "only these methods (repeat or comma-separate)")
       ->delimiter(',')
       ->check(CLI::IsMember({"coalesce", "cublas_gemm", "eager", "unfused", "cublaslt_fused"}));

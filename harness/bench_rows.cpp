@@ -139,10 +139,10 @@ void to_json(nlohmann::json& j, const BenchRow& row) {
   if (row.result.check) {
     const CheckResult& c = *row.result.check;
     j["check"] = {{"rel_frobenius", c.errors.rel_frobenius}, {"max_abs_err", c.errors.max_abs_err},
-                  {"max_abs_ref", c.errors.max_abs_ref},     {"non_finite", c.errors.non_finite},
-                  {"count", c.errors.count},                 {"passed", c.passed},
-                  {"tolerance_rel_frobenius", c.tolerance.rel_frobenius},
-                  {"tolerance_max_abs_over_max_ref", c.tolerance.max_abs_over_max_ref}};
+                  {"max_abs_ref", c.errors.max_abs_ref},     {"max_scaled_err", c.errors.max_scaled_err},
+                  {"non_finite", c.errors.non_finite},       {"count", c.errors.count},
+                  {"passed", c.passed},                      {"tolerance_rel_frobenius", c.tolerance.rel_frobenius},
+                  {"tolerance_max_scaled", c.tolerance.max_scaled}};
   }
   if (row.result.timing) {
     const Timing& t = *row.result.timing;

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kernels/names.hpp"
+#include "kernels/core/problem.hpp"
 #include "method.hpp"
 
 namespace coalesce {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/simt_config.hpp"
+#include "kernels/core/family.hpp"
 
 namespace coalesce {
 
@@ -30,6 +30,9 @@ struct DeviceInfo {
   int max_sm_clock_mhz = 0;    ///< NVML, 0 if unknown
   DeviceLimits limits;
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+  /// What kernel families are judged against on this device: the device itself, so its
+  /// architecture-specific target (sm_90a) is usable where the compute capability has one.
+  Target target() const { return {cc_major, cc_minor, cc_major >= 9, limits}; }
 };
 
 /// The number of CUDA devices; 0 (not an error) where there is no driver or no GPU.

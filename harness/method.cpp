@@ -15,8 +15,8 @@ std::string_view to_string(Status s) {
   return "?";
 }
 
-CheckResult check_method(const Method& m, Workspace& ws) {
-  ws.refill_next();
+CheckResult check_method(const Method& m, Workspace& ws, Inputs inputs) {
+  ws.refill_next(inputs);
   ws.poison_output();
   m.launch(ws.stream());
   COALESCE_CUDA_CTX(cudaStreamSynchronize(ws.stream()), describe(m));
@@ -27,6 +27,16 @@ MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer) {
   MethodResult r;
   const std::string what = describe(m);
   try {
+    if (m.reference_epilogue == Epilogue::bias_relu || m.reference_epilogue == Epilogue::bias_gelu) {
+      CheckResult bend = check_method(m, ws, Inputs::bend);
+      if (!bend.passed) {
+        r.status = Status::wrong_result;
+        r.detail = "wrong on inputs in the activation's bend (pre-activations in [-3, 3]): " + bend.why;
+        r.check = bend;
+        r.input_seed = ws.seed();
+        return r;
+      }
+    }
     r.check = check_method(m, ws);
     r.input_seed = ws.seed();
     if (!r.check->passed) {

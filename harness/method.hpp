@@ -25,9 +25,9 @@ struct Method {
   std::function<void(cudaStream_t)> launch;
   Epilogue reference_epilogue = Epilogue::none;  ///< what the output is checked against
   bool tanh_reference = false;                   ///< GELU reference is the tanh form (cuBLASLt)
-  int kernels = 1;                               ///< launches per run (eager: 3)
+  int kernels = 1;                               ///< launches per run (eager: 3), each storing C once
 
-  ReferenceKind reference() const { return {reference_epilogue, tanh_reference}; }
+  ReferenceKind reference() const { return {reference_epilogue, tanh_reference, kernels}; }
 };
 
 /// "method/family config", the context every CUDA error of a method carries.
@@ -46,15 +46,16 @@ struct MethodResult {
   std::optional<Timing> timing;
 };
 
-/// Runs `m` once on fresh inputs (ws.refill_next()) into a poisoned output and checks it
+/// Runs `m` once on fresh inputs (ws.refill_next(inputs)) into a poisoned output and checks it
 /// against m.reference(); no timing. CUDA errors propagate (naming the method).
-CheckResult check_method(const Method& m, Workspace& ws);
+CheckResult check_method(const Method& m, Workspace& ws, Inputs inputs = Inputs::normal);
 
-/// Checks and times one method: fresh inputs (ws.refill_next()), output poisoned, one run,
-/// check against m.reference(); if right, time_cold through `timer`, then check the output of
-/// the last timed run again (a race shows up under repetition). A CUDA error that leaves the
-/// context usable becomes Status::error; a sticky one (illegal address, ...) is rethrown, since
-/// nothing after it can run.
+/// Checks and times one method. For an epilogue with an activation, first a check on bend
+/// inputs (pre-activations in [-3, 3], where ReLU, erf-GELU and tanh-GELU differ); then fresh
+/// normal inputs, output poisoned, one run, check against m.reference(); if right, time_cold
+/// through `timer`, then check the output of the last timed run again (a race shows up under
+/// repetition). A CUDA error that leaves the context usable becomes Status::error; a sticky
+/// one (illegal address, ...) is rethrown, since nothing after it can run.
 MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer);
 
 }  // namespace coalesce

@@ -1,13 +1,14 @@
 // The teaching rungs as Methods (see rungs.hpp).
 #include "rungs.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "cuda_check.hpp"
-#include "epilogue_dispatch.cuh"
-#include "kernels/gemm_naive.cuh"
-#include "kernels/gemm_reg4x4.cuh"
-#include "kernels/gemm_tiled.cuh"
+#include "dispatch.cuh"
+#include "kernels/rungs/naive.cuh"
+#include "kernels/rungs/reg4x4.cuh"
+#include "kernels/rungs/tiled.cuh"
 
 namespace coalesce {
 
@@ -57,13 +58,16 @@ GemmLauncher rung_launcher(Rung r, Epilogue e) {
 
 Method rung_method(Rung r, Workspace& ws) {
   const Problem& p = ws.problem();
+  if (p.dtype != Dtype::f32)
+    throw std::invalid_argument("the teaching rungs compute in f32 only, not " + std::string(to_string(p.dtype)));
   Method m;
   m.method = "coalesce";
   m.family = std::string(to_string(r));
   m.config = rung_config_name(r, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
-  m.launch = [launch = rung_launcher(r, p.epilogue), name = m.config, a = ws.a(), b = ws.b(),
-              bias = ws.bias(), c = ws.c(), mm = p.m, nn = p.n, kk = p.k](cudaStream_t stream) {
+  m.launch = [launch = rung_launcher(r, p.epilogue), name = m.config, a = static_cast<const float*>(ws.a()),
+              b = static_cast<const float*>(ws.b()), bias = static_cast<const float*>(ws.bias()),
+              c = static_cast<float*>(ws.c()), mm = p.m, nn = p.n, kk = p.k](cudaStream_t stream) {
     launch(a, b, bias, c, mm, nn, kk, stream);
     COALESCE_CUDA_CTX(cudaGetLastError(), name);
   };

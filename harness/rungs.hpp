@@ -1,12 +1,12 @@
-// The teaching rungs (kernels/gemm_naive.cuh, gemm_tiled.cuh, gemm_reg4x4.cuh) as Methods with
-// the problem's epilogue fused into their store.
+// The teaching rungs (kernels/rungs/naive.cuh, tiled.cuh, reg4x4.cuh) as Methods with the
+// problem's epilogue fused into their store. They compute in f32 only.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "kernels/names.hpp"
+#include "kernels/core/problem.hpp"
 #include "method.hpp"
 #include "workspace.hpp"
 
@@ -23,6 +23,7 @@ constexpr Rung kRungs[] = {Rung::naive, Rung::tiled, Rung::reg4x4};
 std::string rung_config_name(Rung r, Dtype d, Epilogue e);
 
 /// The rung with ws.problem()'s epilogue (method `coalesce`, family = the rung's name).
+/// Throws std::invalid_argument when the problem is not f32.
 Method rung_method(Rung r, Workspace& ws);
 
 }  // namespace coalesce

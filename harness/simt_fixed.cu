@@ -8,7 +8,8 @@
 #include <tuple>
 #include <utility>
 
-#include "kernels/simt_gemm.cuh"
+#include "kernels/simt/family.hpp"
+#include "kernels/simt/gemm.cuh"
 
 namespace coalesce {
 
@@ -44,10 +45,7 @@ std::vector<FixedSimtKernel> build(std::index_sequence<I...>) {
   return out;
 }
 
-/// Configs are equal when their derived names are: the name covers every field.
-bool same(const SimtConfig& a, const SimtConfig& b) {
-  return config_name(a, Dtype::f32, Epilogue::none) == config_name(b, Dtype::f32, Epilogue::none);
-}
+bool same(const SimtConfig& a, const SimtConfig& b) { return from_simt(a) == from_simt(b); }
 
 }  // namespace
 

@@ -4,16 +4,16 @@
 
 #include <vector>
 
-#include "kernels/names.hpp"
-#include "kernels/simt_config.hpp"
+#include "kernels/core/problem.hpp"
+#include "kernels/simt/config.hpp"
 
 namespace coalesce {
 
-/// One nvcc instantiation of kernels/simt_gemm.cuh's simt_gemm_kernel<Tile, Epi>.
+/// One nvcc instantiation of kernels/simt/gemm.cuh's simt_gemm_kernel<Tile, Epi>.
 struct FixedSimtKernel {
   SimtConfig config;
   Epilogue epilogue;
-  const void* kernel;  ///< pass to simt_method()
+  const void* kernel;  ///< pass to kernel_method() with from_simt(config)
 };
 
 /// Every hand-picked config × every epilogue (none, bias, bias_relu, bias_gelu with erf GELU),

@@ -9,6 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "kernels/core/gelu.hpp"
+#include "dispatch.cuh"
+#include "kernels/core/numeric.cuh"
+
 namespace coalesce {
 
 namespace {
@@ -38,57 +42,37 @@ __host__ __device__ inline unsigned long long splitmix64(unsigned long long x) {
 }
 constexpr unsigned long long kGolden = 0x9E3779B97F4A7C15ull;  // SplitMix64's increment γ
 
-/// out[i] = uniform in [-1, 1) with 24 random bits: (h >> 40) · 2^-23 - 1 is exact in FP32.
-__global__ void fill_uniform(float* out, long long count, unsigned long long key) {
+/// out[i] = scale · (uniform in [-1, 1) with 24 random bits), rounded once to T: (h >> 40) ·
+/// 2^-23 - 1 is exact in f32, so f32 storage holds the draw itself.
+template <class T>
+__global__ void fill_uniform(T* out, long long count, unsigned long long key, float scale) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const unsigned long long h = splitmix64(key + static_cast<unsigned long long>(i + 1) * kGolden);
-    out[i] = static_cast<float>(h >> 40) * 0x1p-23f - 1.0f;
+    out[i] = from_float<T>((static_cast<float>(h >> 40) * 0x1p-23f - 1.0f) * scale);
   }
 }
 
-__global__ void widen(const float* in, double* out, long long count) {
+template <class T>
+__global__ void widen(const T* in, double* out, long long count) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = static_cast<double>(in[i]);
+    out[i] = static_cast<double>(to_float(in[i]));
 }
 
-/// The fp64 epilogues, mirroring kernels/epilogue.cuh formula for formula.
-__device__ double reference_epilogue(double x, int epilogue, bool tanh_gelu) {
+/// The fp64 epilogues, written independently of kernels/core/epilogue.cuh but with its
+/// constants (kernels/core/gelu.hpp).
+__device__ double reference_activation(double x, int epilogue, bool tanh_gelu) {
   switch (static_cast<Epilogue>(epilogue)) {
     case Epilogue::none:
     case Epilogue::bias: return x;
     case Epilogue::bias_relu: return x > 0.0 ? x : 0.0;
     case Epilogue::bias_gelu:
-      if (tanh_gelu) {
-        const double kSqrt2OverPi = 0.79788456080286535588;
-        return 0.5 * x * (1.0 + tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
-      }
-      return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+      if (tanh_gelu) return 0.5 * x * (1.0 + tanh(gelu::kSqrt2OverPi * (x + gelu::kCubic * x * x * x)));
+      return 0.5 * x * (1.0 + erf(x * gelu::kInvSqrt2));
   }
   return x;
 }
-
-/// ref[m][n] = epilogue(product[m][n] + bias[n]); the bias is skipped for Epilogue::none.
-__global__ void apply_reference_epilogue(const double* product, const double* bias, double* ref,
-                                         long long count, int n, int epilogue, bool tanh_gelu) {
-  const bool uses_bias = static_cast<Epilogue>(epilogue) != Epilogue::none;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const double x = product[i] + (uses_bias ? bias[i % n] : 0.0);
-    ref[i] = reference_epilogue(x, epilogue, tanh_gelu);
-  }
-}
-
-/// Sums and maxima of the comparison, reduced over the whole grid with atomics. The maxima are
-/// of non-negative doubles, whose bit patterns order like unsigned integers.
-struct ErrorSums {
-  double sum_sq_err;
-  double sum_sq_ref;
-  unsigned long long max_abs_err_bits;
-  unsigned long long max_abs_ref_bits;
-  unsigned long long non_finite;
-};
 
 __device__ inline double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -99,36 +83,78 @@ __device__ inline double warp_max(double v) {
   return v;
 }
 
+/// pre = product + bias[n] (no bias for Epilogue::none); ref = activation(pre); *sum_sq_pre
+/// accumulates Σ pre² over the grid.
 __global__ void __launch_bounds__(kBlock)
-    compare(const float* out, const double* ref, long long count, ErrorSums* sums) {
-  double sq_err = 0, sq_ref = 0, max_err = 0, max_ref = 0, non_finite = 0;
+    apply_reference_epilogue(const double* product, const double* bias, double* ref, long long count, int n,
+                             int epilogue, bool tanh_gelu, double* sum_sq_pre) {
+  const bool uses_bias = static_cast<Epilogue>(epilogue) != Epilogue::none;
+  double sq = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const double pre = product[i] + (uses_bias ? bias[i % n] : 0.0);
+    sq += pre * pre;
+    ref[i] = reference_activation(pre, epilogue, tanh_gelu);
+  }
+  __shared__ double partial[kBlock / 32];
+  sq = warp_sum(sq);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = sq;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kBlock / 32; ++w) sq += partial[w];
+    atomicAdd(sum_sq_pre, sq);
+  }
+}
+
+/// Sums and maxima of the comparison, reduced over the whole grid with atomics. The maxima are
+/// of non-negative doubles, whose bit patterns order like unsigned integers.
+struct ErrorSums {
+  double sum_sq_err;
+  double sum_sq_ref;
+  unsigned long long max_abs_err_bits;
+  unsigned long long max_abs_ref_bits;
+  unsigned long long max_scaled_err_bits;
+  unsigned long long non_finite;
+};
+
+/// Compares out (storage type T) with ref; the elementwise figure divides each error by
+/// |pre| + rms(pre), with pre = product + bias[n] as in apply_reference_epilogue.
+template <class T>
+__global__ void __launch_bounds__(kBlock)
+    compare(const T* out, const double* ref, const double* product, const double* bias, int n, bool uses_bias,
+            double rms_pre, long long count, ErrorSums* sums) {
+  double sq_err = 0, sq_ref = 0, max_err = 0, max_ref = 0, max_scaled = 0, non_finite = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const double r = ref[i];
     sq_ref += r * r;
     max_ref = fmax(max_ref, fabs(r));
-    const float o = out[i];
+    const float o = to_float(out[i]);
     if (!isfinite(o)) {
       non_finite += 1;
       continue;
     }
-    const double e = static_cast<double>(o) - r;
+    const double e = fabs(static_cast<double>(o) - r);
+    const double pre = product[i] + (uses_bias ? bias[i % n] : 0.0);
     sq_err += e * e;
-    max_err = fmax(max_err, fabs(e));
+    max_err = fmax(max_err, e);
+    max_scaled = fmax(max_scaled, e / (fabs(pre) + rms_pre));
   }
-  __shared__ double partial[5][kBlock / 32];
+  __shared__ double partial[6][kBlock / 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   sq_err = warp_sum(sq_err);
   sq_ref = warp_sum(sq_ref);
   non_finite = warp_sum(non_finite);
   max_err = warp_max(max_err);
   max_ref = warp_max(max_ref);
+  max_scaled = warp_max(max_scaled);
   if (lane == 0) {
     partial[0][warp] = sq_err;
     partial[1][warp] = sq_ref;
     partial[2][warp] = non_finite;
     partial[3][warp] = max_err;
     partial[4][warp] = max_ref;
+    partial[5][warp] = max_scaled;
   }
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -138,12 +164,14 @@ __global__ void __launch_bounds__(kBlock)
       non_finite += partial[2][w];
       max_err = fmax(max_err, partial[3][w]);
       max_ref = fmax(max_ref, partial[4][w]);
+      max_scaled = fmax(max_scaled, partial[5][w]);
     }
     atomicAdd(&sums->sum_sq_err, sq_err);
     atomicAdd(&sums->sum_sq_ref, sq_ref);
     atomicAdd(&sums->non_finite, static_cast<unsigned long long>(non_finite));
     atomicMax(&sums->max_abs_err_bits, static_cast<unsigned long long>(__double_as_longlong(max_err)));
     atomicMax(&sums->max_abs_ref_bits, static_cast<unsigned long long>(__double_as_longlong(max_ref)));
+    atomicMax(&sums->max_scaled_err_bits, static_cast<unsigned long long>(__double_as_longlong(max_scaled)));
   }
 }
 
@@ -158,9 +186,11 @@ const Problem& validated(const Problem& p) {
 
 struct Workspace::Reference {
   cublasHandle_t handle = nullptr;
-  DeviceBuffer<double> a64, b64, bias64;  // the FP32 inputs widened (exactly) to fp64
+  DeviceBuffer<double> a64, b64, bias64;  // the stored inputs widened (exactly) to fp64
   DeviceBuffer<double> product;           // A·B in fp64
-  DeviceBuffer<double> ref;               // epilogue(product + bias) for `kind`
+  DeviceBuffer<double> ref;               // activation(product + bias) for `kind`
+  DeviceBuffer<double> sum_sq_pre{1};
+  double rms_pre = 0;                     // rms of product + bias, for the elementwise figure
   bool product_valid = false;
   std::optional<ReferenceKind> kind;
   DeviceBuffer<ErrorSums> sums{1};
@@ -174,14 +204,20 @@ struct Workspace::Reference {
   ~Reference() { cublasDestroy(handle); }
 };
 
+namespace {
+std::size_t elements_bytes(long long count, Element e) {
+  return static_cast<std::size_t>(count) * static_cast<std::size_t>(element_bytes(e));
+}
+}  // namespace
+
 Workspace::Workspace(const Problem& problem, unsigned long long seed, cudaStream_t stream)
     : problem_(validated(problem)),
       seed_(seed),
       stream_(stream),
-      a_(static_cast<std::size_t>(problem.m) * problem.k),
-      b_(static_cast<std::size_t>(problem.k) * problem.n),
-      bias_(static_cast<std::size_t>(problem.n)),
-      c_(static_cast<std::size_t>(problem.m) * problem.n),
+      a_(elements_bytes(static_cast<long long>(problem.m) * problem.k, problem.types().a)),
+      b_(elements_bytes(static_cast<long long>(problem.k) * problem.n, problem.types().b)),
+      bias_(elements_bytes(problem.n, problem.types().bias)),
+      c_(elements_bytes(static_cast<long long>(problem.m) * problem.n, problem.types().c)),
       ref_(std::make_unique<Reference>(stream)) {
   refill(seed);
   poison_output();
@@ -189,14 +225,23 @@ Workspace::Workspace(const Problem& problem, unsigned long long seed, cudaStream
 
 Workspace::~Workspace() = default;
 
-void Workspace::refill(unsigned long long seed) {
+void Workspace::refill(unsigned long long seed, Inputs inputs) {
   seed_ = seed;
+  inputs_ = inputs;
+  const GemmTypes t = types();
+  const long long m = problem_.m, n = problem_.n, k = problem_.k;
+  // Bend inputs scale A so that A·B has a standard deviation of 1 (each of the K products has
+  // variance 1/9 before scaling): pre-activations then mostly fall in [-3, 3].
+  const float a_scale = inputs == Inputs::bend ? static_cast<float>(3.0 / std::sqrt(static_cast<double>(k))) : 1.0f;
   // One independent stream per buffer: the buffer's number is mixed into the key.
-  struct Fill { float* p; std::size_t n; unsigned long long id; };
-  for (const Fill& f : {Fill{a_.get(), a_.size(), 1}, Fill{b_.get(), b_.size(), 2},
-                        Fill{bias_.get(), bias_.size(), 3}}) {
+  struct Fill { void* p; long long count; Element e; unsigned long long id; float scale; };
+  for (const Fill& f : {Fill{a_.get(), m * k, t.a, 1, a_scale}, Fill{b_.get(), k * n, t.b, 2, 1.0f},
+                        Fill{bias_.get(), n, t.bias, 3, 1.0f}}) {
     const unsigned long long key = splitmix64(seed ^ splitmix64(f.id * kGolden));
-    fill_uniform<<<blocks_for(f.n), kBlock, 0, stream_>>>(f.p, static_cast<long long>(f.n), key);
+    with_storage(f.e, [&](auto tag) {
+      using T = decltype(tag);
+      fill_uniform<T><<<blocks_for(f.count), kBlock, 0, stream_>>>(static_cast<T*>(f.p), f.count, key, f.scale);
+    });
     COALESCE_CUDA_CTX(cudaGetLastError(), "fill_uniform (workspace inputs)");
   }
   ref_->product_valid = false;
@@ -204,24 +249,30 @@ void Workspace::refill(unsigned long long seed) {
 }
 
 void Workspace::poison_output(cudaStream_t stream) const {
-  // All-ones bytes are a quiet NaN in FP32.
+  // All-ones bytes are a quiet NaN in f32 and a NaN in bf16 and f16.
   COALESCE_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), stream ? stream : stream_));
 }
 
 const double* Workspace::reference(const ReferenceKind& kind) {
   Reference& r = *ref_;
   const long long m = problem_.m, n = problem_.n, k = problem_.k;
+  const GemmTypes t = types();
   if (!r.product_valid) {
     if (!r.product.get()) {
-      r.a64 = DeviceBuffer<double>(a_.size());
-      r.b64 = DeviceBuffer<double>(b_.size());
-      r.bias64 = DeviceBuffer<double>(bias_.size());
-      r.product = DeviceBuffer<double>(c_.size());
-      r.ref = DeviceBuffer<double>(c_.size());
+      r.a64 = DeviceBuffer<double>(static_cast<std::size_t>(m * k));
+      r.b64 = DeviceBuffer<double>(static_cast<std::size_t>(k * n));
+      r.bias64 = DeviceBuffer<double>(static_cast<std::size_t>(n));
+      r.product = DeviceBuffer<double>(static_cast<std::size_t>(m * n));
+      r.ref = DeviceBuffer<double>(static_cast<std::size_t>(m * n));
     }
-    widen<<<blocks_for(m * k), kBlock, 0, stream_>>>(a_.get(), r.a64.get(), m * k);
-    widen<<<blocks_for(k * n), kBlock, 0, stream_>>>(b_.get(), r.b64.get(), k * n);
-    widen<<<blocks_for(n), kBlock, 0, stream_>>>(bias_.get(), r.bias64.get(), n);
+    struct Widen { const void* p; double* out; long long count; Element e; };
+    for (const Widen& w : {Widen{a_.get(), r.a64.get(), m * k, t.a}, Widen{b_.get(), r.b64.get(), k * n, t.b},
+                           Widen{bias_.get(), r.bias64.get(), n, t.bias}}) {
+      with_storage(w.e, [&](auto tag) {
+        using T = decltype(tag);
+        widen<T><<<blocks_for(w.count), kBlock, 0, stream_>>>(static_cast<const T*>(w.p), w.out, w.count);
+      });
+    }
     COALESCE_CUDA_CTX(cudaGetLastError(), "widen (fp64 reference)");
     // Row-major through column-major cuBLAS. A row-major R×C matrix with leading dimension C is,
     // byte for byte, the column-major C×R matrix (its transpose) with leading dimension C. So
@@ -238,10 +289,15 @@ const double* Workspace::reference(const ReferenceKind& kind) {
     r.kind.reset();
   }
   if (!r.kind || !(*r.kind == kind)) {
+    COALESCE_CUDA(cudaMemsetAsync(r.sum_sq_pre.get(), 0, sizeof(double), stream_));
     apply_reference_epilogue<<<blocks_for(m * n), kBlock, 0, stream_>>>(
-        r.product.get(), r.bias64.get(), r.ref.get(), m * n, problem_.n,
-        static_cast<int>(kind.epilogue), kind.tanh_gelu);
+        r.product.get(), r.bias64.get(), r.ref.get(), m * n, problem_.n, static_cast<int>(kind.epilogue),
+        kind.tanh_gelu, r.sum_sq_pre.get());
     COALESCE_CUDA_CTX(cudaGetLastError(), "apply_reference_epilogue (fp64 reference)");
+    double sum_sq = 0;
+    COALESCE_CUDA(cudaMemcpyAsync(&sum_sq, r.sum_sq_pre.get(), sizeof sum_sq, cudaMemcpyDeviceToHost, stream_));
+    COALESCE_CUDA_CTX(cudaStreamSynchronize(stream_), "fp64 reference");
+    r.rms_pre = std::sqrt(sum_sq / static_cast<double>(m * n));
     r.kind = kind;
   }
   return r.ref.get();
@@ -251,7 +307,16 @@ ErrorFigures Workspace::error_figures(const ReferenceKind& kind) {
   const double* ref = reference(kind);
   const long long count = static_cast<long long>(problem_.m) * problem_.n;
   COALESCE_CUDA(cudaMemsetAsync(ref_->sums.get(), 0, sizeof(ErrorSums), stream_));
-  compare<<<blocks_for(count), kBlock, 0, stream_>>>(c_.get(), ref, count, ref_->sums.get());
+  const bool uses_bias = kind.epilogue != Epilogue::none;
+  // A reference of all zeros (K products of zeros cannot happen with these draws) would make
+  // every scale zero; the floor keeps the figure finite and an error still infinite relative to it.
+  const double rms = ref_->rms_pre > 0 ? ref_->rms_pre : 1e-300;
+  with_storage(types().c, [&](auto tag) {
+    using T = decltype(tag);
+    compare<T><<<blocks_for(count), kBlock, 0, stream_>>>(static_cast<const T*>(static_cast<const void*>(c_.get())), ref,
+                                                          ref_->product.get(), ref_->bias64.get(), problem_.n,
+                                                          uses_bias, rms, count, ref_->sums.get());
+  });
   COALESCE_CUDA_CTX(cudaGetLastError(), "compare (correctness check)");
   ErrorSums sums{};
   COALESCE_CUDA(cudaMemcpyAsync(&sums, ref_->sums.get(), sizeof sums, cudaMemcpyDeviceToHost, stream_));
@@ -261,13 +326,14 @@ ErrorFigures Workspace::error_figures(const ReferenceKind& kind) {
   f.non_finite = static_cast<long long>(sums.non_finite);
   std::memcpy(&f.max_abs_err, &sums.max_abs_err_bits, sizeof(double));
   std::memcpy(&f.max_abs_ref, &sums.max_abs_ref_bits, sizeof(double));
+  std::memcpy(&f.max_scaled_err, &sums.max_scaled_err_bits, sizeof(double));
   f.rel_frobenius = sums.sum_sq_ref > 0 ? std::sqrt(sums.sum_sq_err / sums.sum_sq_ref)
                                         : (sums.sum_sq_err > 0 ? INFINITY : 0.0);
   return f;
 }
 
 CheckResult Workspace::check(const ReferenceKind& kind) {
-  return judge(error_figures(kind), tolerance_for(problem_.dtype));
+  return judge(error_figures(kind), tolerance_for(problem_, kind.roundings));
 }
 
 }  // namespace coalesce

@@ -1,73 +1,68 @@
-// The elementwise kernels the baselines run after a cuBLAS GEMM: a bias add, an activation alone
-// (what PyTorch eager launches for `gelu(x @ w + b)`: GEMM, add, GELU) and one fused
-// bias+activation pass (the best unfused pair). All work in place on row-major C (M×N), use a
-// grid-stride loop, and move float4s when every row starts 16-byte aligned (N % 4 == 0 on a
-// cudaMalloc'd buffer).
+// The elementwise kernels the baselines run after a cuBLAS GEMM, in the dtype's storage type T
+// (f32, bf16 or f16; math in f32, one rounding per store): a bias add, an activation alone (what
+// PyTorch eager launches for `gelu(x @ w + b)`: GEMM, add, GELU) and one fused bias+activation
+// pass (the best unfused pair). All work in place on row-major C (M×N), use a grid-stride loop,
+// and move 16 bytes per access when every row starts 16-byte aligned. nvcc only (host launchers).
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include "epilogue.cuh"
+#include "kernels/core/epilogue.cuh"
+#include "kernels/core/numeric.cuh"
 
 namespace coalesce {
-
-/// x = max(x, 0)
-struct ActivationRelu {
-  __device__ __forceinline__ static float apply(float x) { return fmaxf(x, 0.0f); }
-};
-/// x = gelu_erf(x) — PyTorch's default GELU
-struct ActivationGeluErf {
-  __device__ __forceinline__ static float apply(float x) { return gelu_erf(x); }
-};
 
 /// Threads per block of the elementwise kernels; 8 such blocks fill an SM's 2048 threads.
 constexpr int kElementwiseBlock = 256;
 
-/// x[i] = Act(x[i]) for i < count, as float4s (count4 = count / 4, x 16-byte aligned).
-template <class Act>
-__global__ void activation_inplace4(float4* __restrict__ x, long long count4) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count4;
+/// 16 bytes of T, moved as one access.
+template <class T>
+struct alignas(16) Vec16 {
+  static constexpr int kCount = 16 / static_cast<int>(sizeof(T));
+  T v[kCount];
+};
+
+/// x[i] = Act(x[i]) over `count` 16-byte vectors.
+template <class T, class Act>
+__global__ void activation_inplace_vec(Vec16<T>* __restrict__ x, long long count) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float4 v = x[i];
-    v.x = Act::apply(v.x);
-    v.y = Act::apply(v.y);
-    v.z = Act::apply(v.z);
-    v.w = Act::apply(v.w);
+    Vec16<T> v = x[i];
+#pragma unroll
+    for (int j = 0; j < Vec16<T>::kCount; ++j) v.v[j] = from_float<T>(Act::apply(to_float(v.v[j])));
     x[i] = v;
   }
 }
 
-/// x[i] = Act(x[i]) for first <= i < count, one float at a time.
-template <class Act>
-__global__ void activation_inplace1(float* __restrict__ x, long long first, long long count) {
-  for (long long i = first + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<long long>(gridDim.x) * blockDim.x)
-    x[i] = Act::apply(x[i]);
+/// x[i] = Act(x[i]) for first <= i < count, one element at a time.
+template <class T, class Act>
+__global__ void activation_inplace1(T* __restrict__ x, long long first, long long count) {
+  for (long long i = first + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    x[i] = from_float<T>(Act::apply(to_float(x[i])));
 }
 
-/// C[m][n] = Epi(C[m][n], bias[n]) for row-major M×N with N % 4 == 0, as float4s.
-template <class Epi>
-__global__ void bias_epilogue_inplace4(float4* __restrict__ c, const float4* __restrict__ bias,
-                                       long long count4, int n4) {
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count4;
+/// C[m][n] = Epi(C[m][n], bias[n]) for row-major M×N whose rows are whole 16-byte vectors
+/// (`n_vec` of them per row), over `count` vectors.
+template <class T, class Epi>
+__global__ void bias_epilogue_inplace_vec(Vec16<T>* __restrict__ c, const Vec16<T>* __restrict__ bias,
+                                          long long count, int n_vec) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    float4 v = c[i];
-    const float4 b = bias[i % n4];
-    v.x = Epi::apply(v.x, b.x);
-    v.y = Epi::apply(v.y, b.y);
-    v.z = Epi::apply(v.z, b.z);
-    v.w = Epi::apply(v.w, b.w);
+    Vec16<T> v = c[i];
+    const Vec16<T> b = bias[i % n_vec];
+#pragma unroll
+    for (int j = 0; j < Vec16<T>::kCount; ++j) v.v[j] = from_float<T>(Epi::apply(to_float(v.v[j]), to_float(b.v[j])));
     c[i] = v;
   }
 }
 
-/// C[m][n] = Epi(C[m][n], bias[n]) for row-major M×N, one float at a time (any N).
-template <class Epi>
-__global__ void bias_epilogue_inplace1(float* __restrict__ c, const float* __restrict__ bias,
-                                       long long count, int n) {
+/// C[m][n] = Epi(C[m][n], bias[n]) for row-major M×N, one element at a time (any N).
+template <class T, class Epi>
+__global__ void bias_epilogue_inplace1(T* __restrict__ c, const T* __restrict__ bias, long long count, int n) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
-    c[i] = Epi::apply(c[i], bias[i % n]);
+    c[i] = from_float<T>(Epi::apply(to_float(c[i]), to_float(bias[i % n])));
 }
 
 /// Blocks for a grid-stride pass over `items`: enough to fill every SM (`max_blocks`, the
@@ -80,34 +75,35 @@ inline unsigned elementwise_blocks(long long items, int max_blocks) {
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15) == 0; }
 
-/// C = Act(C) over `count` floats; float4 body plus a scalar tail. The caller checks
+/// x = Act(x) over `count` elements; 16-byte body plus a scalar tail. The caller checks
 /// cudaGetLastError().
-template <class Act>
-void launch_activation_inplace(float* x, long long count, int max_blocks, cudaStream_t stream) {
+template <class T, class Act>
+void launch_activation_inplace(T* x, long long count, int max_blocks, cudaStream_t stream) {
+  constexpr int kPer = Vec16<T>::kCount;
   long long done = 0;
-  if (aligned16(x) && count >= 4) {
-    const long long count4 = count / 4;
-    activation_inplace4<Act><<<elementwise_blocks(count4, max_blocks), kElementwiseBlock, 0, stream>>>(
-        reinterpret_cast<float4*>(x), count4);
-    done = count4 * 4;
+  if (aligned16(x) && count >= kPer) {
+    const long long vecs = count / kPer;
+    activation_inplace_vec<T, Act><<<elementwise_blocks(vecs, max_blocks), kElementwiseBlock, 0, stream>>>(
+        reinterpret_cast<Vec16<T>*>(x), vecs);
+    done = vecs * kPer;
   }
   if (done < count)
-    activation_inplace1<Act><<<elementwise_blocks(count - done, max_blocks), kElementwiseBlock, 0, stream>>>(
+    activation_inplace1<T, Act><<<elementwise_blocks(count - done, max_blocks), kElementwiseBlock, 0, stream>>>(
         x, done, count);
 }
 
-/// C = Epi(C, bias[n]) over row-major M×N; float4s when N % 4 == 0 and both pointers are
-/// 16-byte aligned. The caller checks cudaGetLastError().
-template <class Epi>
-void launch_bias_epilogue_inplace(float* c, const float* bias, int m, int n, int max_blocks,
-                                  cudaStream_t stream) {
+/// C = Epi(C, bias[n]) over row-major M×N; 16-byte vectors when a row is a whole number of
+/// them and both pointers are 16-byte aligned. The caller checks cudaGetLastError().
+template <class T, class Epi>
+void launch_bias_epilogue_inplace(T* c, const T* bias, int m, int n, int max_blocks, cudaStream_t stream) {
+  constexpr int kPer = Vec16<T>::kCount;
   const long long count = static_cast<long long>(m) * n;
-  if (n % 4 == 0 && aligned16(c) && aligned16(bias)) {
-    const long long count4 = count / 4;
-    bias_epilogue_inplace4<Epi><<<elementwise_blocks(count4, max_blocks), kElementwiseBlock, 0, stream>>>(
-        reinterpret_cast<float4*>(c), reinterpret_cast<const float4*>(bias), count4, n / 4);
+  if (n % kPer == 0 && aligned16(c) && aligned16(bias)) {
+    const long long vecs = count / kPer;
+    bias_epilogue_inplace_vec<T, Epi><<<elementwise_blocks(vecs, max_blocks), kElementwiseBlock, 0, stream>>>(
+        reinterpret_cast<Vec16<T>*>(c), reinterpret_cast<const Vec16<T>*>(bias), vecs, n / kPer);
   } else {
-    bias_epilogue_inplace1<Epi><<<elementwise_blocks(count, max_blocks), kElementwiseBlock, 0, stream>>>(
+    bias_epilogue_inplace1<T, Epi><<<elementwise_blocks(count, max_blocks), kElementwiseBlock, 0, stream>>>(
         c, bias, count, n);
   }
 }

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/names.hpp"
+#include "kernels/core/problem.hpp"
 
 namespace coalesce::report {
 
@@ -142,21 +142,24 @@ Table devices_table(const db::Database& db, const SqlFilter& f) {
                col("sm_count", "SMs"),
                col("l2_mib", "L2 (MiB)", 1),
                col("max_sm_clock_mhz", "max SM clock (MHz)"),
-               col("fp32_lanes_per_sm", "FP32 lanes/SM"),
-               col("fp32_peak_tflops", "FP32 peak (TFLOP/s)", 1),
+               col("f32_peak_tflops", "FP32 peak (TFLOP/s)", 1),
+               col("tf32_peak_tflops", "TF32 tensor peak", 1),
+               col("bf16_peak_tflops", "BF16 tensor peak", 1),
+               col("f16_peak_tflops", "FP16 tensor peak", 1),
                col("smem_per_block_optin", "smem/block opt-in (B)"),
                col("regs_per_sm", "registers/SM")};
   auto rs = db.query(R"sql(
     SELECT id, name, uuid, arch, sm_count, l2_bytes / 1048576.0, max_sm_clock_mhz,
-           fp32_lanes_per_sm, fp32_peak_tflops, smem_per_block_optin, regs_per_sm
+           f32_peak_tflops, tf32_peak_tflops, bf16_peak_tflops, f16_peak_tflops, smem_per_block_optin,
+           regs_per_sm
     FROM v_devices
     WHERE id IN (SELECT v.device_id FROM v_measurements v WHERE )sql" +
                          f.where + ") ORDER BY id",
                      f.params);
   t.rows = std::move(rs.rows);
-  t.notes = {"FP32 peak = SMs × FP32 lanes per SM × 2 FLOP per FMA × max SM clock (NVML's "
-             "maximum, from the devices table); empty where the clock or the architecture's "
-             "lanes are unknown."};
+  t.notes = {"Peak = SMs × dense FLOP per clock per SM of the math mode (the math_peaks table, "
+             "from the datasheets) × max SM clock (NVML's maximum); empty where the clock or the "
+             "architecture is unknown. Each dtype is compared with its own math's peak."};
   return t;
 }
 
@@ -169,7 +172,7 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
                    col("config", "config"), col("status", "status"),
                    col("median_ms", "median (ms)", 4), col("p10_ms", "p10 (ms)", 4),
                    col("p90_ms", "p90 (ms)", 4), col("tflops", "TFLOP/s", 2),
-                   col("pct_peak", "% of FP32 peak", 1), col("speedup", "fused speedup (×)", 3),
+                   col("pct_peak", "% of peak", 1), col("speedup", "fused speedup (×)", 3),
                    col("verdict", "fused is"), col("note", "note")})
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
@@ -262,7 +265,7 @@ Table top_table(const db::Database& db, const SqlFilter& f, int top) {
   for (Column c : {col("family", "family"), col("rank", "rank"), col("config", "config"),
                    col("run", "run"), col("median_ms", "median (ms)", 4),
                    col("p10_ms", "p10 (ms)", 4), col("p90_ms", "p90 (ms)", 4),
-                   col("tflops", "TFLOP/s", 2), col("pct_peak", "% of FP32 peak", 1),
+                   col("tflops", "TFLOP/s", 2), col("pct_peak", "% of peak", 1),
                    col("params", "parameters"), col("registers", "registers"),
                    col("spill_bytes", "spill (B)"), col("smem_bytes", "smem (B)"),
                    col("threads", "threads"), col("blocks_per_sm", "blocks/SM")})
@@ -278,10 +281,10 @@ Table top_table(const db::Database& db, const SqlFilter& f, int top) {
                          f.where + R"sql()
     SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
            r.config_name, r.run_id, r.median_ms, r.p10_ms, r.p90_ms, r.tflops,
-           CASE WHEN r.dtype = 'f32' THEN r.tflops / d.fp32_peak_tflops * 100 END,
+           r.tflops / r.peak_tflops * 100,
            r.params_json, r.registers, r.spill_stores_bytes + r.spill_loads_bytes, r.smem_bytes,
            r.threads, r.blocks_per_sm
-    FROM ranked r JOIN v_devices d ON d.id = r.device_id
+    FROM ranked r
     WHERE r.best_rank <= ?)sql" + std::to_string(params.size()) + R"sql(
     ORDER BY r.device_id, )sql" + kProblemOrder + ", r.family, r.best_rank",
                      params);
@@ -437,10 +440,10 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
                                      ORDER BY v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                            f.where + R"sql()
-    SELECT r.device_id, r.device_name, CASE WHEN r.dtype = 'f32' THEN d.fp32_peak_tflops END,
+    SELECT r.device_id, r.device_name, r.peak_tflops,
            r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
            r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops
-    FROM ranked r JOIN v_devices d ON d.id = r.device_id
+    FROM ranked r
     WHERE r.best_rank = 1
     ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
                            ", r.family",

@@ -53,7 +53,7 @@ std::string_view to_string(Verdict v);
 struct ComparisonEntry {
   std::int64_t device_id = 0;
   std::string device;
-  std::optional<double> peak_tflops;  ///< FP32 peak when the dtype is f32 and the peak is known
+  std::optional<double> peak_tflops;  ///< the peak of the dtype's math on the device, when known
   std::int64_t problem_id = 0;
   int m = 0, n = 0, k = 0;
   std::string dtype, epilogue, family;

@@ -25,8 +25,8 @@
 #include <variant>
 #include <vector>
 
-#include "kernels/names.hpp"
-#include "kernels/simt_config.hpp"
+#include "kernels/core/limits.hpp"
+#include "kernels/core/problem.hpp"
 
 namespace coalesce::db {
 
@@ -133,7 +133,7 @@ enum class RunStatus { running, completed, interrupted, failed };
 struct ConfigRow {
   std::string family;       ///< "simt", "mma", "wgmma"
   std::string name;         ///< config_name(); e.g. simt_f32_bm128_..._bias_gelu
-  std::string params_json;  ///< a JSON object of the tile parameters (rows.hpp: simt_params_json)
+  std::string params_json;  ///< a JSON object of the tile parameters (kernels/core/family.hpp: params_json)
   std::string source_hash;  ///< hash of the emitted source; "" when pruned before emission
 };
 
@@ -182,6 +182,7 @@ struct MeasurementRow {
   std::string prune_reason;
   std::optional<Timing> timing;
   std::optional<double> rel_err, max_abs_err;
+  std::optional<double> max_scaled_err;  ///< the check's elementwise figure (harness/check.hpp)
   std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;
   std::optional<std::int64_t> grid_blocks;  ///< blocks launched (for the wave quantization)
   std::string message;                      ///< why it failed or was pruned, one sentence

@@ -1,12 +1,11 @@
 // Rows of the results database built from the project's own types: the harness' DeviceInfo and
-// a simt config. Header-only, so coalesce_db does not depend on the CUDA harness.
+// a config of any family. Header-only, so coalesce_db does not depend on the CUDA harness.
 #pragma once
 
-#include <cstdio>
 #include <string>
 
 #include "harness/device.hpp"
-#include "kernels/names.hpp"
+#include "kernels/core/family.hpp"
 #include "schema/db.hpp"
 
 namespace coalesce::db {
@@ -28,21 +27,10 @@ inline DeviceRow device_row(const DeviceInfo& d) {
   return row;
 }
 
-/// A simt config's parameters as the JSON object stored in `configs.params_json`; the report
-/// reads `$.bm` and `$.bn` from it for the tile landscape.
-inline std::string simt_params_json(const SimtConfig& c) {
-  char buf[220];
-  std::snprintf(buf, sizeof buf,
-                "{\"bm\":%d,\"bn\":%d,\"bk\":%d,\"wm\":%d,\"wn\":%d,\"tm\":%d,\"tn\":%d,"
-                "\"stages\":%d,\"vec\":%d,\"group_m\":%d,\"min_blocks\":%d}",
-                c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks);
-  return buf;
-}
-
-/// The `configs` row of a simt config for a problem's dtype and epilogue.
-inline ConfigRow simt_config_row(const SimtConfig& c, Dtype dtype, Epilogue epilogue,
-                                 std::string source_hash) {
-  return {"simt", config_name(c, dtype, epilogue), simt_params_json(c), std::move(source_hash)};
+/// The `configs` row of a config for a problem's dtype and epilogue; the report reads `$.bm` and
+/// `$.bn` from its params_json for the tile landscape (every family has them).
+inline ConfigRow config_row(const Config& c, Dtype dtype, Epilogue epilogue, std::string source_hash) {
+  return {c.family, config_name(c, dtype, epilogue), params_json(c), std::move(source_hash)};
 }
 
 }  // namespace coalesce::db

@@ -51,7 +51,7 @@ def plot_tflops_vs_shape(rows, out):
         if len(peaks) == 1:
             peak = float(peaks.pop())
             ax.axhline(peak, color="grey", linestyle="--", linewidth=1)
-            ax.text(len(shapes) - 1, peak, f"FP32 peak {peak:.1f} ", ha="right", va="top",
+            ax.text(len(shapes) - 1, peak, f"peak of its math {peak:.1f} ", ha="right", va="top",
                     color="grey")
         ax.set_xticks(range(len(shapes)))
         ax.set_xticklabels([label for _, label in shapes], rotation=20)

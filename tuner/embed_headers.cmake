@@ -1,17 +1,31 @@
 # Writes a C++ file holding the kernel headers' text, so that coalesce-tune hands NVRTC the very
 # headers it was built with and runs on a machine without the source tree.
-# Usage: cmake -DOUT=<file.cpp> -DROOT=<source root> -DHEADERS=kernels/a.cuh,kernels/b.hpp -P embed_headers.cmake
-# NVRTC matches an #include against the names of the headers it is given, literally: the
-# kernel headers' sibling includes ("epilogue.cuh") are rewritten to the names they are
-# registered under ("kernels/epilogue.cuh").
-string(REPLACE "," ";" HEADERS "${HEADERS}")
+# Usage: cmake -DOUT=<file.cpp> -DROOT=<source root> -DSEEDS=kernels/a/gemm.cuh,... -P embed_headers.cmake
+# Embedded are the seeds (each family's kernel template) and every header they include, found by
+# following `#include "kernels/..."` lines. NVRTC matches an #include against the names of the
+# headers it is given literally, so kernel headers include each other by their full
+# "kernels/..." path; any other quoted include in them is refused here, before NVRTC would.
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
+string(REPLACE "," ";" pending "${SEEDS}")
+set(HEADERS "")
+while(pending)
+  list(POP_FRONT pending rel)
+  if(rel IN_LIST HEADERS)
+    continue()
+  endif()
+  list(APPEND HEADERS ${rel})
+  file(STRINGS ${ROOT}/${rel} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
+    if(NOT inc MATCHES "^kernels/")
+      message(FATAL_ERROR "${rel} includes \"${inc}\": kernel headers include each other as \"kernels/...\"")
+    endif()
+    list(APPEND pending ${inc})
+  endforeach()
+endwhile()
 set(body "")
 foreach(rel ${HEADERS})
   file(READ ${ROOT}/${rel} text)
-  foreach(other ${HEADERS})
-    get_filename_component(base ${other} NAME)
-    string(REPLACE "#include \"${base}\"" "#include \"${other}\"" text "${text}")
-  endforeach()
   string(FIND "${text}" ")coalesce_embed\"" clash)
   if(NOT clash EQUAL -1)
     message(FATAL_ERROR "${rel} contains the raw-string delimiter used to embed it")

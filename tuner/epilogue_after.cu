@@ -2,6 +2,7 @@
 #include "epilogue_after.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/dispatch.cuh"
 #include "kernels/elementwise.cuh"
 
 namespace coalesce::tuner {
@@ -23,12 +24,14 @@ Method then_bias_epilogue(const Method& gemm, Workspace& ws) {
   m.launch = [gemm_launch = gemm.launch, &ws, max_blocks, ctx = describe(m)](cudaStream_t s) {
     const Problem& p = ws.problem();
     gemm_launch(s);
-    switch (p.epilogue) {
-      case Epilogue::none: return;
-      case Epilogue::bias: launch_bias_epilogue_inplace<EpilogueBias>(ws.c(), ws.bias(), p.m, p.n, max_blocks, s); break;
-      case Epilogue::bias_relu: launch_bias_epilogue_inplace<EpilogueBiasRelu>(ws.c(), ws.bias(), p.m, p.n, max_blocks, s); break;
-      case Epilogue::bias_gelu: launch_bias_epilogue_inplace<EpilogueBiasGeluErf>(ws.c(), ws.bias(), p.m, p.n, max_blocks, s); break;
-    }
+    if (p.epilogue == Epilogue::none) return;
+    with_epilogue(p.epilogue, false, [&](auto epi) {
+      with_storage(p.types().c, [&](auto tag) {
+        using T = decltype(tag);
+        launch_bias_epilogue_inplace<T, decltype(epi)>(static_cast<T*>(ws.c()), static_cast<const T*>(ws.bias()), p.m,
+                                                       p.n, max_blocks, s);
+      });
+    });
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias+activation)");
   };
   return m;

@@ -68,11 +68,15 @@ Problem parse_shape(const std::string& text, Dtype dtype, Epilogue epilogue) {
   return Problem{static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]), dtype, epilogue};
 }
 
+std::string dtype_names() {
+  std::string out;
+  for (Dtype d : all_dtypes()) out += (out.empty() ? "" : ", ") + std::string(to_string(d));
+  return out;
+}
+
 Dtype parse_dtype_option(const std::string& text) {
   auto d = parse_dtype(text);
-  if (!d) throw UsageError("--dtype '" + text + "' is not a dtype (f32, tf32, bf16)");
-  if (*d != Dtype::f32)
-    throw UsageError("--dtype " + text + " is not supported yet: the simt family computes in f32 only");
+  if (!d) throw UsageError("--dtype '" + text + "' is not a dtype (" + dtype_names() + ")");
   return *d;
 }
 
@@ -82,8 +86,18 @@ Epilogue parse_epilogue_option(const std::string& text) {
   return *e;
 }
 
-void check_family(const std::string& family) {
-  if (family != "simt") throw UsageError("--family '" + family + "' is not a family this build tunes (simt)");
+// `--family all` or a registered family that computes `dtype` (its device is judged later).
+void check_family(const std::string& family, Dtype dtype) {
+  if (family == "all") {
+    for (const Family* f : families())
+      if (f->supports(dtype).ok()) return;
+    throw UsageError("no kernel family computes --dtype " + std::string(to_string(dtype)) + " (families: " +
+                     family_names() + ")");
+  }
+  const Family* f = find_family(family);
+  if (!f) throw UsageError("--family '" + family + "' is not a kernel family (" + family_names() + ", or all)");
+  if (Verdict v = f->supports(dtype); !v.ok())
+    throw UsageError("--family " + family + " cannot compute --dtype " + std::string(to_string(dtype)) + ": " + v.why);
 }
 
 // The problem options shared by `space` and `sweep`.
@@ -91,17 +105,18 @@ struct ProblemOptions {
   std::vector<std::string> shapes;
   std::string dtype = "f32";
   std::string epilogue = "bias_gelu";
-  std::string family = "simt";
+  std::string family = "all";
 
   void add_to(CLI::App* app) {
     app->add_option("--shape", shapes, "M=N=K (e.g. 4096) or MxNxK; repeatable")->required();
-    app->add_option("--dtype", dtype, "operand type (f32)")->capture_default_str();
+    app->add_option("--dtype", dtype, "the GEMM's types: " + dtype_names())->capture_default_str();
     app->add_option("--epilogue", epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
-    app->add_option("--family", family, "kernel family (simt)")->capture_default_str();
+    app->add_option("--family", family, "kernel family (" + family_names() + "), or all: every family that computes the dtype")
+        ->capture_default_str();
   }
   std::vector<Problem> problems() const {
-    check_family(family);
     const Dtype d = parse_dtype_option(dtype);
+    check_family(family, d);
     const Epilogue e = parse_epilogue_option(epilogue);
     std::vector<Problem> out;
     for (const std::string& s : shapes) out.push_back(parse_shape(s, d, e));
@@ -109,30 +124,40 @@ struct ProblemOptions {
   }
 };
 
-// `space`: every candidate with its verdict before compiling.
-int print_space(const std::vector<Problem>& problems, int ordinal, bool all) {
-  DeviceLimits limits;
+// `space`: every candidate of every family with its verdict before compiling.
+int print_space(const std::vector<Problem>& problems, const std::string& family_option, int ordinal, bool all) {
+  Target target{9, 0, true, DeviceLimits{}};
   if (device_count() > 0) {
-    limits = query_device(ordinal).limits;
+    target = query_device(ordinal).target();
   } else {
-    std::fprintf(stderr, "coalesce-tune: no GPU here: judging against the H200's limits\n");
+    std::fprintf(stderr, "coalesce-tune: no GPU here: judging against the H200's limits (sm_90)\n");
   }
   for (const Problem& p : problems) {
-    tuner::Space space = tuner::enumerate_simt(p, limits);
-    std::printf("# %dx%dx%d %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not simt configs\n",
-                p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
-                space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size());
-    std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
-    for (const tuner::Candidate& c : space.candidates) {
-      std::printf("%s  %s  %d  %d  %d", c.name.c_str(), c.pruned() ? "pruned" : "legal", c.predicted_registers,
-                  c.predicted_smem_bytes, c.predicted_blocks_per_sm);
-      if (c.pruned()) std::printf("  %s: %s", violation_name(c.verdict.violation), c.verdict.why);
-      std::printf("\n");
+    for (const Family* family : families()) {
+      if (family_option != "all" && family->name() != family_option) continue;
+      const std::string name(family->name());
+      if (Verdict v = tuner::refused(*family, p, target); !v.ok()) {
+        std::printf("# %dx%dx%d %s %s %s: refused (%s): %s\n", p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(),
+                    std::string(to_string(p.epilogue)).c_str(), name.c_str(), violation_name(v.violation), v.why);
+        continue;
+      }
+      tuner::Space space = tuner::enumerate(*family, p, target);
+      std::printf("# %dx%dx%d %s %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not %s configs\n",
+                  p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
+                  name.c_str(), space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size(),
+                  name.c_str());
+      std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
+      for (const tuner::Candidate& c : space.candidates) {
+        std::printf("%s  %s  %d  %d  %d", c.name.c_str(), c.pruned() ? "pruned" : "legal", c.predicted.registers,
+                    c.predicted.smem_bytes, c.predicted.blocks_per_sm);
+        if (c.pruned()) std::printf("  %s: %s", violation_name(c.verdict.violation), c.verdict.why);
+        std::printf("\n");
+      }
+      if (all)
+        for (const tuner::NonConfig& n : space.non_configs)
+          std::printf("%s  not_a_config  %s: %s\n", config_name(n.config, p.dtype, p.epilogue).c_str(),
+                      violation_name(n.verdict.violation), n.verdict.why);
     }
-    if (all)
-      for (const tuner::NonConfig& n : space.non_configs)
-        std::printf("%s  not_a_config  %s: %s\n", config_name(n.config, p.dtype, p.epilogue).c_str(),
-                    violation_name(n.verdict.violation), n.verdict.why);
   }
   return 0;
 }
@@ -161,7 +186,7 @@ int main(int argc, char** argv) {
   auto* space = app.add_subcommand("space", "List the search space, each pruned config with its reason");
   space_problem.add_to(space);
   space->add_option("--device", space_device, "CUDA device whose limits judge the configs")->capture_default_str();
-  space->add_flag("--all", space_all, "also list the list combinations that are not simt configs");
+  space->add_flag("--all", space_all, "also list the list combinations that are not configs of their family");
 
   ProblemOptions sweep_problem;
   tuner::SweepOptions so;
@@ -196,10 +221,10 @@ int main(int argc, char** argv) {
   try {
     if (*worker) return tuner::run_worker();
     if (*env) return print_env(env_device);
-    if (*space) return print_space(space_problem.problems(), space_device, space_all);
+    if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all);
     if (*sweep) {
       so.problems = sweep_problem.problems();
-      so.family = sweep_problem.family;
+      so.families = {sweep_problem.family};
       if (strategy == "exhaustive") {
         so.strategy = tuner::Strategy::exhaustive;
         if (budget) throw UsageError("--budget needs --strategy random (exhaustive measures every legal config)");

@@ -1,44 +1,9 @@
-// Enumeration and selection of the simt search space.
+// Enumeration and selection of a family's search space.
 #include "space.hpp"
 
 #include <algorithm>
 
 namespace coalesce::tuner {
-
-const SimtLists& simt_lists() {
-  // Sized so that a full sweep at 4096 is a few hundred legal configs (346 on the H200; the
-  // counts are in docs/tuner.md): at up to a second to measure each, the sweep stays within 10
-  // minutes. The lists span the region the kernel's first probes found fast (thread tiles of
-  // 32 to 128 accumulators, 8- and 16-deep K slices, 3 or 4 stages). Left out to keep the count
-  // down: 32-wide block tiles (16K blocks of one or two warps at 4096) and TN = 4 (its largest
-  // thread tile, 16x4, has fewer accumulators than 8x8). group_m stays at 8, the L2-friendly
-  // rasterization Triton and CUTLASS default to. min_blocks spans 1 to 3: the lead's probes at
-  // 4096 found the fastest configs at 2 or 3 resident blocks (an 8x8 tile fits unspilled in the
-  // 127-170 registers that leaves), and SimtConfig::check() prunes the caps too small for a tile.
-  static const SimtLists lists{
-      .bm = {64, 128, 256},
-      .bn = {64, 128, 256},
-      .bk = {8, 16},
-      .wm = {32, 64, 128},
-      .wn = {32, 64, 128},
-      .tm = {4, 8, 16},
-      .tn = {8, 16, 32},
-      .stages = {3, 4},
-      .group_m = {8},
-      .min_blocks = {1, 2, 3},
-  };
-  return lists;
-}
-
-int widest_vec(const Problem& problem) {
-  // The one rule decides: the widest copy that check_problem() accepts for this shape.
-  for (int v : {4, 2}) {
-    SimtConfig probe;
-    probe.vec = v;
-    if (probe.check_problem(problem.m, problem.n, problem.k).ok()) return v;
-  }
-  return 1;
-}
 
 std::size_t Space::legal() const {
   return static_cast<std::size_t>(std::count_if(candidates.begin(), candidates.end(),
@@ -46,45 +11,26 @@ std::size_t Space::legal() const {
 }
 std::size_t Space::pruned() const { return candidates.size() - legal(); }
 
-Space enumerate_simt(const Problem& problem, const DeviceLimits& limits) {
-  const SimtLists& l = simt_lists();
+Verdict refused(const Family& family, const Problem& problem, const Target& target) {
+  if (Verdict v = family.supports(problem.dtype); !v.ok()) return v;
+  return family.supports(target);
+}
+
+Space enumerate(const Family& family, const Problem& problem, const Target& target) {
   Space space;
-  const int vec = widest_vec(problem);
-  // Every combination of the lists, in the lists' order (the last list varies fastest).
-  std::size_t total = 1;
-  for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})
-    total *= list->size();
-  for (std::size_t index = 0; index < total; ++index) {
-    std::size_t rest = index;
-    auto pick = [&rest](const std::vector<int>& list) {
-      int v = list[rest % list.size()];
-      rest /= list.size();
-      return v;
-    };
-    SimtConfig c;
-    c.min_blocks = pick(l.min_blocks);
-    c.group_m = pick(l.group_m);
-    c.stages = pick(l.stages);
-    c.tn = pick(l.tn);
-    c.tm = pick(l.tm);
-    c.wn = pick(l.wn);
-    c.wm = pick(l.wm);
-    c.bk = pick(l.bk);
-    c.bn = pick(l.bn);
-    c.bm = pick(l.bm);
-    c.vec = vec;
-    if (Verdict v = c.check(); !v.ok()) {
-      space.non_configs.push_back({c, v});
+  space.family = &family;
+  if (!refused(family, problem, target).ok()) return space;
+  for (Config& c : family.sweep_configs(problem)) {
+    if (Verdict v = family.check(c); !v.ok()) {
+      space.non_configs.push_back({std::move(c), v});
       continue;
     }
-    const int regs = c.predicted_registers();
+    const Resources predicted = family.predict(c, target.limits);
     Candidate cand{.config = c,
                    .name = config_name(c, problem.dtype, problem.epilogue),
-                   .verdict = c.check(limits, regs),
-                   .predicted_registers = regs,
-                   .predicted_smem_bytes = c.smem_bytes(),
-                   .predicted_blocks_per_sm = c.blocks_per_sm(limits, regs)};
-    if (cand.verdict.ok()) cand.verdict = c.check_problem(problem.m, problem.n, problem.k);
+                   .verdict = family.check(c, target.limits, predicted.registers),
+                   .predicted = predicted};
+    if (cand.verdict.ok()) cand.verdict = family.check_problem(c, problem);
     space.candidates.push_back(std::move(cand));
   }
   return space;
@@ -129,11 +75,12 @@ std::vector<Candidate> select(const Space& space, Strategy strategy, int budget,
   return out;
 }
 
-Verdict compiled_verdict(const SimtConfig& config, const DeviceLimits& limits, int registers, bool spills) {
+Verdict compiled_verdict(const Family& family, const Config& config, const DeviceLimits& limits, int registers,
+                         bool spills) {
   if (spills)
     return {Violation::registers,
             "ptxas spilled registers to local memory (the thread tile does not fit in the registers allowed)"};
-  return config.check(limits, registers);
+  return family.check(config, limits, registers);
 }
 
 }  // namespace coalesce::tuner

@@ -1,62 +1,51 @@
-// The search space of the `simt` family: every combination of the family's parameter lists
-// that is a simt config at all, each judged against the device and the problem before anything
-// is compiled. A refused candidate keeps its category and sentence; it is stored as a `pruned`
-// row, never silently dropped.
+// The search space of a kernel family: every config its plug-in lists for a problem, each
+// judged against the device and the problem before anything is compiled. A refused candidate
+// keeps its category and sentence; it is stored as a `pruned` row, never silently dropped.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "kernels/names.hpp"
-#include "kernels/simt_config.hpp"
+#include "kernels/core/family.hpp"
 
 namespace coalesce::tuner {
 
-/// The values each simt parameter takes in a sweep. The product of the lists is filtered by
-/// SimtConfig::check() (the device-free rule); what passes is the family's candidate set.
-struct SimtLists {
-  std::vector<int> bm, bn, bk, wm, wn, tm, tn, stages, group_m, min_blocks;
-};
-
-/// The lists a sweep uses (docs/tuner.md says why each list is what it is). `vec` is not a
-/// list: every candidate copies the widest vector (4, 2 or 1 floats) that the problem allows,
-/// since a narrower copy of the same tile only issues more instructions.
-const SimtLists& simt_lists();
-
-/// The widest vector copy (4, 2 or 1 floats) that SimtConfig::check_problem() accepts.
-int widest_vec(const Problem& problem);
-
 /// One candidate config with the model's figures and the verdict before compiling.
 struct Candidate {
-  SimtConfig config;
+  Config config;
   std::string name;          ///< config_name(config, dtype, epilogue)
   Verdict verdict;           ///< ok(), or why it is pruned before compiling
-  int predicted_registers;   ///< SimtConfig::predicted_registers()
-  int predicted_smem_bytes;  ///< SimtConfig::smem_bytes()
-  int predicted_blocks_per_sm;  ///< SimtConfig::blocks_per_sm(limits, predicted registers)
+  Resources predicted;       ///< the family's model (Family::predict)
   bool pruned() const { return !verdict.ok(); }
 };
 
-/// A combination of the lists that fails SimtConfig::check(): not a simt config at all, so it
-/// is counted and listed on request (`coalesce-tune space --all`) but never stored.
+/// A config the family lists but refuses by its device-free rule (Family::check): not a config
+/// at all, so it is counted and listed on request (`coalesce-tune space --all`) but never stored.
 struct NonConfig {
-  SimtConfig config;
+  Config config;
   Verdict verdict;
 };
 
 /// The family's candidates for one problem on one device, in a fixed enumeration order.
 struct Space {
-  std::vector<Candidate> candidates;  ///< legal and pruned, in enumeration order
+  const Family* family = nullptr;
+  std::vector<Candidate> candidates;   ///< legal and pruned, in enumeration order
   std::vector<NonConfig> non_configs;  ///< combinations of the lists that are not configs
   std::size_t legal() const;
   std::size_t pruned() const;
 };
 
-/// Enumerates the simt space for `problem` under `limits`: each combination of simt_lists()
-/// that passes SimtConfig::check() becomes a candidate, judged by check(limits, predicted
-/// registers) and check_problem(M, N, K). Deterministic: the same inputs give the same order.
-Space enumerate_simt(const Problem& problem, const DeviceLimits& limits);
+/// Enumerates `family`'s space for `problem` on `target`: each config of
+/// Family::sweep_configs() that passes Family::check() becomes a candidate, judged by
+/// check(limits, predicted registers) and check_problem(). A family that does not run on the
+/// target or compute the dtype gives an empty space (refused() says why). Deterministic: the
+/// same inputs give the same order.
+Space enumerate(const Family& family, const Problem& problem, const Target& target);
+
+/// Why `family` takes no part in a sweep of `problem` on `target` (its dtype or architecture
+/// refusal), or ok.
+Verdict refused(const Family& family, const Problem& problem, const Target& target);
 
 enum class Strategy { exhaustive, random };
 
@@ -67,8 +56,9 @@ enum class Strategy { exhaustive, random };
 std::vector<Candidate> select(const Space& space, Strategy strategy, int budget, std::uint64_t seed);
 
 /// The verdict after compiling, with ptxas' own figures: a config whose kernel spills to local
-/// memory is pruned (category `registers`), otherwise the device rule is applied again with
-/// the real register count in place of the model's.
-Verdict compiled_verdict(const SimtConfig& config, const DeviceLimits& limits, int registers, bool spills);
+/// memory is pruned (category `registers`), otherwise the family's device rule is applied again
+/// with the real register count in place of the model's.
+Verdict compiled_verdict(const Family& family, const Config& config, const DeviceLimits& limits, int registers,
+                         bool spills);
 
 }  // namespace coalesce::tuner

@@ -112,11 +112,12 @@ struct Prepared {
   CompileResult compiled;
 };
 
-Prepared prepare(const Jit& jit, const Problem& problem, const SimtConfig& config, const std::string& inject) {
+Prepared prepare(const Jit& jit, const Problem& problem, const Config& config, const Target& target,
+                 const std::string& inject) {
   Prepared p;
   std::string source;
   try {
-    compiler::EmittedKernel k = compiler::emit_fused_kernel(problem, config);
+    compiler::EmittedKernel k = compiler::emit_fused_kernel(problem, config, target);
     p.symbol = std::move(k.symbol);
     source = std::move(k.source);
     p.emitted = true;
@@ -216,7 +217,7 @@ class Sweep {
     const fs::path cache = o_.cache_dir.empty() ? default_cache_dir().value_or(fs::path()) : o_.cache_dir;
     if (cache.empty())
       throw std::runtime_error("no kernel cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
-    jit_.emplace(cache, arch_);
+    cache_dir_ = cache;
     ThreadPool pool(o_.jobs ? o_.jobs : std::max(1u, std::thread::hardware_concurrency()));
 
     if (!o_.dry_run) {
@@ -227,9 +228,10 @@ class Sweep {
       signal(SIGTERM, on_interrupt);
     }
     try {
-      std::vector<Plan> plans;
-      for (std::size_t i = 0; i < o_.problems.size(); ++i) plans.push_back(plan(o_.problems[i], i, pool));
-      for (std::size_t i = 0; i < plans.size() && !g_interrupted; ++i) sweep_problem(plans[i], pool);
+      // Every problem's compiles are queued before the first is measured, so the pool never idles.
+      std::vector<std::vector<Plan>> plans;
+      for (std::size_t i = 0; i < o_.problems.size(); ++i) plans.push_back(plan_problem(o_.problems[i], i, pool));
+      for (std::size_t i = 0; i < plans.size() && !g_interrupted; ++i) sweep_problem(o_.problems[i], plans[i], pool);
     } catch (...) {
       if (db_) db_->end_run(run_, db::RunStatus::failed);
       throw;
@@ -240,7 +242,7 @@ class Sweep {
     out_ << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
          << " s, waiting for compiles " << fixed(time_.compile_wait_s, 1) << " s; NVRTC " << fixed(time_.nvrtc_s, 1)
          << " s of CPU over " << pool_threads() << " threads (" << time_.fresh << " compiled, "
-         << time_.cached << " from the cache in " << jit_->cache_dir().string() << ")\n";
+         << time_.cached << " from the cache in " << cache_dir_.string() << ")\n";
     if (g_interrupted) {
       out_ << "interrupted: the same command resumes this run\n";
       return 130;
@@ -259,19 +261,56 @@ class Sweep {
   void resolve_target() {
     if (!hooks_.standin_worker.empty() && !o_.dry_run) {
       device_ = standin_device();
-      limits_ = device_->limits;
-      arch_ = device_->arch();
-      return;
-    }
-    if (!o_.dry_run || device_count() > 0) {
+      target_ = device_->target();
+    } else if (!o_.dry_run || device_count() > 0) {
       device_ = query_device(o_.device);
-      limits_ = device_->limits;
-      arch_ = device_->arch();
-      return;
+      target_ = device_->target();
+    } else {
+      target_ = Target{9, 0, true, DeviceLimits{}};
+      std::fprintf(stderr, "coalesce-tune: no GPU here: dry run against the H200's limits (sm_90)\n");
     }
-    limits_ = DeviceLimits{};
-    arch_ = "sm_90";
-    std::fprintf(stderr, "coalesce-tune: no GPU here: dry run against the H200's limits for sm_90\n");
+    limits_ = target_.limits;
+    arch_ = target_.base_arch();
+  }
+
+  // The compiler of a family: NVRTC for the architecture the family asks for on this target
+  // (sm_90a for a Hopper-only family), one Jit per architecture, all sharing the cache.
+  const Jit& jit_for(const Family& family) {
+    const std::string arch = family.nvrtc_arch(target_);
+    auto it = jits_.find(arch);
+    if (it == jits_.end()) it = jits_.emplace(arch, Jit(cache_dir_, arch)).first;
+    return it->second;
+  }
+
+  // The families swept for `problem`: those named, or every registered family that computes
+  // the dtype on this device. A named family that refuses is an error; with "all" the refusals
+  // are reported once per problem on stderr.
+  std::vector<const Family*> families_for(const Problem& problem) const {
+    std::vector<const Family*> out;
+    const bool all = o_.families.size() == 1 && o_.families[0] == "all";
+    if (all) {
+      for (const Family* f : families()) {
+        if (Verdict v = refused(*f, problem, target_); !v.ok()) {
+          std::fprintf(stderr, "coalesce-tune: %s: %s skipped: %s\n", shape(problem).c_str(),
+                       std::string(f->name()).c_str(), v.why);
+          continue;
+        }
+        out.push_back(f);
+      }
+      if (out.empty())
+        throw std::runtime_error("no kernel family computes " + std::string(to_string(problem.dtype)) + " on " +
+                                 target_.arch() + " (families: " + family_names() + ")");
+      return out;
+    }
+    for (const std::string& name : o_.families) {
+      const Family* f = find_family(name);
+      if (!f) throw std::runtime_error("--family '" + name + "' is not a kernel family (" + family_names() + ")");
+      if (Verdict v = refused(*f, problem, target_); !v.ok())
+        throw std::runtime_error("--family " + name + " cannot run " + shape(problem) + " " +
+                                 std::string(to_string(problem.dtype)) + " on " + target_.arch() + ": " + v.why);
+      out.push_back(f);
+    }
+    return out;
   }
 
   void open_run() {
@@ -320,6 +359,7 @@ class Sweep {
     r.message = o.detail;
     r.rel_err = o.rel_err;
     r.max_abs_err = o.max_abs_err;
+    r.max_scaled_err = o.max_scaled_err;
     r.sm_clock_before_mhz = o.sm_clock_before_mhz;
     r.sm_clock_after_mhz = o.sm_clock_after_mhz;
     r.grid_blocks = o.grid_blocks;
@@ -328,26 +368,26 @@ class Sweep {
                             o.p90_ms.value_or(0), o.samples};
   }
 
-  db::BuildRow build_row(db::ConfigId config, const Candidate& c, const Prepared& p) const {
+  db::BuildRow build_row(const Family& family, db::ConfigId config, const Candidate& c, const Prepared& p) const {
     db::BuildRow b;
     b.config = config;
-    b.arch = arch_;
+    b.arch = family.nvrtc_arch(target_);
     b.toolkit = nvrtc_version();
     b.ok = p.compiled.ok;
     b.log = p.compiled.log;
     b.compile_ms = p.compiled.compile_seconds * 1e3;
-    b.predicted_registers = c.predicted_registers;
-    b.predicted_smem_bytes = c.predicted_smem_bytes;
-    b.predicted_blocks_per_sm = c.predicted_blocks_per_sm;
-    b.threads = c.config.threads();
+    b.predicted_registers = c.predicted.registers;
+    b.predicted_smem_bytes = c.predicted.smem_bytes;
+    b.predicted_blocks_per_sm = c.predicted.blocks_per_sm;
+    b.threads = c.predicted.threads;
     if (p.compiled.ok && p.compiled.ptxas) {
       const PtxasReport& r = *p.compiled.ptxas;
       b.registers = r.registers;
       b.spill_stores_bytes = r.spill_store_bytes;
       b.spill_loads_bytes = r.spill_load_bytes;
       b.stack_bytes = r.stack_bytes;
-      b.smem_bytes = r.smem_bytes + c.config.smem_bytes();
-      b.blocks_per_sm = c.config.blocks_per_sm(limits_, r.registers);
+      b.smem_bytes = r.smem_bytes + c.predicted.smem_bytes;
+      b.blocks_per_sm = family.resources(c.config, limits_, r.registers).blocks_per_sm;
     }
     return b;
   }
@@ -372,43 +412,43 @@ class Sweep {
     return result;
   }
 
-  std::string best_so_far(const Problem& problem) const {
+  std::string best_so_far(const Problem& problem, const Family& family) const {
     if (!db_) return {};
-    auto best = db_->best_config(device_id_, problem, o_.family);
+    auto best = db_->best_config(device_id_, problem, std::string(family.name()));
     if (!best) return {};
     return fixed(best->median_ms, 3) + " ms (" + fixed(problem.flops() / (best->median_ms * 1e-3) / 1e12, 1) +
            " TFLOP/s) " + best->name;
   }
 
-  // One problem's candidates and their compiles, queued before any problem is measured so the
-  // pool never idles between problems.
+  // One family's candidates for one problem and their compiles, queued before any problem is
+  // measured so the pool never idles between problems.
   struct Plan {
-    Problem problem;
+    const Family* family;
     Space space;
     std::vector<Candidate> chosen;
     std::vector<std::future<Prepared>> prepared;
   };
 
-  Plan plan(const Problem& problem, std::size_t index, ThreadPool& pool) {
-    Plan p{problem, enumerate_simt(problem, limits_), {}, {}};
-    p.chosen = select(p.space, o_.strategy, o_.budget, o_.seed);
-    p.prepared.reserve(p.chosen.size());
-    for (std::size_t i = 0; i < p.chosen.size(); ++i) {
-      std::string inject = index == 0 && static_cast<int>(i) == hooks_.inject_at ? hooks_.inject : "";
-      p.prepared.push_back(pool.submit([jit = &*jit_, problem, c = p.chosen[i].config, inject] {
-        return prepare(*jit, problem, c, inject);
-      }));
+  std::vector<Plan> plan_problem(const Problem& problem, std::size_t index, ThreadPool& pool) {
+    std::vector<Plan> plans;
+    for (const Family* family : families_for(problem)) {
+      Plan p{family, enumerate(*family, problem, target_), {}, {}};
+      p.chosen = select(p.space, o_.strategy, o_.budget, o_.seed);
+      p.prepared.reserve(p.chosen.size());
+      const Jit* jit = &jit_for(*family);
+      for (std::size_t i = 0; i < p.chosen.size(); ++i) {
+        const bool first = index == 0 && plans.empty();
+        std::string inject = first && static_cast<int>(i) == hooks_.inject_at ? hooks_.inject : "";
+        p.prepared.push_back(pool.submit([jit, problem, c = p.chosen[i].config, target = target_, inject] {
+          return prepare(*jit, problem, c, target, inject);
+        }));
+      }
+      plans.push_back(std::move(p));
     }
-    return p;
+    return plans;
   }
 
-  void sweep_problem(Plan& plan, ThreadPool& pool) {
-    const Problem& problem = plan.problem;
-    const Space& space = plan.space;
-    const std::vector<Candidate>& chosen = plan.chosen;
-    std::vector<std::future<Prepared>>& prepared = plan.prepared;
-
-    std::map<std::string, std::size_t> counts;  // status -> rows of this problem
+  void sweep_problem(const Problem& problem, std::vector<Plan>& plans, ThreadPool& pool) {
     if (db_) {
       problem_id_ = db_->upsert_problem(problem);
       measuring([&] {
@@ -416,9 +456,24 @@ class Sweep {
         return 0;
       });
       measure_baselines();
+    }
+    for (Plan& plan : plans) {
+      if (g_interrupted) return;
+      sweep_family(problem, plan, pool);
+    }
+  }
+
+  void sweep_family(const Problem& problem, Plan& plan, ThreadPool& pool) {
+    const Family& family = *plan.family;
+    const Space& space = plan.space;
+    const std::vector<Candidate>& chosen = plan.chosen;
+    std::vector<std::future<Prepared>>& prepared = plan.prepared;
+
+    std::map<std::string, std::size_t> counts;  // status -> rows of this problem
+    if (db_) {
       for (const Candidate& c : space.candidates) {
         if (!c.pruned()) continue;
-        const db::ConfigId id = db_->upsert_config(db::simt_config_row(c.config, problem.dtype, problem.epilogue, ""));
+        const db::ConfigId id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, ""));
         db::MeasurementRow r = row_for(id, "coalesce");
         r.status = db::Status::pruned;
         r.prune_reason = violation_name(c.verdict.violation);
@@ -431,27 +486,29 @@ class Sweep {
           out_ << c.name << "  pruned " << violation_name(c.verdict.violation) << ": " << c.verdict.why << "\n";
     }
 
-    Progress progress(shape(problem) + " " + std::string(to_string(problem.epilogue)), chosen.size());
+    Progress progress(shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
+                          std::string(to_string(problem.epilogue)) + " " + std::string(family.name()),
+                      chosen.size());
     std::size_t done = 0, pruned_after = 0, failed = 0, resumed = 0;
     int measured_now = 0;
-    std::string best = best_so_far(problem);
+    std::string best = best_so_far(problem, family);
     for (std::size_t i = 0; i < chosen.size() && !g_interrupted; ++i) {
       const Candidate& c = chosen[i];
       Prepared p = wait(prepared[i]);
-      const std::string outcome = handle_candidate(problem, c, p, resumed);
+      const std::string outcome = handle_candidate(problem, family, c, p, resumed);
       ++counts[outcome];
       if (outcome == "pruned") ++pruned_after;
       else if (outcome != "ok" && outcome != "compiled" && outcome != "already measured") ++failed;
       ++done;
-      if (outcome == "ok") best = best_so_far(problem);
+      if (outcome == "ok") best = best_so_far(problem, family);
       progress.update(done, space.pruned() + pruned_after, failed, best);
       if (db_ && outcome != "already measured" && outcome != "pruned" && outcome != "compile_failed" &&
           ++measured_now == hooks_.stop_after)
         raise(SIGKILL);
     }
     progress.finish();
-    if (db_ && !g_interrupted) measure_winner_unfused(problem, pool);
-    summarize(problem, space, chosen.size(), counts, resumed);
+    if (db_ && !g_interrupted) measure_winner_unfused(problem, family, pool);
+    summarize(problem, family, space, chosen.size(), counts, resumed);
   }
 
   void measure_baselines() {
@@ -471,14 +528,15 @@ class Sweep {
   }
 
   // Returns what became of the candidate: a status name or "already measured".
-  std::string handle_candidate(const Problem& problem, const Candidate& c, const Prepared& p, std::size_t& resumed) {
+  std::string handle_candidate(const Problem& problem, const Family& family, const Candidate& c, const Prepared& p,
+                               std::size_t& resumed) {
     if (!p.emitted) {
       // The compiler refused a config the space let through: a compile failure with its reason.
       if (!db_) {
         out_ << c.name << "  compile_failed (emission): " << first_line(p.emit_error) << "\n";
         return "compile_failed";
       }
-      const db::ConfigId id = db_->upsert_config(db::simt_config_row(c.config, problem.dtype, problem.epilogue, ""));
+      const db::ConfigId id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, ""));
       db::MeasurementRow r = row_for(id, "coalesce");
       r.status = db::Status::compile_failed;
       r.message = "emission failed: " + first_line(p.emit_error);
@@ -488,7 +546,7 @@ class Sweep {
     const CompileResult& cr = p.compiled;
     std::optional<db::ConfigId> id;
     if (db_) {
-      id = db_->upsert_config(db::simt_config_row(c.config, problem.dtype, problem.epilogue, cr.source_hash));
+      id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, cr.source_hash));
       if (db_->measured(device_id_, problem_id_, *id, "coalesce")) {
         ++resumed;
         return "already measured";
@@ -500,7 +558,7 @@ class Sweep {
         return "compile_failed";
       }
       db_->in_transaction([&] {
-        const db::BuildId build = db_->upsert_build(build_row(*id, c, p));
+        const db::BuildId build = db_->upsert_build(build_row(family, *id, c, p));
         db::MeasurementRow r = row_for(id, "coalesce");
         r.build = build;
         r.status = db::Status::compile_failed;
@@ -510,7 +568,7 @@ class Sweep {
       return "compile_failed";
     }
     const PtxasReport& ptxas = *cr.ptxas;
-    const Verdict after = compiled_verdict(c.config, limits_, ptxas.registers, ptxas.spills());
+    const Verdict after = compiled_verdict(family, c.config, limits_, ptxas.registers, ptxas.spills());
     std::string why;
     if (!after.ok()) {
       char figures[160];
@@ -520,7 +578,7 @@ class Sweep {
     }
     if (!db_) {
       out_ << c.name << "  " << (after.ok() ? "compiled" : std::string("pruned ") + violation_name(after.violation))
-           << "  registers " << ptxas.registers << " (predicted " << c.predicted_registers << ")"
+           << "  registers " << ptxas.registers << " (predicted " << c.predicted.registers << ")"
            << (ptxas.spills() ? "  spills" : "") << "  " << fixed(cr.compile_seconds, 2) << " s"
            << (cr.cache_hit ? " (cached)" : "") << (why.empty() ? "" : "  " + why) << "\n";
       out_.flush();  // keep the lines in order with the progress line when both go to one file
@@ -529,7 +587,7 @@ class Sweep {
     db::BuildId build = 0;
     if (!after.ok()) {
       db_->in_transaction([&] {
-        build = db_->upsert_build(build_row(*id, c, p));
+        build = db_->upsert_build(build_row(family, *id, c, p));
         db::MeasurementRow r = row_for(id, "coalesce");
         r.build = build;
         r.status = db::Status::pruned;
@@ -539,7 +597,7 @@ class Sweep {
       });
       return "pruned";
     }
-    build = db_->upsert_build(build_row(*id, c, p));
+    build = db_->upsert_build(build_row(family, *id, c, p));
     // The worker runs in its own process group, so Ctrl-C stops the sweep after this
     // measurement rather than killing it halfway.
     const Outcome o = measuring([&] { return worker_->kernel(cr.cubin_path, p.symbol, c.config); });
@@ -552,16 +610,18 @@ class Sweep {
 
   // The winner again, unfused: its own GEMM (epilogue none) then the separate bias+activation
   // kernel, stored as method `coalesce_unfused` under the winner's config.
-  void measure_winner_unfused(const Problem& problem, ThreadPool& pool) {
+  void measure_winner_unfused(const Problem& problem, const Family& family, ThreadPool& pool) {
     if (problem.epilogue == Epilogue::none) return;
-    auto best = db_->best_config(device_id_, problem, o_.family);
+    auto best = db_->best_config(device_id_, problem, std::string(family.name()));
     if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused")) return;
     auto named = parse_config_name(best->name);
     if (!named) throw std::runtime_error("the best config's name does not parse: " + best->name);
     Problem gemm_only = problem;
     gemm_only.epilogue = Epilogue::none;
-    const SimtConfig config = named->config;
-    auto job = pool.submit([jit = &*jit_, gemm_only, config] { return prepare(*jit, gemm_only, config, ""); });
+    const Config config = named->config;
+    auto job = pool.submit([jit = &jit_for(family), gemm_only, config, target = target_] {
+      return prepare(*jit, gemm_only, config, target, "");
+    });
     Prepared p = wait(job);
     db::MeasurementRow r = row_for(best->config, "coalesce_unfused");
     if (!p.emitted || !p.compiled.ok) {
@@ -571,29 +631,27 @@ class Sweep {
       store(r);
       return;
     }
-    Candidate gemm_candidate{.config = config,
-                             .name = p.symbol,
-                             .verdict = {},
-                             .predicted_registers = config.predicted_registers(),
-                             .predicted_smem_bytes = config.smem_bytes(),
-                             .predicted_blocks_per_sm = config.blocks_per_sm(limits_, config.predicted_registers())};
+    const Resources predicted = family.predict(config, limits_);
+    Candidate gemm_candidate{.config = config, .name = p.symbol, .verdict = {}, .predicted = predicted};
     const db::ConfigId gemm_id =
-        db_->upsert_config(db::simt_config_row(config, gemm_only.dtype, gemm_only.epilogue, p.compiled.source_hash));
-    r.build = db_->upsert_build(build_row(gemm_id, gemm_candidate, p));
+        db_->upsert_config(db::config_row(config, gemm_only.dtype, gemm_only.epilogue, p.compiled.source_hash));
+    r.build = db_->upsert_build(build_row(family, gemm_id, gemm_candidate, p));
     const Outcome o =
         measuring([&] { return worker_->kernel_then_epilogue(p.compiled.cubin_path, p.symbol, config); });
     fill(r, o);
     store(r);
   }
 
-  void summarize(const Problem& problem, const Space& space, std::size_t chosen,
+  void summarize(const Problem& problem, const Family& family, const Space& space, std::size_t chosen,
                  const std::map<std::string, std::size_t>& counts, std::size_t resumed) {
-    out_ << "problem " << shape(problem) << " " << to_string(problem.dtype) << " " << to_string(problem.epilogue);
-    if (device_) out_ << " on " << device_->name << " (" << arch_ << ")";
+    const std::string family_name(family.name());
+    out_ << "problem " << shape(problem) << " " << to_string(problem.dtype) << " " << to_string(problem.epilogue)
+         << ", family " << family_name;
+    if (device_) out_ << " on " << device_->name << " (" << family.nvrtc_arch(target_) << ")";
     if (db_) out_ << ", run " << run_;
     out_ << "\n  space: " << space.candidates.size() << " candidates (" << space.non_configs.size()
-         << " list combinations are not simt configs), " << space.pruned() << " pruned before compiling, "
-         << chosen << " selected";
+         << " list combinations are not " << family_name << " configs), " << space.pruned()
+         << " pruned before compiling, " << chosen << " selected";
     for (const auto& [status, n] : counts) out_ << ", " << n << " " << status;
     out_ << "\n";
     if (!db_) return;
@@ -601,9 +659,9 @@ class Sweep {
     db::ResultSet rs = db_->query(
         "SELECT config_name, coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, cublaslt_fused_ms, "
         "coalesce_unfused_ms, run_id FROM v_comparison WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3",
-        {db::Value(device_id_), db::Value(problem_id_), db::Value(o_.family)});
+        {db::Value(device_id_), db::Value(problem_id_), db::Value(family_name)});
     if (rs.rows.empty()) {
-      out_ << "  no config of " << o_.family << " measured ok\n";
+      out_ << "  no config of " << family_name << " measured ok\n";
       return;
     }
     const auto& row = rs.rows.front();
@@ -630,9 +688,11 @@ class Sweep {
   std::ostream& out_;
   TestHooks hooks_;
   std::optional<DeviceInfo> device_;
+  Target target_;
   DeviceLimits limits_;
   std::string arch_;
-  std::optional<Jit> jit_;
+  std::filesystem::path cache_dir_;
+  std::map<std::string, Jit> jits_;
   std::optional<db::Database> db_;
   std::optional<WorkerProcess> worker_;
   db::DeviceId device_id_ = 0;
@@ -645,7 +705,9 @@ class Sweep {
 
 std::string resume_key(const SweepOptions& o) {
   std::ostringstream k;
-  k << "family=" << o.family << ";problems=";
+  k << "family=";
+  for (std::size_t i = 0; i < o.families.size(); ++i) k << (i ? "," : "") << o.families[i];
+  k << ";problems=";
   for (const Problem& p : o.problems)
     k << shape(p) << ":" << to_string(p.dtype) << ":" << to_string(p.epilogue) << ",";
   k << ";strategy=" << (o.strategy == Strategy::random ? "random" : "exhaustive");

@@ -8,14 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "kernels/names.hpp"
+#include "kernels/core/family.hpp"
 #include "space.hpp"
 
 namespace coalesce::tuner {
 
 struct SweepOptions {
   std::vector<Problem> problems;
-  std::string family = "simt";
+  /// The families to sweep, or {"all"}: every registered family that computes a problem's
+  /// dtype on the device (the others are skipped with their reason on stderr). A family named
+  /// explicitly that refuses the dtype or the device stops the sweep with that reason.
+  std::vector<std::string> families = {"all"};
   Strategy strategy = Strategy::exhaustive;
   int budget = -1;          ///< random strategy: configs to draw per problem
   std::uint64_t seed = 1;   ///< random strategy: the draw's seed
@@ -29,7 +32,7 @@ struct SweepOptions {
 };
 
 /// What makes a later invocation the same sweep (and so resume its run): the normalized
-/// problems, family, strategy, budget, seed and the tool's git revision.
+/// problems, families, strategy, budget, seed and the tool's git revision.
 std::string resume_key(const SweepOptions& o);
 
 /// Runs the sweep: data (per-candidate lines for a dry run, the summary) on `out`, the

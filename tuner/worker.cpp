@@ -16,7 +16,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/cuda_raii.hpp"
 #include "harness/method.hpp"
-#include "harness/simt_method.hpp"
+#include "harness/kernel_method.hpp"
 #include "harness/timing.hpp"
 #include "harness/workspace.hpp"
 
@@ -57,6 +57,7 @@ json result_json(const MethodResult& r) {
   if (r.check) {
     j["rel_err"] = r.check->errors.rel_frobenius;
     j["max_abs_err"] = r.check->errors.max_abs_err;
+    j["max_scaled_err"] = r.check->errors.max_scaled_err;
   }
   if (r.timing) {
     const SampleStats& s = r.timing->stats;
@@ -83,16 +84,16 @@ json measure_cubin(Session& s, const json& req, bool unfused) {
   const std::string symbol = req.at("symbol");
   const std::string name = req.at("config");
   const auto named = parse_config_name(name);
-  if (!named) throw std::invalid_argument("'" + name + "' is not a simt config name");
-  const SimtConfig config = named->config;
+  if (!named) throw std::invalid_argument("'" + name + "' is not the name of a config of any family");
+  const Config& config = named->config;
   CubinKernel kernel(image.data(), image.size(), symbol);
   const cudaFuncAttributes attributes = kernel.attributes();
   const Problem& p = s.ws.problem();
-  Method m = simt_method(config, unfused ? Epilogue::none : p.epilogue, kernel.function(), s.ws);
+  Method m = kernel_method(config, unfused ? Epilogue::none : p.epilogue, kernel.function(), s.ws);
   if (unfused) m = then_bias_epilogue(m, s.ws);
   json j = result_json(run_method(m, s.ws, s.timer));
   j["driver_registers"] = attributes.numRegs;
-  j["grid_blocks"] = simt_grid_blocks(config, p.m, p.n);
+  j["grid_blocks"] = find_family(config.family)->geometry(config, p).blocks();
   return j;
 }
 

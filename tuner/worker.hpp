@@ -12,8 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "kernels/names.hpp"
-#include "kernels/simt_config.hpp"
+#include "kernels/core/family.hpp"
 
 namespace coalesce::tuner {
 
@@ -22,6 +21,7 @@ struct Outcome {
   std::string status;  ///< ok | wrong_result | launch_failed | timeout
   std::string detail;  ///< why it is not ok, one sentence (or the CUDA error)
   std::optional<double> rel_err, max_abs_err;  ///< the check, for ok and wrong_result
+  std::optional<double> max_scaled_err;         ///< the check's elementwise figure
   std::optional<double> median_ms, min_ms, max_ms, p10_ms, p90_ms;
   int samples = 0;
   std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;
@@ -59,12 +59,12 @@ class WorkerProcess {
   std::optional<Outcome> baseline(const std::string& method, std::string* why_not);
 
   /// Checks and times the cubin kernel `symbol` of `config` with the problem's epilogue.
-  Outcome kernel(const std::filesystem::path& cubin, const std::string& symbol, const SimtConfig& config);
+  Outcome kernel(const std::filesystem::path& cubin, const std::string& symbol, const Config& config);
 
   /// Checks and times `symbol` (the config's GEMM with the epilogue `none`) followed by the
   /// separate bias+activation kernel of the problem's epilogue: the winner, unfused.
   Outcome kernel_then_epilogue(const std::filesystem::path& cubin, const std::string& symbol,
-                               const SimtConfig& config);
+                               const Config& config);
 
   /// Worker processes started so far (1 + restarts).
   int starts() const { return starts_; }

@@ -51,11 +51,13 @@ Outcome outcome_from_json(const json& reply) {
   }
   o.rel_err = optional_field<double>(reply, "rel_err");
   o.max_abs_err = optional_field<double>(reply, "max_abs_err");
+  o.max_scaled_err = optional_field<double>(reply, "max_scaled_err");
   // JSON has no infinity: an error figure that overflowed arrives as null. A checked row must
   // still carry its figures, so it is stored as the infinity it was.
   if (o.status == "ok" || o.status == "wrong_result") {
     if (!o.rel_err) o.rel_err = std::numeric_limits<double>::infinity();
     if (!o.max_abs_err) o.max_abs_err = std::numeric_limits<double>::infinity();
+    if (!o.max_scaled_err && reply.contains("max_scaled_err")) o.max_scaled_err = std::numeric_limits<double>::infinity();
   }
   o.median_ms = optional_field<double>(reply, "median_ms");
   o.min_ms = optional_field<double>(reply, "min_ms");
@@ -220,7 +222,7 @@ std::optional<Outcome> WorkerProcess::baseline(const std::string& method, std::s
   return outcome_from_json(reply);
 }
 
-Outcome WorkerProcess::kernel(const std::filesystem::path& cubin, const std::string& symbol, const SimtConfig& config) {
+Outcome WorkerProcess::kernel(const std::filesystem::path& cubin, const std::string& symbol, const Config& config) {
   if (!setup_) throw std::logic_error("WorkerProcess: set a problem up before measuring");
   return outcome_from_json(request({{"op", "kernel"},
                                     {"cubin", cubin.string()},
@@ -229,7 +231,7 @@ Outcome WorkerProcess::kernel(const std::filesystem::path& cubin, const std::str
 }
 
 Outcome WorkerProcess::kernel_then_epilogue(const std::filesystem::path& cubin, const std::string& symbol,
-                                            const SimtConfig& config) {
+                                            const Config& config) {
   if (!setup_) throw std::logic_error("WorkerProcess: set a problem up before measuring");
   return outcome_from_json(request({{"op", "kernel_then_epilogue"},
                                     {"cubin", cubin.string()},

@@ -37,10 +37,11 @@ int run() {
   }
   const Problem problem{kSize, kSize, kSize, Dtype::f32, Epilogue::bias_gelu};
   Workspace workspace(problem, /*seed=*/1, /*stream=*/nullptr);
-  CoalesceMemRef2DF32 a = matrix(workspace.a(), kSize, kSize);
-  CoalesceMemRef2DF32 b = matrix(workspace.b(), kSize, kSize);
-  CoalesceMemRef2DF32 c = matrix(workspace.c(), kSize, kSize);
-  float* bias_data = const_cast<float*>(workspace.bias());
+  // The runtime's ABI is f32: the workspace's buffers are floats for an f32 problem.
+  CoalesceMemRef2DF32 a = matrix(static_cast<const float*>(workspace.a()), kSize, kSize);
+  CoalesceMemRef2DF32 b = matrix(static_cast<const float*>(workspace.b()), kSize, kSize);
+  CoalesceMemRef2DF32 c = matrix(static_cast<float*>(workspace.c()), kSize, kSize);
+  float* bias_data = const_cast<float*>(static_cast<const float*>(workspace.bias()));
   CoalesceMemRef1DF32 bias{bias_data, bias_data, 0, {kSize}, {1}};
   auto call = [&] { _mlir_ciface_gemm_bias_gelu(&a, &b, &bias, &c); };
 

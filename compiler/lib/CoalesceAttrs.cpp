@@ -1,5 +1,6 @@
 //===- CoalesceAttrs.cpp - epilogue, tile-config and target attributes ------===//
-// The attributes delegate validity to kernels/simt_config.hpp: nothing here re-states a rule.
+// The attributes delegate validity to the kernel families' plug-ins (kernels/core/family.hpp):
+// nothing here re-states a rule.
 #include "Coalesce/CoalesceAttrs.h"
 
 #include "mlir/IR/Builders.h"
@@ -11,6 +12,8 @@ using namespace mlir;
 using namespace mlir::coalesce;
 
 #include "Coalesce/CoalesceEnums.cpp.inc"
+
+#include "Coalesce/CoalesceAttrInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "Coalesce/CoalesceAttrs.cpp.inc"
@@ -47,46 +50,156 @@ EpilogueKind fromCoreEpilogue(::coalesce::Epilogue epilogue) {
 std::optional<::coalesce::Dtype> dtypeOf(Type elementType) {
   if (elementType.isF32()) return ::coalesce::Dtype::f32;
   if (elementType.isBF16()) return ::coalesce::Dtype::bf16;
+  if (elementType.isF16()) return ::coalesce::Dtype::f16;
   return std::nullopt;
 }
 
+::coalesce::Target defaultTarget() { return {9, 0, true, ::coalesce::DeviceLimits{}}; }
+
 }  // namespace mlir::coalesce
 
-::coalesce::SimtConfig TileAttr::getSimtConfig() const {
-  return {getBm(), getBn(), getBk(), getWm(), getWn(), getTm(), getTn(),
-          getStages(), getVec(), getGroupM(), getMinBlocks()};
+//===----------------------------------------------------------------------===//
+// TileAttr
+//===----------------------------------------------------------------------===//
+
+// #coalesce.tile<family, name = value, ...>: every parameter of the family exactly once.
+Attribute TileAttr::parse(AsmParser& parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef familyName;
+  if (parser.parseLess() || parser.parseKeyword(&familyName)) return {};
+  const ::coalesce::Family* family = ::coalesce::find_family(familyName.str());
+  if (!family) {
+    parser.emitError(loc) << "unknown kernel family '" << familyName
+                          << "' (known: " << ::coalesce::family_names() << ")";
+    return {};
+  }
+  auto params = family->params();
+  SmallVector<int32_t> values(params.size(), 0);
+  SmallVector<bool> seen(params.size(), false);
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    int32_t value = 0;
+    if (parser.parseKeyword(&key) || parser.parseEqual() || parser.parseInteger(value)) return {};
+    std::size_t index = 0;
+    while (index < params.size() && params[index].name != std::string_view(key.data(), key.size())) ++index;
+    if (index == params.size()) {
+      parser.emitError(keyLoc) << "the " << familyName << " family has no parameter '" << key << "'";
+      return {};
+    }
+    if (seen[index]) {
+      parser.emitError(keyLoc) << "parameter '" << key << "' is given twice";
+      return {};
+    }
+    seen[index] = true;
+    values[index] = value;
+  }
+  if (parser.parseGreater()) return {};
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (!seen[i]) {
+      parser.emitError(loc) << "the " << familyName << " tile is missing parameter '"
+                            << params[i].name << "'";
+      return {};
+    }
+  return parser.getChecked<TileAttr>(loc, parser.getContext(), familyName, values);
 }
 
-TileAttr TileAttr::get(MLIRContext* context, const ::coalesce::SimtConfig& c) {
-  return get(context, TileFamily::simt, c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages,
-             c.vec, c.group_m, c.min_blocks);
+void TileAttr::print(AsmPrinter& printer) const {
+  printer << "<" << getFamily();
+  auto params = getFamilyPlugin().params();
+  for (std::size_t i = 0; i < params.size(); ++i)
+    printer << ", " << params[i].name << " = " << getValues()[i];
+  printer << ">";
 }
 
-// A config is legal for its family by SimtConfig::check() alone; the device limits and the
-// problem are the fused op's to check, since only the op knows its target and shapes.
-LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError, TileFamily family,
-                               int32_t bm, int32_t bn, int32_t bk, int32_t wm, int32_t wn,
-                               int32_t tm, int32_t tn, int32_t stages, int32_t vec,
-                               int32_t groupM, int32_t minBlocks) {
-  ::coalesce::SimtConfig config{bm, bn, bk, wm, wn, tm, tn, stages, vec, groupM, minBlocks};
-  ::coalesce::Verdict verdict = config.check();
+TileAttr TileAttr::get(MLIRContext* context, const ::coalesce::Config& config) {
+  SmallVector<int32_t> values(config.values.begin(), config.values.end());
+  return get(context, config.family, values);
+}
+
+const ::coalesce::Family& TileAttr::getFamilyPlugin() const {
+  return *::coalesce::find_family(getFamily().str());
+}
+
+// A config is legal for its family by the family's device-free rule alone; the device limits
+// and the problem are the fused op's to check, since only the op knows its target and shapes.
+LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef familyName,
+                               ArrayRef<int32_t> values) {
+  const ::coalesce::Family* family = ::coalesce::find_family(familyName.str());
+  if (!family)
+    return emitError() << "unknown kernel family '" << familyName << "' (known: " << ::coalesce::family_names()
+                       << ")";
+  if (values.size() != family->params().size())
+    return emitError() << "a " << familyName << " tile has " << family->params().size() << " parameters, not "
+                       << values.size();
+  ::coalesce::Verdict verdict = family->check({familyName.str(), {values.begin(), values.end()}});
   if (!verdict.ok())
-    return emitError() << "invalid " << stringifyTileFamily(family) << " tile config ("
+    return emitError() << "invalid " << familyName << " tile config ("
                        << ::coalesce::violation_name(verdict.violation) << "): " << verdict.why;
   return success();
 }
 
-LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, int32_t sm,
+::coalesce::Config TileAttr::getConfig() const {
+  return {getFamily().str(), {getValues().begin(), getValues().end()}};
+}
+
+::coalesce::Verdict TileAttr::verifyTarget(const ::coalesce::Target& target) const {
+  const ::coalesce::Family& family = getFamilyPlugin();
+  if (::coalesce::Verdict v = family.supports(target); !v.ok()) return v;
+  const ::coalesce::Config config = getConfig();
+  return family.check(config, target.limits, family.predict(config, target.limits).registers);
+}
+
+::coalesce::Verdict TileAttr::verifyProblem(const ::coalesce::Problem& problem) const {
+  const ::coalesce::Family& family = getFamilyPlugin();
+  if (::coalesce::Verdict v = family.supports(problem.dtype); !v.ok()) return v;
+  return family.check_problem(getConfig(), problem);
+}
+
+std::string TileAttr::getConfigName(::coalesce::Dtype dtype, ::coalesce::Epilogue epilogue) const {
+  return ::coalesce::config_name(getConfig(), dtype, epilogue);
+}
+
+std::pair<std::string, std::string> TileAttr::emitKernelDefinition(::coalesce::Dtype dtype,
+                                                                   ::coalesce::Epilogue epilogue,
+                                                                   StringRef symbol) const {
+  const ::coalesce::Family& family = getFamilyPlugin();
+  return {std::string(family.kernel_header()), family.define_kernel(getConfig(), dtype, epilogue, symbol.str())};
+}
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+namespace {
+// "sm_90" -> {9, 0, false}, "sm_90a" -> {9, 0, true}; nullopt for anything else.
+std::optional<::coalesce::Target> parseArch(StringRef arch) {
+  if (!arch.consume_front("sm_")) return std::nullopt;
+  bool specific = arch.consume_back("a");
+  unsigned number = 0;
+  if (arch.size() < 2 || arch.getAsInteger(10, number) || number < 10) return std::nullopt;
+  ::coalesce::Target t;
+  t.cc_major = static_cast<int>(number / 10);
+  t.cc_minor = static_cast<int>(number % 10);
+  t.arch_specific = specific;
+  return t;
+}
+}  // namespace
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef arch,
                                  int32_t smemPerBlock, int32_t regsPerSm) {
-  if (sm <= 0 || smemPerBlock <= 0 || regsPerSm <= 0)
-    return emitError() << "target sm, smem_per_block and regs_per_sm must be positive";
+  if (!parseArch(arch))
+    return emitError() << "target arch must read sm_<major><minor>, optionally followed by 'a' (e.g. sm_90a), not '"
+                       << arch << "'";
+  if (smemPerBlock <= 0 || regsPerSm <= 0)
+    return emitError() << "target smem_per_block and regs_per_sm must be positive";
   return success();
 }
 
-::coalesce::DeviceLimits TargetAttr::getDeviceLimits() const {
-  ::coalesce::DeviceLimits limits;
-  limits.smem_per_block_optin = getSmemPerBlock();
-  limits.smem_per_sm = getSmemPerBlock() + 1024;
-  limits.regs_per_sm = getRegsPerSm();
-  return limits;
+::coalesce::Target TargetAttr::getTarget() const {
+  ::coalesce::Target target = *parseArch(getArch());
+  target.limits.smem_per_block_optin = getSmemPerBlock();
+  target.limits.smem_per_sm = getSmemPerBlock() + 1024;
+  target.limits.regs_per_sm = getRegsPerSm();
+  return target;
 }

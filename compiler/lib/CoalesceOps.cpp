@@ -1,6 +1,6 @@
 //===- CoalesceOps.cpp - coalesce dialect ops and verifiers -----------------===//
-// One clear message per broken rule. Tile configs are judged by coalesce::SimtConfig
-// (kernels/simt_config.hpp), never by a copy of its rules.
+// One clear message per broken rule. Tile configs are judged by their family's plug-in
+// (kernels/core/family.hpp) through the tile-config interface, never by a copy of its rules.
 #include "Coalesce/CoalesceOps.h"
 
 using namespace mlir;
@@ -88,9 +88,16 @@ LogicalResult ReluOp::verify() { return verifyElementwise(*this, getInput(), get
 
 LogicalResult GeluOp::verify() { return verifyElementwise(*this, getInput(), getOutput()); }
 
-::coalesce::DeviceLimits FusedMatmulOp::getDeviceLimits() {
-  if (TargetAttr target = getTargetAttr()) return target.getDeviceLimits();
-  return ::coalesce::DeviceLimits{};
+::coalesce::Target FusedMatmulOp::getTargetOrDefault() {
+  if (TargetAttr target = getTargetAttr()) return target.getTarget();
+  return defaultTarget();
+}
+
+::coalesce::Problem FusedMatmulOp::getProblem() {
+  MemRefType a = memrefOf(getA()), b = memrefOf(getB());
+  auto extent = [](int64_t e) { return ShapedType::isDynamic(e) ? -1 : static_cast<int>(e); };
+  return {extent(a.getDimSize(0)), extent(b.getDimSize(1)), extent(a.getDimSize(1)),
+          dtypeOf(a.getElementType()).value_or(::coalesce::Dtype::f32), toCoreEpilogue(getEpilogue())};
 }
 
 LogicalResult FusedMatmulOp::verify() {
@@ -102,25 +109,23 @@ LogicalResult FusedMatmulOp::verify() {
   if (!needsBias && getBias()) return emitOpError("epilogue 'none' takes no bias operand");
   if (getBias() && failed(verifyBias(*this, getC(), getBias()))) return failure();
 
-  TileAttr tile = getTileAttr();
+  TileConfigAttrInterface tile = getTileAttr();
   if (!tile) return success();
   Type element = memrefOf(getA()).getElementType();
-  if (!element.isF32())
-    return emitOpError("has a simt tile config, which computes in f32, but its element type is ")
-           << element;
-  ::coalesce::SimtConfig config = tile.getSimtConfig();
-  ::coalesce::Verdict onTarget = config.check(getDeviceLimits());
+  if (!dtypeOf(element))
+    return emitOpError("has element type ") << element << ", which no kernel family computes (f32, bf16, f16)";
+  ::coalesce::Problem problem = getProblem();
+  ::coalesce::Verdict onTarget = tile.verifyTarget(getTargetOrDefault());
   if (!onTarget.ok())
     return emitOpError("tile config does not fit the target (")
            << ::coalesce::violation_name(onTarget.violation) << "): " << onTarget.why;
-  int64_t m = memrefOf(getA()).getDimSize(0), k = memrefOf(getA()).getDimSize(1),
-          n = memrefOf(getB()).getDimSize(1);
-  if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
-    return success();
-  ::coalesce::Verdict onProblem = config.check_problem(m, n, k);
-  if (!onProblem.ok())
+  // The family's dtype rule holds whatever the shape; its shape rules need static extents.
+  ::coalesce::Problem typesOnly = problem;
+  if (problem.m < 0 || problem.n < 0 || problem.k < 0) typesOnly.m = typesOnly.n = typesOnly.k = 1;
+  ::coalesce::Verdict onProblem = tile.verifyProblem(typesOnly);
+  if (!onProblem.ok() && (onProblem.violation == ::coalesce::Violation::dtype || typesOnly == problem))
     return emitOpError("tile config does not fit the problem ")
-           << m << "x" << n << "x" << k << " ("
-           << ::coalesce::violation_name(onProblem.violation) << "): " << onProblem.why;
+           << problem.m << "x" << problem.n << "x" << problem.k << " " << ::coalesce::to_string(problem.dtype)
+           << " (" << ::coalesce::violation_name(onProblem.violation) << "): " << onProblem.why;
   return success();
 }

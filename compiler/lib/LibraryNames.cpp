@@ -12,7 +12,7 @@ std::string fused_entry(Dtype dtype, Epilogue epilogue) {
          std::string(to_string(epilogue));
 }
 
-std::string fused_entry(const SimtConfig& config, Dtype dtype, Epilogue epilogue) {
+std::string fused_entry(const Config& config, Dtype dtype, Epilogue epilogue) {
   return "coalesce_fused_matmul_" + config_name(config, dtype, epilogue);
 }
 

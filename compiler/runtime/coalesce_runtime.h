@@ -45,7 +45,7 @@ void _mlir_ciface_coalesce_relu_f32(const CoalesceMemRef2DF32* x, const Coalesce
 void _mlir_ciface_coalesce_gelu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
 
 /* Fused matmuls without a tile config: C = epilogue(A B [+ bias]) with the first built-in simt
- * config (Coalesce/BuiltinConfigs.h) legal for the shape on this device. Tiled fused matmuls
+ * config (kernels/simt/builtin.hpp) legal for the shape on this device. Tiled fused matmuls
  * call `coalesce_fused_matmul_<config name>`, defined by the unit coalesce-translate
  * --mlir-to-cuda-host emits (fused_entry.cuh). */
 void _mlir_ciface_coalesce_fused_matmul_f32_none(const CoalesceMemRef2DF32* a,

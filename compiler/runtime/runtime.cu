@@ -1,6 +1,6 @@
 // The Coalesce runtime library: the entry points coalesce-lower-to-library calls
-// (coalesce_runtime.h). The fused and matmul entries run kernels/simt_gemm.cuh instantiated for
-// the built-in configs (Coalesce/BuiltinConfigs.h) or, for tiled ops, the kernel emitted with
+// (coalesce_runtime.h). The fused and matmul entries run kernels/simt/gemm.cuh instantiated for
+// the built-in configs (kernels/simt/builtin.hpp) or, for tiled ops, the kernel emitted with
 // the op (fused_entry.cuh); the elementwise entries are grid-stride kernels.
 #include <cuda_runtime.h>
 
@@ -14,13 +14,13 @@
 #include <unordered_set>
 #include <utility>
 
-#include "Coalesce/BuiltinConfigs.h"
 #include "compiler/runtime/coalesce_runtime.h"
 #include "compiler/runtime/fused_entry.cuh"
 #include "kernels/elementwise.cuh"
-#include "kernels/epilogue.cuh"
-#include "kernels/names.hpp"
-#include "kernels/simt_gemm.cuh"
+#include "kernels/core/epilogue.cuh"
+#include "kernels/core/problem.hpp"
+#include "kernels/simt/builtin.hpp"
+#include "kernels/simt/gemm.cuh"
 
 namespace coalesce::runtime {
 
@@ -139,49 +139,55 @@ void allow_dynamic_smem(const void* kernel, int bytes, const char* entry) {
   allowed.insert(kernel);
 }
 
-void launch_checked(const void* kernel, const SimtConfig& config, const char* entry,
-                    GemmOperands g) {
+void launch_checked(const void* kernel, const LaunchContract& tile, const char* entry, GemmOperands g) {
   int m = g.a.rows, n = g.b.cols, k = g.a.cols;
-  Verdict on_device = config.check(device(entry).limits);
+  Verdict on_device = tile.check_device(device(entry).limits);
   if (!on_device.ok())
     fail(entry, std::string("the config does not fit this device: ") + on_device.why);
-  Verdict on_problem = config.check_problem(m, n, k);
+  Verdict on_problem = tile.check_problem(m, n, k);
   if (!on_problem.ok())
     fail(entry, "the config does not fit the problem " + shape(m, n) + "x" + std::to_string(k) +
                     ": " + on_problem.why);
-  long long blocks = simt_grid_blocks(config, m, n);
+  long long blocks = tile.grid_blocks(m, n);
   if (blocks > INT_MAX) fail(entry, "the grid would have more than INT_MAX blocks");
-  allow_dynamic_smem(kernel, config.smem_bytes(), entry);
+  allow_dynamic_smem(kernel, tile.smem_bytes, entry);
   const float* a = g.a.data;
   const float* b = g.b.data;
   const float* bias = g.bias;
   float* c = g.c.data;
   void* args[] = {&a, &b, &bias, &c, &m, &n, &k};
-  check_cuda(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(config.threads()),
-                              args, config.smem_bytes(), nullptr),
+  check_cuda(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(tile.threads), args,
+                              tile.smem_bytes, nullptr),
              entry, "cudaLaunchKernel");
 }
 
 // The built-in kernels: kConfigs[i] x {none, bias, bias_relu, bias_gelu}.
 template <int I>
 using BuiltinTile =
-    SimtTile<builtin::kConfigs[I].bm, builtin::kConfigs[I].bn, builtin::kConfigs[I].bk,
-             builtin::kConfigs[I].wm, builtin::kConfigs[I].wn, builtin::kConfigs[I].tm,
-             builtin::kConfigs[I].tn, builtin::kConfigs[I].stages, builtin::kConfigs[I].vec,
-             builtin::kConfigs[I].group_m, builtin::kConfigs[I].min_blocks>;
+    SimtTile<simt_builtin::kConfigs[I].bm, simt_builtin::kConfigs[I].bn, simt_builtin::kConfigs[I].bk,
+             simt_builtin::kConfigs[I].wm, simt_builtin::kConfigs[I].wn, simt_builtin::kConfigs[I].tm,
+             simt_builtin::kConfigs[I].tn, simt_builtin::kConfigs[I].stages, simt_builtin::kConfigs[I].vec,
+             simt_builtin::kConfigs[I].group_m, simt_builtin::kConfigs[I].min_blocks>;
 
 using KernelsOfTile = std::array<const void*, 4>;  // indexed by Epilogue
 
+struct BuiltinKernels {
+  KernelsOfTile kernels;
+  LaunchContract contract;
+};
+
 template <int I>
-KernelsOfTile kernels_of_tile() {
-  return {reinterpret_cast<const void*>(&simt_gemm_kernel<BuiltinTile<I>, EpilogueNone>),
-          reinterpret_cast<const void*>(&simt_gemm_kernel<BuiltinTile<I>, EpilogueBias>),
-          reinterpret_cast<const void*>(&simt_gemm_kernel<BuiltinTile<I>, EpilogueBiasRelu>),
-          reinterpret_cast<const void*>(&simt_gemm_kernel<BuiltinTile<I>, EpilogueBiasGeluErf>)};
+BuiltinKernels kernels_of_tile() {
+  using Tile = BuiltinTile<I>;
+  return {{reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::none>>),
+           reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias>>),
+           reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_relu>>),
+           reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_gelu>>)},
+          contract_of<Tile>()};
 }
 
 template <int... I>
-std::array<KernelsOfTile, builtin::kCount> builtin_table(std::integer_sequence<int, I...>) {
+std::array<BuiltinKernels, simt_builtin::kCount> builtin_table(std::integer_sequence<int, I...>) {
   return {kernels_of_tile<I>()...};
 }
 
@@ -200,14 +206,14 @@ int epilogue_index(Epilogue e) {
 void run_builtin(Epilogue epilogue, const char* entry, const CoalesceMemRef2DF32* a,
                  const CoalesceMemRef2DF32* b, const CoalesceMemRef1DF32* bias,
                  const CoalesceMemRef2DF32* c) {
-  static const auto table = builtin_table(std::make_integer_sequence<int, builtin::kCount>{});
+  static const auto table = builtin_table(std::make_integer_sequence<int, simt_builtin::kCount>{});
   GemmOperands g = gemm_operands(entry, a, b, bias, c);
   int m = g.a.rows, n = g.b.cols, k = g.a.cols;
   if (m == 0 || n == 0) return;
-  int index = builtin::first_legal(device(entry).limits, m, n, k);
+  int index = simt_builtin::first_legal(device(entry).limits, m, n, k);
   if (index < 0)
     fail(entry, "no built-in config is legal for " + shape(m, n) + "x" + std::to_string(k));
-  launch_checked(table[index][epilogue_index(epilogue)], builtin::kConfigs[index], entry, g);
+  launch_checked(table[index].kernels[epilogue_index(epilogue)], table[index].contract, entry, g);
 }
 
 // Y[i] = Epi(X[i], bias[i % N]) and Y[i] = Act(X[i]), 16 bytes at a time where rows allow. X and
@@ -319,12 +325,12 @@ void device_free(const char* entry, float* allocated) {
 
 }  // namespace
 
-void launch_simt(const void* kernel, const SimtConfig& config, const char* entry,
-                 const CoalesceMemRef2DF32* a, const CoalesceMemRef2DF32* b,
-                 const CoalesceMemRef1DF32* bias, const CoalesceMemRef2DF32* c) {
+void launch_tiled(const void* kernel, const LaunchContract& tile, const char* entry,
+                  const CoalesceMemRef2DF32* a, const CoalesceMemRef2DF32* b,
+                  const CoalesceMemRef1DF32* bias, const CoalesceMemRef2DF32* c) {
   GemmOperands g = gemm_operands(entry, a, b, bias, c);
   if (g.a.rows == 0 || g.b.cols == 0) return;
-  launch_checked(kernel, config, entry, g);
+  launch_checked(kernel, tile, entry, g);
 }
 
 }  // namespace coalesce::runtime

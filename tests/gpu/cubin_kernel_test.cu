@@ -1,5 +1,5 @@
 // CubinKernel: a kernel compiled by NVRTC at run time, loaded through the runtime's library
-// API, launched through simt_method's path (cudaLaunchKernel on the handle) and checked.
+// API, launched through kernel_method's path (cudaLaunchKernel on the handle) and checked.
 #include <nvrtc.h>
 
 #include <string>
@@ -64,8 +64,9 @@ TEST(CubinKernel, LoadsLaunchesAndComputes) {
   m.config = kernel.symbol();
   m.reference_epilogue = Epilogue::bias;
   m.launch = [&kernel, &ws](cudaStream_t s) {
-    const float *a = ws.a(), *b = ws.b(), *bias = ws.bias();
-    float* c = ws.c();
+    const float *a = static_cast<const float*>(ws.a()), *b = static_cast<const float*>(ws.b()),
+                *bias = static_cast<const float*>(ws.bias());
+    float* c = static_cast<float*>(ws.c());
     int mm = 300, nn = 257, kk = 190;
     void* args[] = {&a, &b, &bias, &c, &mm, &nn, &kk};
     kernel.launch(dim3((257 + 127) / 128, 300), dim3(128), 64 * 1024, s, args);

@@ -1,6 +1,8 @@
 // The correctness check itself: the fp64 reference equals a host fp64 computation, inputs are
-// random and fresh, and the f32 tolerance rejects each classic bug (transposed operand, dropped
-// K slice, bias indexed by row, an unwritten row, TF32 math) while passing a correct kernel.
+// random, fresh and rounded once to the dtype's storage, and in every dtype at small and large K
+// the tolerance rejects each classic bug (transposed operand, dropped K slice, bias by row or
+// missing, doubled or missing in one tile, an unwritten row, a wrong edge tile, ReLU for GELU on
+// the bend inputs, TF32 math in an f32 GEMM) while passing a correct kernel.
 #include <cublas_v2.h>
 
 #include <cmath>
@@ -11,13 +13,14 @@
 #include "harness/cuda_check.hpp"
 #include "harness/method.hpp"
 #include "harness/workspace.hpp"
-#include "kernels/epilogue.cuh"
+#include "kernels/core/epilogue.cuh"
+#include "kernels/core/numeric.cuh"
 
 namespace {
 
 using namespace coalesce;
 
-std::vector<float> to_host(const float* d, std::size_t count) {
+std::vector<float> to_host(const void* d, std::size_t count) {
   std::vector<float> h(count);
   COALESCE_CUDA(cudaMemcpy(h.data(), d, count * sizeof(float), cudaMemcpyDeviceToHost));
   return h;
@@ -84,66 +87,135 @@ TEST(Workspace, InputsAreRandomInRangeAndFreshAfterRefill) {
   EXPECT_EQ(to_host(ws.a(), 256 * 128), a);
 }
 
-// A one-thread-per-output GEMM with an erf-GELU epilogue, correct or with one planted bug.
-enum class Bug { none, transposed_b, dropped_last_k_slice, bias_by_row, unwritten_last_row };
+// A one-thread-per-output GEMM with an erf-GELU epilogue in storage type T (f32 accumulation,
+// TF32 operands when asked, one rounding of C), correct or with one planted bug.
+enum class Bug {
+  none,
+  transposed_b,
+  dropped_last_k_slice,
+  dropped_last_k,
+  bias_by_row,
+  missing_bias,
+  doubled_bias,
+  tile_without_bias,
+  unwritten_last_row,
+  wrong_edge_tile,
+  relu_for_gelu,
+};
 constexpr int kSlice = 8;  // the dropped K slice: the narrowest BK any kernel here uses
+constexpr int kTile = 64;  // the tile edge of the tile and edge-tile bugs
 
-template <Bug kBug>
-__global__ void planted_gemm(const float* A, const float* B, const float* bias, float* C, int M, int N, int K) {
-  const int n = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y;
-  if (n >= N || m >= M) return;
-  if (kBug == Bug::unwritten_last_row && m == M - 1) return;
-  const int k_end = kBug == Bug::dropped_last_k_slice ? ((K - 1) / kSlice) * kSlice : K;
-  float acc = 0;
-  for (int k = 0; k < k_end; ++k)
-    acc += A[(long long)m * K + k] * (kBug == Bug::transposed_b ? B[(long long)n * K + k] : B[(long long)k * N + n]);
-  const float b = kBug == Bug::bias_by_row ? bias[m] : bias[n];
-  C[(long long)m * N + n] = EpilogueBiasGeluErf::apply(acc, b);
+__device__ float tf32_operand(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
 }
 
-template <Bug kBug>
-Method planted_method(Workspace& ws) {
+template <class T, bool kTf32>
+__global__ void planted_gemm(const T* A, const T* B, const T* bias, T* C, int M, int N, int K, Bug bug) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y;
+  if (n >= N || m >= M) return;
+  if (bug == Bug::unwritten_last_row && m == M - 1) return;
+  // The last tile column computes its neighbour's values (a wrong tile origin).
+  const int n_read = bug == Bug::wrong_edge_tile && n >= ((N - 1) / kTile) * kTile && n >= kTile ? n - kTile : n;
+  int k_end = K;
+  if (bug == Bug::dropped_last_k_slice) k_end = ((K - 1) / kSlice) * kSlice;
+  if (bug == Bug::dropped_last_k) k_end = K - 1;
+  float acc = 0;
+  for (int k = 0; k < k_end; ++k) {
+    float a = to_float(A[(long long)m * K + k]);
+    float b = to_float(bug == Bug::transposed_b ? B[(long long)n_read * K + k] : B[(long long)k * N + n_read]);
+    if (kTf32) {
+      a = tf32_operand(a);
+      b = tf32_operand(b);
+    }
+    acc = fmaf(a, b, acc);
+  }
+  float bv = to_float(bug == Bug::bias_by_row ? bias[m] : bias[n_read]);
+  if (bug == Bug::missing_bias || (bug == Bug::tile_without_bias && m < kTile && n < kTile)) bv = 0;
+  if (bug == Bug::doubled_bias) bv *= 2;
+  const float y = bug == Bug::relu_for_gelu ? EpilogueBiasRelu::apply(acc, bv) : EpilogueBiasGeluErf::apply(acc, bv);
+  C[(long long)m * N + n] = from_float<T>(y);
+}
+
+Method planted_method(Workspace& ws, Bug bug) {
   Method m;
   m.method = "coalesce";
   m.family = "planted";
-  m.config = "planted_bug_" + std::to_string(static_cast<int>(kBug));
+  m.config = "planted_bug_" + std::to_string(static_cast<int>(bug));
   m.reference_epilogue = Epilogue::bias_gelu;
   const Problem p = ws.problem();
-  m.launch = [&ws, p, name = m.config](cudaStream_t s) {
-    planted_gemm<kBug><<<dim3((p.n + 127) / 128, p.m), 128, 0, s>>>(ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k);
+  m.launch = [&ws, p, bug, name = m.config](cudaStream_t s) {
+    const dim3 grid((p.n + 127) / 128, p.m);
+    auto launch = [&](auto tag, auto tf32) {
+      using T = decltype(tag);
+      planted_gemm<T, decltype(tf32)::value><<<grid, 128, 0, s>>>(
+          static_cast<const T*>(ws.a()), static_cast<const T*>(ws.b()), static_cast<const T*>(ws.bias()),
+          static_cast<T*>(ws.c()), p.m, p.n, p.k, bug);
+    };
+    switch (p.dtype) {
+      case Dtype::f32: launch(float{}, std::false_type{}); break;
+      case Dtype::tf32: launch(float{}, std::true_type{}); break;
+      case Dtype::bf16: launch(bf16_t{}, std::false_type{}); break;
+      case Dtype::f16: launch(f16_t{}, std::false_type{}); break;
+    }
     COALESCE_CUDA_CTX(cudaGetLastError(), name);
   };
   return m;
 }
 
-// Each bug is planted where it is hardest to see: the transposed operand in a square problem
-// (where it stays in bounds), the dropped 8-wide slice out of K = 4096, the row-indexed bias
-// where the products are largest (K = 8192).
-TEST(Check, PassesTheCorrectKernelAndCatchesEachPlantedBug) {
+// In every dtype, at a small and a large K: the correct kernel passes on normal and bend inputs
+// with room (see tests/unit/harness/check_test.cpp), and every planted bug fails. The transposed operand is planted in a
+// square problem (where it stays in bounds); ReLU for GELU on the bend inputs, where the
+// activations differ (at K = 8192 on normal inputs the two are 1e-3 apart normwise).
+class PlantedBugs : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(PlantedBugs, TheCheckPassesTheCorrectKernelAndCatchesEachBug) {
   COALESCE_REQUIRE_GPU();
   Stream stream;
-  Workspace square({512, 512, 512, Dtype::f32, Epilogue::bias_gelu}, 1, stream.get());
-  Workspace deep({256, 256, 4096, Dtype::f32, Epilogue::bias_gelu}, 2, stream.get());
-  Workspace deepest({256, 256, 8192, Dtype::f32, Epilogue::bias_gelu}, 3, stream.get());
-
-  for (Workspace* ws : {&square, &deep, &deepest}) {
-    const CheckResult ok = check_method(planted_method<Bug::none>(*ws), *ws);
-    EXPECT_TRUE(ok.passed) << ok.why;
-    EXPECT_LT(ok.errors.rel_frobenius, 1e-5);  // FP32 lands well inside the 1e-4 tolerance
-    EXPECT_EQ(ok.errors.non_finite, 0);
+  for (int k : {256, 8192}) {
+    Workspace ws({256, 256, k, GetParam(), Epilogue::bias_gelu}, 1, stream.get());
+    for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+      const CheckResult ok = check_method(planted_method(ws, Bug::none), ws, inputs);
+      EXPECT_TRUE(ok.passed) << "K " << k << ": " << ok.why;
+      EXPECT_LT(ok.errors.rel_frobenius, 0.5 * ok.tolerance.rel_frobenius) << "K " << k;
+      EXPECT_LT(ok.errors.max_scaled_err, 0.7 * ok.tolerance.max_scaled) << "K " << k;
+    }
+    for (Bug bug : {Bug::dropped_last_k_slice, Bug::dropped_last_k, Bug::bias_by_row, Bug::missing_bias,
+                    Bug::doubled_bias, Bug::tile_without_bias, Bug::unwritten_last_row, Bug::wrong_edge_tile}) {
+      const CheckResult r = check_method(planted_method(ws, bug), ws);
+      EXPECT_FALSE(r.passed) << "K " << k << ", bug " << static_cast<int>(bug) << ": rel " << r.errors.rel_frobenius
+                             << ", scaled " << r.errors.max_scaled_err;
+    }
+    const CheckResult relu = check_method(planted_method(ws, Bug::relu_for_gelu), ws, Inputs::bend);
+    EXPECT_FALSE(relu.passed) << "K " << k << ": scaled " << relu.errors.max_scaled_err;
   }
-  const CheckResult transposed = check_method(planted_method<Bug::transposed_b>(square), square);
-  EXPECT_FALSE(transposed.passed);
-  EXPECT_GT(transposed.errors.rel_frobenius, 0.1);
-  const CheckResult dropped = check_method(planted_method<Bug::dropped_last_k_slice>(deep), deep);
-  EXPECT_FALSE(dropped.passed);
-  EXPECT_GT(dropped.errors.rel_frobenius, 100 * dropped.tolerance.rel_frobenius);
-  const CheckResult row_bias = check_method(planted_method<Bug::bias_by_row>(deepest), deepest);
-  EXPECT_FALSE(row_bias.passed);
-  EXPECT_GT(row_bias.errors.rel_frobenius, 10 * row_bias.tolerance.rel_frobenius);
-  const CheckResult unwritten = check_method(planted_method<Bug::unwritten_last_row>(square), square);
-  EXPECT_FALSE(unwritten.passed);
-  EXPECT_EQ(unwritten.errors.non_finite, 512);
+  Workspace square({256, 256, 256, GetParam(), Epilogue::bias_gelu}, 2, stream.get());
+  EXPECT_FALSE(check_method(planted_method(square, Bug::transposed_b), square).passed);
+  const CheckResult unwritten = check_method(planted_method(square, Bug::unwritten_last_row), square);
+  EXPECT_EQ(unwritten.errors.non_finite, 256);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryDtype, PlantedBugs, ::testing::Values(Dtype::f32, Dtype::tf32, Dtype::bf16, Dtype::f16),
+                         [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(to_string(info.param)); });
+
+// A method that reads the storage types right: 16-bit inputs are rounded once (every value a
+// bf16 or f16), and the reference is computed from exactly those values.
+TEST(Workspace, SixteenBitInputsAreRoundedOnceToTheirType) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  for (Dtype d : {Dtype::bf16, Dtype::f16}) {
+    Workspace ws({64, 64, 64, d, Epilogue::bias}, 3, stream.get());
+    std::vector<unsigned short> bits(64 * 64);
+    COALESCE_CUDA(cudaMemcpy(bits.data(), ws.a(), bits.size() * 2, cudaMemcpyDeviceToHost));
+    std::set<unsigned short> distinct(bits.begin(), bits.end());
+    EXPECT_GT(distinct.size(), 500u) << to_string(d);
+    for (unsigned short b : bits) {
+      // Finite, and |x| < 1 in both formats: the exponent field is below the bias.
+      const unsigned exponent = d == Dtype::bf16 ? (b >> 7) & 0xff : (b >> 10) & 0x1f;
+      ASSERT_LT(exponent, d == Dtype::bf16 ? 127u : 15u) << to_string(d) << " bits " << b;
+    }
+  }
 }
 
 // The f32 tolerance is tight enough to notice TF32 tensor-core math (10-bit mantissa operands).
@@ -169,7 +241,8 @@ TEST(Check, F32ToleranceRejectsTf32Math) {
   cublasDestroy(h);
   EXPECT_FALSE(r.passed) << "TF32 landed at " << r.errors.rel_frobenius;
   EXPECT_GT(r.errors.rel_frobenius, 1e-4);
-  EXPECT_LT(r.errors.rel_frobenius, 2e-3);  // ... yet within the tf32 tolerance
+  // ... yet within the tf32 tolerance for the same K
+  EXPECT_LT(r.errors.rel_frobenius, tolerance_for({1024, 1024, 1024, Dtype::tf32}).rel_frobenius);
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 #include "gpu_test.hpp"
 #include "harness/method.hpp"
 #include "harness/simt_fixed.hpp"
-#include "harness/simt_method.hpp"
+#include "harness/kernel_method.hpp"
+#include "kernels/simt/family.hpp"
 #include "harness/workspace.hpp"
 
 namespace {
@@ -33,13 +34,13 @@ TEST(SimtFixed, EveryConfigAndEpilogueMatchesReference) {
       Workspace ws({s.m, s.n, s.k, Dtype::f32, e}, 200 + s.n, stream.get());
       for (const FixedSimtKernel& k : fixed_simt_kernels()) {
         if (k.epilogue != e) continue;
-        const std::string where = config_name(k.config, Dtype::f32, e) + " at " + std::to_string(s.m) +
+        const std::string where = config_name(from_simt(k.config), Dtype::f32, e) + " at " + std::to_string(s.m) +
                                   "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
         if (!k.config.check_problem(s.m, s.n, s.k).ok()) {
-          EXPECT_THROW(simt_method(k.config, e, k.kernel, ws), std::invalid_argument) << where;
+          EXPECT_THROW(kernel_method(from_simt(k.config), e, k.kernel, ws), std::invalid_argument) << where;
           continue;
         }
-        const CheckResult c = check_method(simt_method(k.config, e, k.kernel, ws), ws);
+        const CheckResult c = check_method(kernel_method(from_simt(k.config), e, k.kernel, ws), ws);
         EXPECT_TRUE(c.passed) << where << ": " << c.why;
         ++checked;
       }
@@ -58,7 +59,7 @@ TEST(SimtFixed, RepeatedRunsAreBitIdentical) {
   const SimtConfig cfg{};
   const void* kernel = find_fixed_simt_kernel(cfg, Epilogue::bias_gelu);
   ASSERT_NE(kernel, nullptr);
-  const Method m = simt_method(cfg, Epilogue::bias_gelu, kernel, ws);
+  const Method m = kernel_method(from_simt(cfg), Epilogue::bias_gelu, kernel, ws);
   std::vector<float> first(1000 * 1000), again(1000 * 1000);
   for (int run = 0; run < 5; ++run) {
     ws.poison_output();

@@ -10,6 +10,7 @@
 
 #include "gpu_test.hpp"
 #include "tests/unit/tuner/sweep_support.hpp"
+#include "kernels/simt/family.hpp"
 #include "tuner/space.hpp"
 
 namespace coalesce::sweep_test {
@@ -52,11 +53,11 @@ class TunerSweep : public ::testing::Test {
   // The configs the sweep draws, in the order it measures them.
   static std::vector<tuner::Candidate> drawn() {
     const Problem p{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu};
-    return tuner::select(tuner::enumerate_simt(p, query_device(0).limits), tuner::Strategy::random, kBudget, kSeed);
+    return tuner::select(tuner::enumerate(simt_family(), p, query_device(0).target()), tuner::Strategy::random, kBudget, kSeed);
   }
   static std::size_t pruned_before_compiling() {
     const Problem p{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu};
-    return tuner::enumerate_simt(p, query_device(0).limits).pruned();
+    return tuner::enumerate(simt_family(), p, query_device(0).target()).pruned();
   }
   fs::path dir_;
 };

@@ -5,7 +5,7 @@
 
 #include "gpu_test.hpp"
 #include "harness/cuda_check.hpp"
-#include "kernels/vector_add.cuh"
+#include "kernels/rungs/vector_add.cuh"
 
 TEST(VectorAdd, MatchesHostOnRandomInput) {
   COALESCE_REQUIRE_GPU();

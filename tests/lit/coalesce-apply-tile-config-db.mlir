@@ -23,7 +23,7 @@ func.func @measured(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memr
 // CHECK-NEXT: coalesce.fused_matmul bias_gelu {{.*}} tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
 func.func @fastest_too_big(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<256x64xf32>) {
   coalesce.fused_matmul bias_gelu ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) bias(%bias : memref<64xf32>) outs(%c : memref<256x64xf32>)
-      {target = #coalesce.target<sm = 90, smem_per_block = 120000, regs_per_sm = 65536>}
+      {target = #coalesce.target<arch = "sm_90", smem_per_block = 120000, regs_per_sm = 65536>}
   return
 }
 
@@ -31,7 +31,7 @@ func.func @fastest_too_big(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bia
 // CHECK-LABEL: func.func @not_measured
 // CHECK-NEXT: coalesce.fused_matmul bias_gelu {{.*}} {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
 func.func @not_measured(%a: memref<512x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<512x64xf32>) {
-  // expected-remark @+1 {{the tuning database has no legal simt config for 512x64x128 f32 bias_gelu on 'NVIDIA H200'; using the built-in fallback}}
+  // expected-remark @+1 {{the tuning database has no legal config for 512x64x128 f32 bias_gelu on sm_90a on 'NVIDIA H200'; using the built-in fallback}}
   coalesce.fused_matmul bias_gelu ins(%a, %b : memref<512x128xf32>, memref<128x64xf32>) bias(%bias : memref<64xf32>) outs(%c : memref<512x64xf32>)
   return
 }

@@ -7,13 +7,13 @@
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.other.db device=H200" 2>&1 | FileCheck %s --check-prefix=NOT-RESULTS
 
 // A config name is what coalesce::config_name derives; anything else is refused.
-// NOT-A-NAME: error: config 'simt_f32_bm64' is not a simt config name (see coalesce::config_name)
+// NOT-A-NAME: error: config 'simt_f32_bm64' is not the name of a config of any family (simt; see coalesce::config_name)
 
 // A config names its epilogue: it only goes on ops of that epilogue.
 // EPILOGUE: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias' is for f32 bias, but this op computes 256x30x128 f32 bias_gelu
 
-// A config that does not fit the op's problem is refused with SimtConfig's reason.
-// ILLEGAL: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on its target (divisibility): vec must divide N (vector copies of B need aligned rows)
+// A config that does not fit the op's problem is refused with its family's reason.
+// ILLEGAL: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (divisibility): vec must divide N (vector copies of B need aligned rows)
 
 // A database holds many devices' measurements: the device must be named.
 // NO-DEVICE: error: db='{{.*}}.db' needs device=<name>, the device whose measurements to use

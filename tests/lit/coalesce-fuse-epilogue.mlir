@@ -59,12 +59,12 @@ func.func @in_place_chain(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: m
 // A fused producer keeps its tile and target when an epilogue op is folded in.
 // CHECK-LABEL: func.func @fused_producer_keeps_attributes
 func.func @fused_producer_keeps_attributes(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<256x64xf32>) {
-  // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins({{.*}}) bias({{.*}}) outs({{.*}}) {target = #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>, tile = #coalesce.tile<simt, bm = 64, bn = 64, bk = 16, wm = 32, wn = 32, tm = 4, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 4>}
+  // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins({{.*}}) bias({{.*}}) outs({{.*}}) {target = #coalesce.target<arch = "sm_90", smem_per_block = 232448, regs_per_sm = 65536>, tile = #coalesce.tile<simt, bm = 64, bn = 64, bk = 16, wm = 32, wn = 32, tm = 4, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 4>}
   // CHECK-NEXT: return
   %t = memref.alloc() : memref<256x64xf32>
   coalesce.fused_matmul bias ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) bias(%bias : memref<64xf32>) outs(%t : memref<256x64xf32>)
       {tile = #coalesce.tile<simt, bm = 64, bn = 64, bk = 16, wm = 32, wn = 32, tm = 4, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 4>,
-       target = #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>}
+       target = #coalesce.target<arch = "sm_90", smem_per_block = 232448, regs_per_sm = 65536>}
   coalesce.gelu ins(%t : memref<256x64xf32>) outs(%c : memref<256x64xf32>)
   memref.dealloc %t : memref<256x64xf32>
   return

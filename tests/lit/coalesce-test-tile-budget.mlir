@@ -16,7 +16,7 @@ func.func @deep_pipeline_on_sm80(%a: memref<1000x64xf32>, %b: memref<64x1000xf32
   // expected-remark @+1 {{simt tile: 256 threads, 135168 of 166912 B shared memory, 120 registers/thread (predicted, cap 255), 1 blocks/SM, grid 64 blocks}}
   coalesce.fused_matmul none ins(%a, %b : memref<1000x64xf32>, memref<64x1000xf32>) outs(%c : memref<1000x1000xf32>)
       {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 32, wm = 64, wn = 32, tm = 8, tn = 8, stages = 4, vec = 4, group_m = 8, min_blocks = 1>,
-       target = #coalesce.target<sm = 80, smem_per_block = 166912, regs_per_sm = 65536>}
+       target = #coalesce.target<arch = "sm_80", smem_per_block = 166912, regs_per_sm = 65536>}
   return
 }
 

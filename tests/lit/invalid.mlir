@@ -141,7 +141,7 @@ func.func @tile_exceeds_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, 
   // expected-error @+1 {{tile config does not fit the target (smem): the pipeline's shared memory exceeds the device's per-block limit}}
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
       {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>,
-       target = #coalesce.target<sm = 75, smem_per_block = 49152, regs_per_sm = 65536>}
+       target = #coalesce.target<arch = "sm_80", smem_per_block = 49152, regs_per_sm = 65536>}
   return
 }
 
@@ -159,7 +159,7 @@ func.func @tile_exceeds_default_target(%a: memref<256x128xf32>, %b: memref<128x6
 
 // A tile config must fit the problem: 4-float copies of B need N % 4 == 0.
 func.func @tile_vec_vs_problem(%a: memref<256x128xf32>, %b: memref<128x30xf32>, %c: memref<256x30xf32>) {
-  // expected-error @+1 {{tile config does not fit the problem 256x30x128 (divisibility): vec must divide N}}
+  // expected-error @+1 {{tile config does not fit the problem 256x30x128 f32 (divisibility): vec must divide N}}
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x30xf32>) outs(%c : memref<256x30xf32>)
       {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
   return
@@ -167,9 +167,9 @@ func.func @tile_vec_vs_problem(%a: memref<256x128xf32>, %b: memref<128x30xf32>, 
 
 // -----
 
-// The simt family computes in f32.
+// The simt family computes in f32: its plug-in refuses the dtype.
 func.func @tile_on_bf16(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: memref<256x64xbf16>) {
-  // expected-error @+1 {{has a simt tile config, which computes in f32, but its element type is 'bf16'}}
+  // expected-error @+1 {{tile config does not fit the problem 256x64x128 bf16 (dtype): the simt family computes in f32 on the CUDA cores only}}
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xbf16>, memref<128x64xbf16>) outs(%c : memref<256x64xbf16>)
       {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
   return
@@ -180,7 +180,58 @@ func.func @tile_on_bf16(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: m
 // A target's figures are positive.
 func.func @target_not_positive(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
-      // expected-error @+1 {{target sm, smem_per_block and regs_per_sm must be positive}}
-      {target = #coalesce.target<sm = 90, smem_per_block = 0, regs_per_sm = 65536>}
+      // expected-error @+1 {{target smem_per_block and regs_per_sm must be positive}}
+      {target = #coalesce.target<arch = "sm_90", smem_per_block = 0, regs_per_sm = 65536>}
+  return
+}
+
+// -----
+
+// A family's plug-in judges its target: the simt pipeline needs cp.async (sm_80).
+func.func @family_refuses_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  // expected-error @+1 {{tile config does not fit the target (arch): the simt kernel's cp.async pipeline needs sm_80 or later}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>,
+       target = #coalesce.target<arch = "sm_75", smem_per_block = 65536, regs_per_sm = 65536>}
+  return
+}
+
+// -----
+
+// A target names an architecture as sm_<major><minor>[a].
+func.func @target_bad_arch(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      // expected-error @+1 {{target arch must read sm_<major><minor>, optionally followed by 'a' (e.g. sm_90a), not 'hopper'}}
+      {target = #coalesce.target<arch = "hopper", smem_per_block = 232448, regs_per_sm = 65536>}
+  return
+}
+
+// -----
+
+// A tile names a registered family.
+func.func @tile_unknown_family(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      // expected-error @+1 {{unknown kernel family 'tensor' (known: simt}}
+      {tile = #coalesce.tile<tensor, bm = 128>}
+  return
+}
+
+// -----
+
+// A tile gives every parameter of its family.
+func.func @tile_missing_parameter(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      // expected-error @+1 {{the simt tile is missing parameter 'min_blocks'}}
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8>}
+  return
+}
+
+// -----
+
+// A tile gives only its family's parameters.
+func.func @tile_unknown_parameter(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      // expected-error @+1 {{the simt family has no parameter 'warps'}}
+      {tile = #coalesce.tile<simt, warps = 8, bm = 128>}
   return
 }

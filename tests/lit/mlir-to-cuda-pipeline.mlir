@@ -2,9 +2,9 @@
 
 // Unfused IR through the tuner's pipeline (fuse-epilogue, apply-tile-config, emission) gives the
 // one unit of the fused kernel with the config asked for.
-// CHECK: #include "kernels/simt_gemm.cuh"
+// CHECK: #include "kernels/simt/gemm.cuh"
 // CHECK-EMPTY:
-// CHECK-NEXT: COALESCE_DEFINE_SIMT_KERNEL(simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_relu, coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>, coalesce::EpilogueBiasRelu)
+// CHECK-NEXT: COALESCE_DEFINE_SIMT_KERNEL(simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_relu, coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>, coalesce::EpilogueFor<coalesce::Epilogue::bias_relu>)
 // CHECK-NOT: COALESCE
 func.func @problem(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<256x64xf32>) {
   %t = memref.alloc() : memref<256x64xf32>

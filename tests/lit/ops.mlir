@@ -46,9 +46,9 @@ func.func @fused_epilogues(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: 
 // Round trip: the tile and target attributes; struct parameters parse in any order.
 // CHECK-LABEL: func.func @fused_tile_target
 func.func @fused_tile_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<256x64xf32>) {
-  // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins({{.*}}) bias({{.*}}) outs({{.*}}) {target = #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>, tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins({{.*}}) bias({{.*}}) outs({{.*}}) {target = #coalesce.target<arch = "sm_90", smem_per_block = 232448, regs_per_sm = 65536>, tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
   coalesce.fused_matmul bias_gelu ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) bias(%bias : memref<64xf32>) outs(%c : memref<256x64xf32>)
       {tile = #coalesce.tile<simt, bn = 128, bm = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>,
-       target = #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>}
+       target = #coalesce.target<arch = "sm_90", smem_per_block = 232448, regs_per_sm = 65536>}
   return
 }

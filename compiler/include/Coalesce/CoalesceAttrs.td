@@ -1,7 +1,8 @@
 //===- CoalesceAttrs.td - epilogue, tile-config and target attributes -------===//
 // The attributes a fused kernel carries: which epilogue it applies, which tile config it runs
 // with, and which GPU it must fit. Their C++ counterparts are coalesce::Epilogue,
-// coalesce::SimtConfig and coalesce::DeviceLimits (kernels/), the one source of validity.
+// coalesce::Config with its Family and coalesce::Target (kernels/core/), the one source of
+// validity.
 #ifndef COALESCE_ATTRS
 #define COALESCE_ATTRS
 
@@ -22,43 +23,57 @@ def Coalesce_EpilogueKind : I32EnumAttr<"EpilogueKind",
 
 def Coalesce_EpilogueKindAttr : EnumAttr<Coalesce_Dialect, Coalesce_EpilogueKind, "epilogue">;
 
-def Coalesce_TileFamily : I32EnumAttr<"TileFamily", "a kernel design with its own tile parameters", [
-      I32EnumAttrCase<"simt", 0>  // FP32 CUDA cores, register-tiled (kernels/simt_gemm.cuh)
-    ]> {
+def Coalesce_TileConfigInterface : AttrInterface<"TileConfigAttrInterface"> {
   let cppNamespace = "::mlir::coalesce";
-  let genSpecializedAttr = 0;
+  let description = [{
+    A kernel family's tile config as the compiler sees it, the way upstream MLIR lets
+    `#nvvm.target` and `#rocdl.target` implement one GPU target interface: passes verify,
+    name and emit a config through these methods and never name a family. Each answer comes
+    from the family's plug-in (kernels/core/family.hpp), the one source of validity.
+  }];
+  let methods = [
+    InterfaceMethod<"The config as the kernels and the tuner spell it.",
+      "::coalesce::Config", "getConfig">,
+    InterfaceMethod<[{Whether the config's family runs on `target` and the config fits its
+      limits with the family's register model; a verdict with the reason if not.}],
+      "::coalesce::Verdict", "verifyTarget", (ins "const ::coalesce::Target&":$target)>,
+    InterfaceMethod<[{Whether the family computes the problem's types and the config fits its
+      shape; a verdict with the reason if not.}],
+      "::coalesce::Verdict", "verifyProblem", (ins "const ::coalesce::Problem&":$problem)>,
+    InterfaceMethod<"The derived config name (the kernel's symbol and database key).",
+      "std::string", "getConfigName", (ins "::coalesce::Dtype":$dtype, "::coalesce::Epilogue":$epilogue)>,
+    InterfaceMethod<[{The header the emitted translation unit includes and the statement
+      defining the extern "C" kernel `symbol` (one line each).}],
+      "std::pair<std::string, std::string>", "emitKernelDefinition",
+      (ins "::coalesce::Dtype":$dtype, "::coalesce::Epilogue":$epilogue, "::llvm::StringRef":$symbol)>,
+  ];
 }
 
-def Coalesce_TileAttr : AttrDef<Coalesce_Dialect, "Tile"> {
+def Coalesce_TileAttr : AttrDef<Coalesce_Dialect, "Tile",
+    [DeclareAttrInterfaceMethods<Coalesce_TileConfigInterface>]> {
   let mnemonic = "tile";
   let summary = "the tile configuration a fused matmul's kernel is instantiated with";
   let description = [{
-    The parameters of coalesce::SimtConfig (kernels/simt_config.hpp): block tile BM x BN x BK,
-    warp tile WM x WN, thread tile TM x TN, the depth of the shared-memory pipeline, the floats
-    per global-to-shared copy, the block rasterization group, and the blocks per SM asked of
-    ptxas (which caps the registers per thread). The attribute verifies with
-    SimtConfig::check(), the same rule the tuner prunes with and the kernel static_asserts.
+    A config of any registered kernel family (kernels/families.cpp): the family's name, then
+    each of its parameters as `name = value`, in any order, all of them. The family's own
+    rule (e.g. coalesce::SimtConfig::check(), the same rule the tuner prunes with and the
+    kernel static_asserts) verifies it; the printer writes the parameters in the family's
+    order. A family plugs in here with no change to the compiler.
 
     ```mlir
     #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8,
                    stages = 3, vec = 4, group_m = 8, min_blocks = 2>
     ```
   }];
-  let parameters = (ins EnumParameter<Coalesce_TileFamily>:$family,
-                        "int32_t":$bm, "int32_t":$bn, "int32_t":$bk,
-                        "int32_t":$wm, "int32_t":$wn, "int32_t":$tm, "int32_t":$tn,
-                        "int32_t":$stages, "int32_t":$vec, "int32_t":$group_m,
-                        "int32_t":$min_blocks);
-  let assemblyFormat = [{
-    `<` $family `,` struct($bm, $bn, $bk, $wm, $wn, $tm, $tn, $stages, $vec, $group_m,
-                           $min_blocks) `>`
-  }];
+  let parameters = (ins StringRefParameter<"kernel family">:$family,
+                        ArrayRefParameter<"int32_t", "parameter values in the family's order">:$values);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The config as the kernels and the tuner spell it.
-    ::coalesce::SimtConfig getSimtConfig() const;
-    /// The attribute for a simt config.
-    static TileAttr get(::mlir::MLIRContext* context, const ::coalesce::SimtConfig& config);
+    /// The attribute for a config of a registered family.
+    static TileAttr get(::mlir::MLIRContext* context, const ::coalesce::Config& config);
+    /// The config's family (registered: the verifier made sure).
+    const ::coalesce::Family& getFamilyPlugin() const;
   }];
 }
 
@@ -66,22 +81,24 @@ def Coalesce_TargetAttr : AttrDef<Coalesce_Dialect, "Target"> {
   let mnemonic = "target";
   let summary = "the GPU a fused matmul's tile config must fit";
   let description = [{
-    The compute capability (90 for sm_90), the opt-in shared memory per block in bytes and the
-    32-bit registers per SM. A tile config whose pipeline or register file does not fit is
-    rejected by the fused op's verifier. Without a target, the limits are the H200's
-    (coalesce::DeviceLimits' defaults).
+    The architecture (`sm_90`, or `sm_90a` where the code may use the architecture-specific
+    instructions such as wgmma), the opt-in shared memory per block in bytes and the 32-bit
+    registers per SM. A tile config whose family does not run there, or whose pipeline or
+    register file does not fit, is rejected by the fused op's verifier. Without a target, the
+    target is the H200 (`sm_90a` and coalesce::DeviceLimits' defaults).
 
     ```mlir
-    #coalesce.target<sm = 90, smem_per_block = 232448, regs_per_sm = 65536>
+    #coalesce.target<arch = "sm_90a", smem_per_block = 232448, regs_per_sm = 65536>
     ```
   }];
-  let parameters = (ins "int32_t":$sm, "int32_t":$smem_per_block, "int32_t":$regs_per_sm);
+  let parameters = (ins StringRefParameter<"architecture">:$arch, "int32_t":$smem_per_block,
+                        "int32_t":$regs_per_sm);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The limits a config is checked against. Shared memory per SM is taken as the per-block
+    /// The target a config is checked against. Shared memory per SM is taken as the per-block
     /// opt-in plus the 1 KB the driver reserves per block, as on sm_80 and sm_90.
-    ::coalesce::DeviceLimits getDeviceLimits() const;
+    ::coalesce::Target getTarget() const;
   }];
 }
 

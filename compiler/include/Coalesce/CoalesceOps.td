@@ -82,9 +82,12 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
     `none` (C = A B), `bias` (+ bias[n]), `bias_relu` (then max(., 0)) and `bias_gelu` (then
     the exact erf GELU); every epilogue but `none` takes a bias of N entries.
 
-    The optional `tile` attribute is the kernel's tile config; the optional `target` attribute
-    is the GPU it must fit (the H200's limits without it). The verifier checks the config with
-    SimtConfig::check(limits) and, for static shapes, SimtConfig::check_problem(M, N, K).
+    The optional `tile` attribute is the kernel's tile config, any attribute implementing the
+    tile-config interface (#coalesce.tile of any registered family); the optional `target`
+    attribute is the GPU it must fit (the H200, sm_90a, without it). The verifier asks the
+    config's family whether it runs on the target and computes the element type, whether the
+    config fits the target's limits and, for static shapes, the problem (for simt:
+    SimtConfig::check(limits) and check_problem(M, N, K)).
 
     ```mlir
     coalesce.fused_matmul bias_gelu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
@@ -99,7 +102,7 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
                        Arg<Coalesce_Matrix, "B", [MemRead]>:$b,
                        Arg<Optional<Coalesce_Vector>, "bias", [MemRead]>:$bias,
                        Arg<Coalesce_Matrix, "C", [MemWrite]>:$c,
-                       OptionalAttr<Coalesce_TileAttr>:$tile,
+                       OptionalAttr<Coalesce_TileConfigInterface>:$tile,
                        OptionalAttr<Coalesce_TargetAttr>:$target);
   let assemblyFormat = [{
     custom<EpilogueKind>($epilogue) `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
@@ -108,8 +111,12 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The limits the tile config must fit: the target's, or the H200's without one.
-    ::coalesce::DeviceLimits getDeviceLimits();
+    /// The GPU the tile config must fit: the target's, or the H200 (sm_90a) without one.
+    ::coalesce::Target getTargetOrDefault();
+    /// The problem the op computes (M, N, K, dtype from the element type, epilogue); extents
+    /// are -1 where the shape is dynamic, and the dtype is f32 for element types no family
+    /// computes (the verifier refuses those first).
+    ::coalesce::Problem getProblem();
   }];
 }
 

@@ -17,10 +17,10 @@ enum class CudaEmission {
   kernelsAndHostEntries,
 };
 
-/// Writes one CUDA translation unit instantiating kernels/simt_gemm.cuh once for every
+/// Writes one CUDA translation unit instantiating each config's family template once for every
 /// distinct (config, dtype, epilogue) of the tiled coalesce.fused_matmul ops under `root`.
-/// Fails, with an error on the op, for a fused matmul without a tile or not in f32, and when
-/// there is no fused matmul at all.
+/// Fails, with an error on the op, for a fused matmul without a tile (or, with host entries,
+/// not in f32: the runtime library's ABI), and when there is no fused matmul at all.
 LogicalResult translateToCuda(Operation* root, llvm::raw_ostream& os, CudaEmission emission);
 
 /// Registers the translations `--mlir-to-cuda` and `--mlir-to-cuda-host` for mlirTranslateMain.

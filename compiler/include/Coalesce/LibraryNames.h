@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/names.hpp"
+#include "kernels/core/family.hpp"
 
 namespace coalesce::compiler {
 
@@ -21,7 +21,7 @@ std::string fused_entry(Dtype dtype, Epilogue epilogue);
 
 /// A fused matmul with a tile config: `coalesce_fused_matmul_<config name>`. CUDA emission's
 /// host variant defines it around the kernel named config_name(config, dtype, epilogue).
-std::string fused_entry(const SimtConfig& config, Dtype dtype, Epilogue epilogue);
+std::string fused_entry(const Config& config, Dtype dtype, Epilogue epilogue);
 
 /// The device allocator's entry points for a buffer of `rank` (1 or 2):
 /// `coalesce_alloc_<rank>d_<dtype>` and `coalesce_free_<rank>d_<dtype>`.

@@ -54,16 +54,17 @@ def CoalesceApplyTileConfig : Pass<"coalesce-apply-tile-config", "ModuleOp"> {
     Gives each `coalesce.fused_matmul` without a `tile` attribute a config, from the first
     source that has one:
 
-    1. `config=<name>`: a config name (coalesce::config_name, e.g.
+    1. `config=<name>`: a config name of any family (coalesce::config_name, e.g.
        `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu`); its dtype and epilogue
        must be the op's, and it must be legal for the op's shape and target, else the pass fails.
-    2. `db=<path>` with `device=<name>`: the fastest config measured for this op's M, N, K,
-       dtype and epilogue on that device, from the results database's `v_ranked` view (ok
-       rows only), skipping configs not legal for the op's shape and target ("apply history
+    2. `db=<path>` with `device=<name>`: the fastest config of any family measured for this op's
+       M, N, K, dtype and epilogue on that device, from the results database's `v_ranked` view
+       (ok rows only), skipping configs not legal for the op's shape and target ("apply history
        best").
-    3. The fallback: the first built-in config (Coalesce/BuiltinConfigs.h, the configs the
-       runtime library ships) that is legal for the shape and target; the last built-in config
-       copies one float at a time, so it is legal for every shape.
+    3. The fallback: the first built-in config of the registered families, in registration
+       order (Family::builtin_configs; for simt, kernels/simt/builtin.hpp, the configs the
+       runtime library ships), that is legal for the op's dtype, shape and target; the last
+       simt one copies one float at a time, so every f32 shape has one.
 
     A lone `coalesce.matmul` is a kernel with the empty epilogue: it becomes a
     `coalesce.fused_matmul none` with the config, so that it can carry one.

@@ -30,6 +30,16 @@ using mlir::coalesce::GeluOp;
 using mlir::coalesce::MatmulOp;
 using mlir::coalesce::ReluOp;
 
+// The memref element type of a dtype's storage (TF32 is a math mode on f32 storage).
+Type elementType(OpBuilder& builder, Dtype d) {
+  switch (gemm_types(d).a) {
+    case Element::f32: return builder.getF32Type();
+    case Element::bf16: return builder.getBF16Type();
+    case Element::f16: return builder.getF16Type();
+  }
+  return builder.getF32Type();
+}
+
 // func.func @<name>(A: MxK, B: KxN, [bias: N,] C: MxN) computing the problem unfused:
 //   matmul -> T; bias_add(T) -> U; relu/gelu(U) -> C   (shortened for shorter epilogues)
 // with T and U local allocs, the shape coalesce-fuse-epilogue folds into one kernel.
@@ -39,9 +49,9 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
 
-  Type f32 = builder.getF32Type();
-  auto a = MemRefType::get({p.m, p.k}, f32), b = MemRefType::get({p.k, p.n}, f32);
-  auto c = MemRefType::get({p.m, p.n}, f32), bias = MemRefType::get({p.n}, f32);
+  Type element = elementType(builder, p.dtype);
+  auto a = MemRefType::get({p.m, p.k}, element), b = MemRefType::get({p.k, p.n}, element);
+  auto c = MemRefType::get({p.m, p.n}, element), bias = MemRefType::get({p.n}, element);
   bool hasBias = p.epilogue != Epilogue::none;
   SmallVector<Type> inputs{a, b};
   if (hasBias) inputs.push_back(bias);
@@ -75,16 +85,15 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
 
 }  // namespace
 
-EmittedKernel emit_fused_kernel(const Problem& problem, const SimtConfig& config) {
+EmittedKernel emit_fused_kernel(const Problem& problem, const Config& config, const Target& target) {
   std::string name = config_name(config, problem.dtype, problem.epilogue);
   auto fail = [&](const std::string& why) {
     return std::runtime_error("emit_fused_kernel(" + name + ", " + std::to_string(problem.m) +
                               "x" + std::to_string(problem.n) + "x" + std::to_string(problem.k) +
                               "): " + why);
   };
-  if (problem.dtype != Dtype::f32)
-    throw fail("the simt family computes in f32; " + std::string(to_string(problem.dtype)) +
-               " has no simt kernel");
+  if (problem.dtype == Dtype::tf32)
+    throw fail("tf32 (f32 storage, TF32 math) has no math-mode attribute in the dialect yet");
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
     throw fail("M, N and K must be positive");
 
@@ -103,13 +112,20 @@ EmittedKernel emit_fused_kernel(const Problem& problem, const SimtConfig& config
 
   OwningOpRef<ModuleOp> module = buildProblem(context, problem, name);
   if (failed(verify(*module))) throw fail(diagnostics);
+  // The target the fused op must fit, as its attribute (the pass keeps it on the fused op).
+  const std::string arch = target.arch();
+  auto targetAttr = mlir::coalesce::TargetAttr::get(&context, arch, target.limits.smem_per_block_optin,
+                                                    target.limits.regs_per_sm);
 
-  PassManager pipeline(&context);
-  pipeline.addNestedPass<func::FuncOp>(mlir::coalesce::createCoalesceFuseEpilogue());
-  mlir::coalesce::CoalesceApplyTileConfigOptions tiling;
-  tiling.config = name;
-  pipeline.addPass(mlir::coalesce::createCoalesceApplyTileConfig(tiling));
-  if (failed(pipeline.run(*module))) throw fail(diagnostics);
+  PassManager fusion(&context);
+  fusion.addNestedPass<func::FuncOp>(mlir::coalesce::createCoalesceFuseEpilogue());
+  if (failed(fusion.run(*module))) throw fail(diagnostics);
+  module->walk([&](mlir::coalesce::FusedMatmulOp op) { op.setTargetAttr(targetAttr); });
+  PassManager tiling(&context);
+  mlir::coalesce::CoalesceApplyTileConfigOptions options;
+  options.config = name;
+  tiling.addPass(mlir::coalesce::createCoalesceApplyTileConfig(options));
+  if (failed(tiling.run(*module))) throw fail(diagnostics);
 
   // The pipeline must have left exactly one kernel: the problem's, with this config.
   int fused = 0;

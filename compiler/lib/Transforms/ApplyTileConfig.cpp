@@ -1,11 +1,10 @@
 //===- ApplyTileConfig.cpp - attach a tile config to each fused matmul ------===//
 // coalesce-apply-tile-config (Passes.td). The config comes from the `config` option, else from
-// the tuning database's fastest legal measurement, else from the built-in fallback list. Every
-// candidate is judged by coalesce::SimtConfig::check(limits) and check_problem(M, N, K), the
-// rule the tuner prunes with, so the pass never attaches a config the verifier would refuse.
+// the tuning database's fastest legal measurement of any family, else from the families'
+// built-in fallback lists. Every candidate is judged by its family's rules (the rule the tuner
+// prunes with), so the pass never attaches a config the verifier would refuse.
 #include "mlir/IR/PatternMatch.h"
 
-#include "Coalesce/BuiltinConfigs.h"
 #include "Coalesce/CoalesceOps.h"
 #include "Coalesce/Passes.h"
 #include "TuningDatabase.h"
@@ -20,32 +19,32 @@ using namespace mlir::coalesce;
 
 namespace {
 
-// What a config must fit: one kernel's problem and target.
+// What a config must fit: one kernel's problem and target. A shape unknown at compile time may
+// turn out to be any, K = N = 1 included, so a config for it must fit the 1 x 1 x 1 problem.
 struct KernelProblem {
-  int64_t m, n, k;
-  ::coalesce::Dtype dtype;
-  ::coalesce::Epilogue epilogue;
-  ::coalesce::DeviceLimits limits;
+  ::coalesce::Problem problem;  // extents -1 where dynamic
+  ::coalesce::Target target;
 
-  bool isStatic() const {
-    return !ShapedType::isDynamic(m) && !ShapedType::isDynamic(n) && !ShapedType::isDynamic(k);
+  bool isStatic() const { return problem.m > 0 && problem.n > 0 && problem.k > 0; }
+
+  // The family's rules, in the order the fused op's verifier applies them.
+  ::coalesce::Verdict legality(const ::coalesce::Config& config) const {
+    const ::coalesce::Family* family = ::coalesce::find_family(config.family);
+    if (!family) return {::coalesce::Violation::shape, "the config's family is not registered"};
+    if (::coalesce::Verdict v = family->supports(target); !v.ok()) return v;
+    if (::coalesce::Verdict v = family->supports(problem.dtype); !v.ok()) return v;
+    const int registers = family->predict(config, target.limits).registers;
+    if (::coalesce::Verdict v = family->check(config, target.limits, registers); !v.ok()) return v;
+    ::coalesce::Problem shape = problem;
+    if (!isStatic()) shape.m = shape.n = shape.k = 1;
+    return family->check_problem(config, shape);
   }
-  // A shape unknown at compile time may turn out to be any, K = N = 1 included, so a config
-  // for it must fit the 1 x 1 x 1 problem.
-  ::coalesce::Verdict legality(const ::coalesce::SimtConfig& config) const {
-    ::coalesce::Verdict verdict = config.check(limits);
-    if (!verdict.ok()) return verdict;
-    return isStatic() ? config.check_problem(m, n, k) : config.check_problem(1, 1, 1);
-  }
-  int firstLegalBuiltin() const {
-    return isStatic() ? ::coalesce::builtin::first_legal(limits, m, n, k)
-                      : ::coalesce::builtin::first_legal(limits, 1, 1, 1);
-  }
+
   std::string describe() const {
-    auto extent = [](int64_t e) { return ShapedType::isDynamic(e) ? std::string("?") : std::to_string(e); };
-    return extent(m) + "x" + extent(n) + "x" + extent(k) + " " +
-           std::string(::coalesce::to_string(dtype)) + " " +
-           std::string(::coalesce::to_string(epilogue));
+    auto extent = [](int e) { return e < 0 ? std::string("?") : std::to_string(e); };
+    return extent(problem.m) + "x" + extent(problem.n) + "x" + extent(problem.k) + " " +
+           std::string(::coalesce::to_string(problem.dtype)) + " " +
+           std::string(::coalesce::to_string(problem.epilogue)) + " on " + target.arch();
   }
 };
 
@@ -55,20 +54,20 @@ struct CoalesceApplyTileConfigPass
 
   // Where configs come from in one run of the pass (a pass must stay copyable, so not members).
   struct Sources {
-    std::optional<::coalesce::NamedSimtConfig> named;
+    std::optional<::coalesce::NamedConfig> named;
     std::unique_ptr<TuningDatabase> database;
   };
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Sources sources;
-    std::optional<::coalesce::NamedSimtConfig>& named = sources.named;
+    std::optional<::coalesce::NamedConfig>& named = sources.named;
     std::unique_ptr<TuningDatabase>& database = sources.database;
     if (!config.empty()) {
       named = ::coalesce::parse_config_name(config);
       if (!named) {
-        module.emitError() << "config '" << config
-                           << "' is not a simt config name (see coalesce::config_name)";
+        module.emitError() << "config '" << config << "' is not the name of a config of any family ("
+                           << ::coalesce::family_names() << "; see coalesce::config_name)";
         return signalPassFailure();
       }
     }
@@ -94,7 +93,7 @@ struct CoalesceApplyTileConfigPass
     });
     IRRewriter rewriter(&getContext());
     for (Operation* op : untiled) {
-      FailureOr<::coalesce::SimtConfig> chosen = choose(op, sources);
+      FailureOr<::coalesce::Config> chosen = choose(op, sources);
       if (failed(chosen)) return signalPassFailure();
       auto tile = TileAttr::get(&getContext(), *chosen);
       if (auto fused = dyn_cast<FusedMatmulOp>(op)) {
@@ -116,65 +115,68 @@ struct CoalesceApplyTileConfigPass
     Value b = fused ? fused.getB() : cast<MatmulOp>(op).getB();
     auto ta = cast<MemRefType>(a.getType()), tb = cast<MemRefType>(b.getType());
     std::optional<::coalesce::Dtype> dtype = dtypeOf(ta.getElementType());
-    if (dtype != ::coalesce::Dtype::f32)
+    if (!dtype)
       return op->emitError("has element type ")
-             << ta.getElementType() << "; the simt family computes in f32 only";
-    return KernelProblem{ta.getDimSize(0),
-                         tb.getDimSize(1),
-                         ta.getDimSize(1),
-                         *dtype,
-                         fused ? toCoreEpilogue(fused.getEpilogue()) : ::coalesce::Epilogue::none,
-                         fused ? fused.getDeviceLimits() : ::coalesce::DeviceLimits{}};
+             << ta.getElementType() << ", which no kernel family computes (f32, bf16, f16)";
+    auto extent = [](int64_t e) { return ShapedType::isDynamic(e) ? -1 : static_cast<int>(e); };
+    ::coalesce::Problem problem{extent(ta.getDimSize(0)), extent(tb.getDimSize(1)), extent(ta.getDimSize(1)),
+                                *dtype,
+                                fused ? toCoreEpilogue(fused.getEpilogue()) : ::coalesce::Epilogue::none};
+    return KernelProblem{problem, fused ? fused.getTargetOrDefault() : defaultTarget()};
   }
 
-  FailureOr<::coalesce::SimtConfig> choose(Operation* op, const Sources& sources) {
-    FailureOr<KernelProblem> problem = problemOf(op);
-    if (failed(problem)) return failure();
-    const std::optional<::coalesce::NamedSimtConfig>& named = sources.named;
+  FailureOr<::coalesce::Config> choose(Operation* op, const Sources& sources) {
+    FailureOr<KernelProblem> kernel = problemOf(op);
+    if (failed(kernel)) return failure();
+    const ::coalesce::Problem& problem = kernel->problem;
+    const std::optional<::coalesce::NamedConfig>& named = sources.named;
     const TuningDatabase* database = sources.database.get();
 
     if (named) {
-      if (named->dtype != problem->dtype || named->epilogue != problem->epilogue)
+      if (named->dtype != problem.dtype || named->epilogue != problem.epilogue)
         return op->emitError("config '")
                << config << "' is for " << ::coalesce::to_string(named->dtype) << " "
                << ::coalesce::to_string(named->epilogue) << ", but this op computes "
-               << problem->describe();
-      ::coalesce::Verdict verdict = problem->legality(named->config);
+               << kernel->describe();
+      ::coalesce::Verdict verdict = kernel->legality(named->config);
       if (!verdict.ok())
         return op->emitError("config '")
-               << config << "' is not legal for " << problem->describe() << " on its target ("
+               << config << "' is not legal for " << kernel->describe() << " ("
                << ::coalesce::violation_name(verdict.violation) << "): " << verdict.why;
       ++numFromOption;
       return named->config;
     }
 
-    if (database && problem->isStatic()) {
+    // The fastest measured config of any family (the database ranks them by median).
+    if (database && kernel->isStatic()) {
       std::vector<std::string> names;
       std::string error;
-      if (!database->rankedConfigs(device, "simt", problem->m, problem->n, problem->k,
-                                   std::string(::coalesce::to_string(problem->dtype)),
-                                   std::string(::coalesce::to_string(problem->epilogue)), names,
-                                   error))
+      if (!database->rankedConfigs(device, "", problem.m, problem.n, problem.k,
+                                   std::string(::coalesce::to_string(problem.dtype)),
+                                   std::string(::coalesce::to_string(problem.epilogue)), names, error))
         return op->emitError(error);
       for (const std::string& name : names) {
-        std::optional<::coalesce::NamedSimtConfig> measured = ::coalesce::parse_config_name(name);
-        if (measured && measured->dtype == problem->dtype &&
-            measured->epilogue == problem->epilogue && problem->legality(measured->config).ok()) {
+        std::optional<::coalesce::NamedConfig> measured = ::coalesce::parse_config_name(name);
+        if (measured && measured->dtype == problem.dtype && measured->epilogue == problem.epilogue &&
+            kernel->legality(measured->config).ok()) {
           ++numFromDatabase;
           return measured->config;
         }
       }
     }
     if (database)
-      op->emitRemark("the tuning database has no legal simt config for ")
-          << problem->describe() << " on '" << device << "'; using the built-in fallback";
+      op->emitRemark("the tuning database has no legal config for ")
+          << kernel->describe() << " on '" << device << "'; using the built-in fallback";
 
-    int index = problem->firstLegalBuiltin();
-    if (index < 0)
-      return op->emitError("no built-in simt config is legal for ")
-             << problem->describe() << " on its target";
-    ++numFallback;
-    return ::coalesce::builtin::kConfigs[index];
+    // The fallback: the first legal built-in config of the registered families, in order.
+    for (const ::coalesce::Family* family : ::coalesce::families())
+      for (const ::coalesce::Config& candidate : family->builtin_configs(problem))
+        if (kernel->legality(candidate).ok()) {
+          ++numFallback;
+          return candidate;
+        }
+    return op->emitError("no built-in config of any family (") << ::coalesce::family_names() << ") is legal for "
+                                                                 << kernel->describe();
   }
 };
 

@@ -33,14 +33,14 @@ std::optional<EpilogueKind> extendEpilogue(EpilogueKind producer, Operation* con
 struct Producer {
   Value a, b, bias, out;
   EpilogueKind epilogue;
-  TileAttr tile;
+  TileConfigAttrInterface tile;
   TargetAttr target;
 };
 
 std::optional<Producer> asProducer(Operation* op) {
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return Producer{matmul.getA(), matmul.getB(), Value(), matmul.getC(), EpilogueKind::none,
-                    TileAttr(), TargetAttr()};
+                    TileConfigAttrInterface(), TargetAttr()};
   if (auto fused = dyn_cast<FusedMatmulOp>(op))
     return Producer{fused.getA(),        fused.getB(),        fused.getBias(),
                     fused.getC(),        fused.getEpilogue(), fused.getTileAttr(),

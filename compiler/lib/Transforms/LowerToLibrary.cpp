@@ -66,8 +66,8 @@ std::string entryName(Operation* op) {
   auto fused = dyn_cast<FusedMatmulOp>(op);
   if (!fused) return names::unfused_entry(op->getName().stripDialect().str(), ::coalesce::Dtype::f32);
   ::coalesce::Epilogue epilogue = toCoreEpilogue(fused.getEpilogue());
-  if (TileAttr tile = fused.getTileAttr())
-    return names::fused_entry(tile.getSimtConfig(), ::coalesce::Dtype::f32, epilogue);
+  if (TileConfigAttrInterface tile = fused.getTileAttr())
+    return names::fused_entry(tile.getConfig(), ::coalesce::Dtype::f32, epilogue);
   return names::fused_entry(::coalesce::Dtype::f32, epilogue);
 }
 

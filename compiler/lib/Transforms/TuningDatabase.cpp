@@ -11,7 +11,7 @@ namespace {
 // device x problem x config; ties go to the earlier measurement, as the view ranks them.
 constexpr const char* kRankedConfigsSql = R"sql(
 SELECT config_name FROM v_ranked
- WHERE device_name = ?1 AND family = ?2 AND m = ?3 AND n = ?4 AND k = ?5
+ WHERE device_name = ?1 AND (?2 = '' OR family = ?2) AND m = ?3 AND n = ?4 AND k = ?5
    AND dtype = ?6 AND epilogue = ?7
  ORDER BY median_ms, measurement_id
 )sql";

@@ -20,8 +20,9 @@ class TuningDatabase {
   TuningDatabase(const TuningDatabase&) = delete;
   TuningDatabase& operator=(const TuningDatabase&) = delete;
 
-  /// The names of the `family` configs measured ok for M x N x K, dtype and epilogue on the
-  /// device named `device`, fastest median first. False with `error` set on an SQLite error.
+  /// The names of the `family` configs (every family's for "") measured ok for M x N x K, dtype
+  /// and epilogue on the device named `device`, fastest median first. False with `error` set on
+  /// an SQLite error.
   bool rankedConfigs(const std::string& device, const std::string& family, long long m,
                      long long n, long long k, const std::string& dtype,
                      const std::string& epilogue, std::vector<std::string>& names,

@@ -11,10 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "Coalesce/BuiltinConfigs.h"
 #include "Coalesce/Emit.h"
 #include "harness/simt_fixed.hpp"
-#include "kernels/names.hpp"
+#include "kernels/simt/builtin.hpp"
+#include "kernels/simt/family.hpp"
 #include "tuner/jit.hpp"
 
 namespace coalesce::compiler {
@@ -30,11 +30,11 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<SimtConfig> configs = fixed_simt_configs();
-  configs.insert(configs.end(), std::begin(builtin::kConfigs), std::end(builtin::kConfigs));
+  configs.insert(configs.end(), std::begin(simt_builtin::kConfigs), std::end(simt_builtin::kConfigs));
   std::vector<Case> out;
   for (const SimtConfig& c : configs)
     for (Epilogue e : {Epilogue::none, Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu}) {
-      std::string name = config_name(c, Dtype::f32, e);
+      std::string name = config_name(from_simt(c), Dtype::f32, e);
       bool seen = false;
       for (const Case& k : out) seen = seen || k.name == name;
       if (!seen) out.push_back({c, e, name});
@@ -63,7 +63,7 @@ TEST(EmitNvrtc, EveryTestedAndBuiltinConfigCompilesForSm90WithoutSpills) {
       const Problem p{4096, 4096, 4096, Dtype::f32, all[i].epilogue};
       EmittedKernel k;
       try {
-        k = emit_fused_kernel(p, all[i].config);
+        k = emit_fused_kernel(p, from_simt(all[i].config), Target{9, 0, true, DeviceLimits{}});
       } catch (const std::exception& e) {
         o.log = e.what();
         continue;

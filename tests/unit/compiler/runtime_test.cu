@@ -11,12 +11,12 @@
 #include "gpu_test.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/workspace.hpp"
-#include "kernels/simt_gemm.cuh"
+#include "kernels/simt/gemm.cuh"
 
 // What coalesce-translate --mlir-to-cuda-host emits for a tiled bias_relu op, written out.
 COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_bias_relu,
                             coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>,
-                            coalesce::EpilogueBiasRelu)
+                            coalesce::EpilogueFor<coalesce::Epilogue::bias_relu>)
 COALESCE_DEFINE_FUSED_ENTRY(runtime_test_entry_64x64_bias_relu, runtime_test_simt_64x64_bias_relu,
                             coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>)
 
@@ -37,10 +37,10 @@ struct Operands {
   CoalesceMemRef2DF32 a, b, c;
   CoalesceMemRef1DF32 bias;
   explicit Operands(const Workspace& w)
-      : a(matrix(w.a(), w.problem().m, w.problem().k)),
-        b(matrix(w.b(), w.problem().k, w.problem().n)),
-        c(matrix(w.c(), w.problem().m, w.problem().n)),
-        bias(vector(w.bias(), w.problem().n)) {}
+      : a(matrix(static_cast<const float*>(w.a()), w.problem().m, w.problem().k)),
+        b(matrix(static_cast<const float*>(w.b()), w.problem().k, w.problem().n)),
+        c(matrix(static_cast<const float*>(w.c()), w.problem().m, w.problem().n)),
+        bias(vector(static_cast<const float*>(w.bias()), w.problem().n)) {}
 };
 
 // Shapes whose first legal built-in config copies B 4, 2 and 1 floats at a time, with edges.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/simt_fixed.hpp"
+#include "kernels/simt/family.hpp"
 
 namespace {
 
@@ -97,7 +98,7 @@ TEST(FixedSimt, EveryConfigIsValidOnTheH200AndTheDefaultIsAmongThem) {
   EXPECT_EQ(fixed_simt_kernels().size(), configs.size() * 4);  // four epilogues each
   for (const SimtConfig& c : configs) {
     const Verdict v = c.check(DeviceLimits{});
-    EXPECT_TRUE(v.ok()) << config_name(c, Dtype::f32, Epilogue::none) << ": " << v.why;
+    EXPECT_TRUE(v.ok()) << config_name(from_simt(c), Dtype::f32, Epilogue::none) << ": " << v.why;
   }
   for (Epilogue e : {Epilogue::none, Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu})
     EXPECT_NE(find_fixed_simt_kernel(SimtConfig{}, e), nullptr);

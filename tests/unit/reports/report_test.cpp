@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "kernels/simt/family.hpp"
 #include "reports/report.hpp"
 
 namespace coalesce::report {
@@ -164,7 +165,7 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
   for (const auto& row : t.rows)
     verdict[db::as_text(row[t.index("m")]) + " " + db::as_text(row[t.index("method")]) + " " +
             db::as_text(row[t.index("config")])] = db::as_text(row[t.index("verdict")]);
-  auto name = [](SimtConfig c) { return config_name(c, Dtype::f32, Epilogue::bias_gelu); };
+  auto name = [](SimtConfig c) { return config_name(from_simt(c), Dtype::f32, Epilogue::bias_gelu); };
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 16, 64, 32, 8, 8, 3, 4, 8})], "faster");
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 8, 64, 32, 8, 8, 2, 4, 8})], "slower");
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 64, 16, 32, 32, 4, 8, 3, 4, 8})], "same");

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "kernels/simt/family.hpp"
 #include "schema/db.hpp"
 #include "schema/rows.hpp"
 #include "test_util.hpp"
@@ -28,7 +29,7 @@ struct Populated {
     SimtConfig c;
     c.bm = bm;
     c.bn = bn;
-    return db.upsert_config(simt_config_row(c, Dtype::f32, Epilogue::bias_gelu, hash));
+    return db.upsert_config(config_row(from_simt(c), Dtype::f32, Epilogue::bias_gelu, hash));
   }
 };
 
@@ -48,7 +49,7 @@ TEST(Rows, DeviceUpsertKeepsIdAndKnownClock) {
   DeviceRow again = h200();
   again.max_sm_clock_mhz = 0;  // NVML missing this time
   EXPECT_EQ(p.db.upsert_device(again), p.dev);
-  auto row = p.db.query("SELECT max_sm_clock_mhz, fp32_peak_tflops FROM v_devices").rows.at(0);
+  auto row = p.db.query("SELECT max_sm_clock_mhz, f32_peak_tflops FROM v_devices").rows.at(0);
   EXPECT_EQ(as_int(row[0]), 1980);
   // 132 SMs × 128 lanes × 2 FLOP × 1.98 GHz
   EXPECT_NEAR(as_double(row[1]), 66.908, 1e-3);
@@ -71,7 +72,7 @@ TEST(Rows, ProblemAndConfigUpsertAreIdempotent) {
   ConfigId c = p.config(128, 128);
   EXPECT_EQ(p.config(128, 128), c);
   EXPECT_NE(p.config(128, 128, "other-source"), c) << "a new source hash is a new config";
-  ConfigRow clash{"simt", simt_config_row(SimtConfig{}, Dtype::f32, Epilogue::bias_gelu, "h").name,
+  ConfigRow clash{"simt", config_row(from_simt(SimtConfig{}), Dtype::f32, Epilogue::bias_gelu, "h").name,
                   R"({"bm":1})", "h"};
   auto msg = error_of([&] { p.db.upsert_config(clash); });
   EXPECT_NE(msg.find("another family or parameters"), std::string::npos) << msg;
@@ -230,7 +231,7 @@ TEST(Views, ComparisonTakesBaselinesFromTheBestRowsRun) {
     auto it = std::find(rs.columns.begin(), rs.columns.end(), name);
     return rs.rows[0][static_cast<std::size_t>(it - rs.columns.begin())];
   };
-  EXPECT_EQ(as_text(col("config_name")), config_name(SimtConfig{.bm = 64}, Dtype::f32,
+  EXPECT_EQ(as_text(col("config_name")), config_name(from_simt(SimtConfig{.bm = 64}), Dtype::f32,
                                                        Epilogue::bias_gelu));
   EXPECT_DOUBLE_EQ(as_double(col("coalesce_ms")), 0.48);
   EXPECT_DOUBLE_EQ(as_double(col("cublas_gemm_ms")), 0.44);  // run 2's, not run 1's 0.45

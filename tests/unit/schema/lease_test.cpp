@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/simt/family.hpp"
 #include "schema/db.hpp"
 #include "schema/lease.hpp"
 #include "schema/rows.hpp"
@@ -74,7 +75,7 @@ TEST(Lease, ReaderSeesCommittedRowsWhileTheWriterWorks) {
   for (int i = 1; i <= 3; ++i) {
     SimtConfig c;
     c.bm = 32 * i;
-    ConfigId id = writer.upsert_config(simt_config_row(c, Dtype::f32, Epilogue::bias_gelu, "h"));
+    ConfigId id = writer.upsert_config(config_row(from_simt(c), Dtype::f32, Epilogue::bias_gelu, "h"));
     ASSERT_TRUE(writer.insert_measurement(ok_row(run, dev, prob, "coalesce", id, 0.5 + i)));
     EXPECT_EQ(as_int(reader.query("SELECT count(*) FROM measurements").rows[0][0]), i);
   }

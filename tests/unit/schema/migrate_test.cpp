@@ -52,7 +52,8 @@ TEST(Migrations, FreshDatabaseIsInitialized) {
     auto db = Database::open(path, Mode::read_write);
     EXPECT_EQ(db.schema_version(), latest_schema_version());
     auto tables = db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
-    EXPECT_EQ(as_int(tables.rows[0][0]), 6);  // devices runs problems configs builds measurements
+    // devices runs problems configs builds measurements (0001), math_peaks (0002)
+    EXPECT_EQ(as_int(tables.rows[0][0]), 7);
   }
   EXPECT_EQ(raw_scalar(path, "PRAGMA application_id"), kApplicationId);
   EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
@@ -227,6 +228,67 @@ TEST(Migrations, PendingMigrationIsAppliedOnceThenOldBinariesRefuse) {
   { EXPECT_EQ(Database::open(path, Mode::read_write, list).schema_version(), next); }
   EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'extra'"), 1);
   error_of<NewerSchema>(path, Mode::read_write);  // the built-in list stops one short
+}
+
+}  // namespace
+}  // namespace coalesce::db
+
+namespace coalesce::db {
+namespace {
+
+// Every row of a query over the raw file, as text, for comparing a database before and after.
+std::vector<std::string> raw_rows(const std::filesystem::path& p, const char* sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  std::vector<std::string> rows;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    std::string row;
+    for (int i = 0; i < sqlite3_column_count(s); ++i) {
+      const unsigned char* text = sqlite3_column_text(s, i);
+      row += (i ? "|" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+    }
+    rows.push_back(row);
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return rows;
+}
+
+// The committed results (results/coalesce.db, schema 1) upgrade in place: every row is kept, the
+// headline comparison and every measurement read the same, and the peaks of the new views
+// equal the FP32 peak the old view computed.
+TEST(Migrations, TheCommittedDatabaseUpgradesAndReportsTheSameNumbers) {
+  const std::filesystem::path committed = COALESCE_SOURCE_DIR "/results/coalesce.db";
+  ASSERT_TRUE(std::filesystem::exists(committed));
+  ASSERT_EQ(raw_scalar(committed, "PRAGMA user_version"), 1) << "the committed database is schema 1";
+  TempDir dir;
+  const auto copy = dir / "coalesce.db";
+  std::filesystem::copy_file(committed, copy);
+  const char* comparison =
+      "SELECT device_name, m, n, k, dtype, epilogue, family, config_name, coalesce_ms, cublas_gemm_ms, eager_ms, "
+      "unfused_ms, cublaslt_fused_ms, coalesce_unfused_ms, run_id FROM v_comparison ORDER BY device_id, problem_id, family";
+  const char* measurements =
+      "SELECT measurement_id, run_id, method, config_name, status, median_ms, p10_ms, p90_ms, tflops, rel_err, "
+      "max_abs_err, registers FROM v_measurements ORDER BY measurement_id";
+  const auto before_comparison = raw_rows(copy, comparison);
+  const auto before_measurements = raw_rows(copy, measurements);
+  const auto old_peaks = raw_rows(copy, "SELECT id, round(fp32_peak_tflops, 6) FROM v_devices ORDER BY id");
+  ASSERT_GT(before_measurements.size(), 3000u);
+  {
+    auto db = Database::open(copy, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+  }
+  EXPECT_EQ(raw_rows(copy, comparison), before_comparison);
+  EXPECT_EQ(raw_rows(copy, measurements), before_measurements);
+  EXPECT_EQ(raw_rows(copy, "SELECT id, round(f32_peak_tflops, 6) FROM v_devices ORDER BY id"), old_peaks);
+  // The H200's BF16 tensor peak at its 1980 MHz max clock: 132 SMs x 4096 FLOP/clock.
+  const auto bf16 = raw_rows(copy, "SELECT round(bf16_peak_tflops, 3) FROM v_devices WHERE name = 'NVIDIA H200' LIMIT 1");
+  ASSERT_EQ(bf16.size(), 1u);
+  EXPECT_EQ(bf16[0], "1070.531");
+  EXPECT_EQ(raw_rows(copy, "SELECT count(*) FROM measurements WHERE max_scaled_err IS NOT NULL"),
+            std::vector<std::string>{"0"});
 }
 
 }  // namespace

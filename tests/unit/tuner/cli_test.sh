@@ -29,9 +29,9 @@ done <<'CASES'
 --shape 1x2x3x4|one size
 --shape abc|positive integer
 --shape 99999999999|positive integer
---shape 4096 --dtype bf16|not supported yet
+--shape 4096 --dtype bf16 --family simt|cannot compute --dtype bf16
 --shape 4096 --dtype f64|not a dtype
---shape 4096 --family wgmma|not a family
+--shape 4096 --family tensor|is not a kernel family
 --shape 4096 --epilogue swish|not an epilogue
 --shape 4096 --strategy greedy|not a strategy
 --shape 4096 --strategy random|needs --budget

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "Coalesce/Emit.h"
-#include "kernels/names.hpp"
+#include "kernels/simt/family.hpp"
 #include "tuner/space.hpp"
 
 namespace coalesce::tuner {
@@ -87,17 +87,19 @@ TEST(NvrtcOptions, CompileForTheArchWithPtxasReportAndExactMath) {
   EXPECT_FALSE(has("--use_fast_math"));
 }
 
-TEST(KernelHeaders, TheSimtTemplateAndItsIncludesAreEmbedded) {
+// Every family's template and what it includes travel in the binary; host-only headers do not.
+TEST(KernelHeaders, TheFamilyTemplatesAndTheirIncludesAreEmbedded) {
   std::set<std::string> names;
   for (const KernelHeader& h : kernel_headers()) {
     names.insert(h.name);
     EXPECT_GT(std::string(h.text).size(), 100u) << h.name;
-    // Sibling includes were rewritten to the registered names (NVRTC matches names literally).
-    EXPECT_EQ(std::string(h.text).find("#include \"epilogue.cuh\""), std::string::npos) << h.name;
   }
-  EXPECT_TRUE(names.count("kernels/simt_gemm.cuh"));
-  EXPECT_TRUE(names.count("kernels/epilogue.cuh"));
-  EXPECT_TRUE(names.count("kernels/simt_config.hpp"));
+  for (const Family* f : families()) EXPECT_TRUE(names.count(std::string(f->kernel_header()))) << f->name();
+  EXPECT_TRUE(names.count("kernels/simt/gemm.cuh"));
+  EXPECT_TRUE(names.count("kernels/simt/config.hpp"));
+  EXPECT_TRUE(names.count("kernels/core/epilogue.cuh"));
+  EXPECT_TRUE(names.count("kernels/core/limits.hpp"));
+  EXPECT_FALSE(names.count("kernels/core/family.hpp"));
 }
 
 // A fresh, empty cache directory per test.
@@ -114,7 +116,7 @@ class JitCache : public ::testing::Test {
 };
 
 constexpr const char* kSmallKernel =
-    "#include \"kernels/epilogue.cuh\"\n"
+    "#include \"kernels/core/epilogue.cuh\"\n"
     "extern \"C\" __global__ void small(float* x, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) x[i] = coalesce::gelu_erf(x[i]);\n"
@@ -192,14 +194,14 @@ TEST_F(JitCache, AnEmittedKernelCompilesForSm90WithoutSpills) {
   const SimtConfig c{.bm = 128, .bn = 128, .bk = 16, .wm = 64, .wn = 32, .tm = 8, .tn = 8, .stages = 3, .vec = 4,
                      .group_m = 8, .min_blocks = 1};
   const Problem p{4096, 4096, 4096, Dtype::f32, Epilogue::bias_gelu};
-  const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, c);
-  EXPECT_EQ(k.symbol, config_name(c, Dtype::f32, Epilogue::bias_gelu));
+  const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, from_simt(c), Target{9, 0, true, {}});
+  EXPECT_EQ(k.symbol, config_name(from_simt(c), Dtype::f32, Epilogue::bias_gelu));
   CompileResult r = Jit(dir_, "sm_90").compile(k.symbol, k.source);
   ASSERT_TRUE(r.ok) << r.log;
   ASSERT_TRUE(r.ptxas);
   EXPECT_FALSE(r.ptxas->spills()) << r.log;
   EXPECT_GT(r.ptxas->registers, c.tm * c.tn);  // the accumulators alone need TM*TN
-  EXPECT_TRUE(compiled_verdict(c, DeviceLimits{}, r.ptxas->registers, r.ptxas->spills()).ok());
+  EXPECT_TRUE(compiled_verdict(simt_family(), from_simt(c), DeviceLimits{}, r.ptxas->registers, r.ptxas->spills()).ok());
 }
 
 // Forcing a register budget below the accumulators makes ptxas spill, and the post-compile
@@ -207,11 +209,12 @@ TEST_F(JitCache, AnEmittedKernelCompilesForSm90WithoutSpills) {
 TEST(CompiledVerdict, SpillsPruneAndRealRegistersAreChecked) {
   const SimtConfig c{.bm = 128, .bn = 128, .bk = 16, .wm = 64, .wn = 32, .tm = 8, .tn = 8, .stages = 3, .vec = 4,
                      .group_m = 8, .min_blocks = 1};
-  EXPECT_EQ(compiled_verdict(c, DeviceLimits{}, 128, /*spills=*/true).violation, Violation::registers);
-  EXPECT_TRUE(compiled_verdict(c, DeviceLimits{}, 168, false).ok());
+  const Family& simt = simt_family();
+  EXPECT_EQ(compiled_verdict(simt, from_simt(c), DeviceLimits{}, 128, /*spills=*/true).violation, Violation::registers);
+  EXPECT_TRUE(compiled_verdict(simt, from_simt(c), DeviceLimits{}, 168, false).ok());
   DeviceLimits few_registers;
   few_registers.regs_per_sm = 32768;  // 168 registers x 256 threads no longer fit
-  EXPECT_FALSE(compiled_verdict(c, few_registers, 168, false).ok());
+  EXPECT_FALSE(compiled_verdict(simt, from_simt(c), few_registers, 168, false).ok());
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The simt search space: enumeration is complete, deterministic and judged by the one validity
-// rule; the random strategy is a deterministic function of its seed.
+// A family's search space (here simt's): enumeration is complete, deterministic and judged by
+// the family's one validity rule; the random strategy is a deterministic function of its seed.
 #include "tuner/space.hpp"
 
 #include <gtest/gtest.h>
@@ -7,10 +7,18 @@
 #include <set>
 #include <string>
 
+#include "kernels/simt/family.hpp"
+
 namespace coalesce::tuner {
 namespace {
 
 Problem square(int s) { return Problem{s, s, s, Dtype::f32, Epilogue::bias_gelu}; }
+
+Target h200_with(const DeviceLimits& limits) { return Target{9, 0, true, limits}; }
+
+Space enumerate_simt(const Problem& p, const DeviceLimits& limits) {
+  return enumerate(simt_family(), p, h200_with(limits));
+}
 
 std::size_t product_of_lists() {
   const SimtLists& l = simt_lists();
@@ -23,7 +31,7 @@ std::size_t product_of_lists() {
 TEST(Space, EveryCombinationIsACandidateOrANonConfig) {
   Space s = enumerate_simt(square(4096), DeviceLimits{});
   EXPECT_EQ(s.candidates.size() + s.non_configs.size(), product_of_lists());
-  for (const Candidate& c : s.candidates) EXPECT_TRUE(c.config.check().ok()) << c.name;
+  for (const Candidate& c : s.candidates) EXPECT_TRUE(to_simt(c.config).check().ok()) << c.name;
   for (const NonConfig& n : s.non_configs) {
     EXPECT_FALSE(n.verdict.ok());
     EXPECT_NE(n.verdict.why, nullptr);
@@ -35,14 +43,15 @@ TEST(Space, VerdictsAreTheSharedRule) {
   Problem p = square(4096);
   Space s = enumerate_simt(p, limits);
   for (const Candidate& c : s.candidates) {
-    Verdict device = c.config.check(limits, c.config.predicted_registers());
-    Verdict expected = device.ok() ? c.config.check_problem(p.m, p.n, p.k) : device;
+    const SimtConfig config = to_simt(c.config);
+    Verdict device = config.check(limits, config.predicted_registers());
+    Verdict expected = device.ok() ? config.check_problem(p.m, p.n, p.k) : device;
     EXPECT_EQ(c.verdict.violation, expected.violation) << c.name;
     EXPECT_EQ(c.pruned(), !expected.ok());
     if (c.pruned()) EXPECT_NE(c.verdict.why, nullptr);
-    EXPECT_EQ(c.predicted_registers, c.config.predicted_registers());
-    EXPECT_EQ(c.predicted_smem_bytes, c.config.smem_bytes());
-    EXPECT_EQ(c.predicted_blocks_per_sm, c.config.blocks_per_sm(limits, c.config.predicted_registers()));
+    EXPECT_EQ(c.predicted.registers, config.predicted_registers());
+    EXPECT_EQ(c.predicted.smem_bytes, config.smem_bytes());
+    EXPECT_EQ(c.predicted.blocks_per_sm, config.blocks_per_sm(limits, config.predicted_registers()));
     EXPECT_EQ(c.name, config_name(c.config, Dtype::f32, Epilogue::bias_gelu));
   }
 }
@@ -69,11 +78,20 @@ TEST(Space, EnumerationIsDeterministicAndNamesAreUnique) {
 }
 
 TEST(Space, VectorWidthFollowsTheProblem) {
-  EXPECT_EQ(widest_vec(Problem{4096, 4096, 4096}), 4);
-  EXPECT_EQ(widest_vec(Problem{4096, 4098, 4096}), 2);
-  EXPECT_EQ(widest_vec(Problem{4096, 4097, 4096}), 1);
   for (const Candidate& c : enumerate_simt(Problem{512, 514, 512}, DeviceLimits{}).candidates)
-    EXPECT_EQ(c.config.vec, 2);
+    EXPECT_EQ(to_simt(c.config).vec, 2);
+}
+
+// A family that does not compute the dtype, or does not run on the device, has no space: the
+// sweep reports its refusal instead of a list of pruned rows.
+TEST(Space, RefusedFamiliesHaveNoCandidates) {
+  Problem bf16 = square(1024);
+  bf16.dtype = Dtype::bf16;
+  EXPECT_EQ(refused(simt_family(), bf16, h200_with({})).violation, Violation::dtype);
+  EXPECT_TRUE(enumerate(simt_family(), bf16, h200_with({})).candidates.empty());
+  const Target volta{7, 0, false, {}};
+  EXPECT_EQ(refused(simt_family(), square(1024), volta).violation, Violation::arch);
+  EXPECT_TRUE(enumerate(simt_family(), square(1024), volta).candidates.empty());
 }
 
 TEST(Space, SmallerDeviceLimitsPruneWithTheirCategory) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/unit/tuner/sweep_support.hpp"
+#include "kernels/simt/family.hpp"
 #include "tuner/space.hpp"
 
 namespace coalesce::sweep_test {
@@ -47,7 +48,8 @@ class StandInSweep : public ::testing::Test {
     return run(COALESCE_TUNE, args(db), env);
   }
   static tuner::Space space() {
-    return tuner::enumerate_simt(Problem{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu}, DeviceLimits{});
+    return tuner::enumerate(simt_family(), Problem{kShape, kShape, kShape, Dtype::f32, Epilogue::bias_gelu},
+                            Target{9, 0, true, DeviceLimits{}});
   }
   static std::string sha(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);

@@ -2,6 +2,7 @@
 // speaks the same JSON lines): answers become Outcomes, a crash and a hang become launch_failed
 // and timeout rows, a lost context ends the worker, and every fresh worker is set up again
 // before its first measurement.
+#include "kernels/simt/family.hpp"
 #include "tuner/worker.hpp"
 
 #include <gtest/gtest.h>
@@ -64,7 +65,7 @@ class StandInWorker : public ::testing::Test {
   }
   static WorkerSetup problem() { return {0, Problem{256, 256, 256, Dtype::f32, Epilogue::bias_gelu}, 1}; }
   fs::path dir_, exe_;
-  const SimtConfig config_{};
+  const Config config_ = from_simt(SimtConfig{});
 };
 
 TEST_F(StandInWorker, AnswersBecomeOutcomes) {

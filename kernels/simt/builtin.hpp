@@ -1,14 +1,13 @@
-//===- BuiltinConfigs.h - the tile configs the runtime library ships --------===//
-// The fallback of coalesce-apply-tile-config and the configs the runtime's generic entry
+// The simt configs the runtime library ships. The fallback of coalesce-apply-tile-config and the configs the runtime's generic entry
 // points run with are one list, so a fused op without a tuned config computes with the same
 // kernel whether it was tiled at compile time or picked at run time.
 //
 // Plain C++17 with no MLIR: included by the compiler and by the nvcc-compiled runtime.
 #pragma once
 
-#include "kernels/simt_config.hpp"
+#include "kernels/simt/config.hpp"
 
-namespace coalesce::builtin {
+namespace coalesce::simt_builtin {
 
 /// In order of preference: one block tile (coalesce::SimtConfig's defaults: 128x128x16, 8 warps
 /// of 64x32, 8x8 per thread, a 3-stage pipeline, 2 blocks per SM) with the widest
@@ -29,4 +28,4 @@ constexpr int first_legal(const DeviceLimits& limits, int m, int n, int k) {
   return -1;
 }
 
-}  // namespace coalesce::builtin
+}  // namespace coalesce::simt_builtin

@@ -2,7 +2,7 @@
 // output element. Device-safe under nvcc and NVRTC.
 #pragma once
 
-#include "epilogue.cuh"
+#include "kernels/core/epilogue.cuh"
 
 namespace coalesce {
 

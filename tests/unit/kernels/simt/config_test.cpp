@@ -1,9 +1,9 @@
-// The simt config's one validity rule (kernels/simt_config.hpp).
+// The simt config's one validity rule (kernels/simt/config.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "kernels/simt_config.hpp"
+#include "kernels/simt/config.hpp"
 
 using coalesce::DeviceLimits;
 using coalesce::SimtConfig;

@@ -1,54 +1,14 @@
-// The tile configuration of the `simt` family and its one validity rule. The tuner's pruning,
-// the kernel template's static_asserts, the compiler's verifier and the tests all call
-// SimtConfig::check(); nothing else decides whether a config is legal.
+// The tile configuration of the `simt` family and its one validity rule. The tuner's pruning
+// (through the family plug-in, kernels/simt/family.cpp), the kernel template's static_asserts,
+// the compiler's verifier and the tests all call SimtConfig::check(); nothing else decides
+// whether a config is legal.
 //
 // Device-safe: compiles under nvcc, NVRTC and a plain C++ compiler (no standard headers).
 #pragma once
 
-// Callable from host and device code alike (the kernel's constant expressions use them).
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define COALESCE_HD __host__ __device__
-#else
-#define COALESCE_HD
-#endif
+#include "kernels/core/limits.hpp"
 
 namespace coalesce {
-
-/// What a config must fit into: read from the device at run time (tuner) or from the
-/// compiler's target attribute. Defaults are the H200's (sm_90).
-struct DeviceLimits {
-  int smem_per_block_optin = 232448;  ///< bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin
-  int smem_per_sm = 233472;           ///< bytes
-  int max_threads_per_block = 1024;
-  int max_threads_per_sm = 2048;
-  int regs_per_sm = 65536;
-  int max_regs_per_thread = 255;
-  int max_blocks_per_sm = 32;
-};
-
-/// Why a config was refused; the tuner stores the category with every pruned row.
-enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy };
-
-/// The category's name as stored in the database (`prune_reason`).
-COALESCE_HD constexpr const char* violation_name(Violation v) {
-  switch (v) {
-    case Violation::none: return "none";
-    case Violation::shape: return "shape";
-    case Violation::divisibility: return "divisibility";
-    case Violation::threads: return "threads";
-    case Violation::smem: return "smem";
-    case Violation::registers: return "registers";
-    case Violation::occupancy: return "occupancy";
-  }
-  return "unknown";
-}
-
-/// A verdict: ok() when the config is legal, otherwise a category and one sentence.
-struct Verdict {
-  Violation violation = Violation::none;
-  const char* why = nullptr;
-  COALESCE_HD constexpr bool ok() const { return violation == Violation::none; }
-};
 
 /// FP32 GEMM on the CUDA cores, register-tiled (siboehm's warptiling kernel, CUTLASS's SIMT
 /// path): a block computes BM×BN of C, each warp WM×WN of it, each thread TM×TN, walking K in
@@ -84,20 +44,12 @@ struct SimtConfig {
   /// The registers per thread ptxas may use under __launch_bounds__(threads, min_blocks) on a
   /// 64K-register SM (allocation is per warp in 256-register granules, so 8 per thread).
   COALESCE_HD constexpr int register_cap(int regs_per_sm = 65536) const {
-    int cap = regs_per_sm / (min_blocks * threads());
-    cap -= cap % 8;
-    return cap < 255 ? cap : 255;
+    return coalesce::register_cap(threads(), min_blocks, regs_per_sm);
   }
 
   /// Blocks of this config one SM can hold, by threads, shared memory and registers.
   COALESCE_HD constexpr int blocks_per_sm(const DeviceLimits& d, int registers_per_thread) const {
-    int by_threads = d.max_threads_per_sm / threads();
-    int by_smem = d.smem_per_sm / (smem_bytes() + 1024);  // 1 KB per block is reserved by the driver
-    int regs_per_warp = ((registers_per_thread * 32 + 255) / 256) * 256;  // allocation granule
-    int by_regs = d.regs_per_sm / (regs_per_warp * warps());
-    int n = by_threads < by_smem ? by_threads : by_smem;
-    n = n < by_regs ? n : by_regs;
-    return n < d.max_blocks_per_sm ? n : d.max_blocks_per_sm;
+    return resident_blocks(d, threads(), smem_bytes(), registers_per_thread);
   }
 
   /// The config's own rules, independent of device and problem.

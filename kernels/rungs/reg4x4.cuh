@@ -10,7 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#include "rung_common.cuh"
+#include "common.cuh"
 
 namespace coalesce {
 

@@ -1,0 +1,61 @@
+// Kernels of any family as Methods (see kernel_method.hpp).
+#include "kernel_method.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_check.hpp"
+
+namespace coalesce {
+
+Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel, Workspace& ws) {
+  const Family* family = find_family(config.family);
+  if (!family) throw std::invalid_argument("no kernel family named '" + config.family + "'");
+  const Problem& p = ws.problem();
+  Problem named = p;
+  named.epilogue = epilogue;
+  const std::string name = config_name(config, p.dtype, epilogue);
+  for (const Verdict v : {family->check(config), family->check_problem(config, named)})
+    if (!v.ok()) throw std::invalid_argument(name + ": " + v.why);
+  const Geometry g = family->geometry(config, named);
+  COALESCE_CUDA_CTX(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes), name);
+
+  // The values the kernel's parameters point at, in the family's order; kept in the launch
+  // closure so the pointers cudaLaunchKernel reads stay valid.
+  struct Args {
+    const void *a, *b, *bias;
+    void* c;
+    int m, n, k;
+  };
+  Args values{ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k};
+  const auto kinds = family->kernel_args();
+  std::vector<KernelArg> order(kinds.begin(), kinds.end());
+
+  Method m;
+  m.method = "coalesce";
+  m.family = config.family;
+  m.config = name;
+  m.reference_epilogue = epilogue;
+  m.launch = [kernel, g, name, values, order](cudaStream_t stream) mutable {
+    void* args[16];
+    std::size_t i = 0;
+    for (KernelArg kind : order) {
+      switch (kind) {
+        case KernelArg::a: args[i++] = &values.a; break;
+        case KernelArg::b: args[i++] = &values.b; break;
+        case KernelArg::bias: args[i++] = &values.bias; break;
+        case KernelArg::c: args[i++] = &values.c; break;
+        case KernelArg::m: args[i++] = &values.m; break;
+        case KernelArg::n: args[i++] = &values.n; break;
+        case KernelArg::k: args[i++] = &values.k; break;
+      }
+    }
+    COALESCE_CUDA_CTX(cudaLaunchKernel(kernel, dim3(g.grid_x, g.grid_y, g.grid_z), dim3(g.block_x), args,
+                                       static_cast<std::size_t>(g.smem_bytes), stream),
+                      name);
+  };
+  return m;
+}
+
+}  // namespace coalesce

@@ -1,0 +1,18 @@
+// A kernel of any family (compiled by nvcc from its template, or loaded from an NVRTC cubin) as
+// a Method: its launch geometry and parameters come from the family (kernels/core/family.hpp).
+#pragma once
+
+#include "kernels/core/family.hpp"
+#include "method.hpp"
+#include "workspace.hpp"
+
+namespace coalesce {
+
+/// A Method launching `kernel` (a __global__ function's address or CubinKernel::function())
+/// of `config` with the epilogue `epilogue` on ws's buffers, binding the family's kernel
+/// parameters (Family::kernel_args()). Sets the kernel's dynamic shared-memory limit now. The
+/// kernel must stay loaded while the Method is used. Throws std::invalid_argument when the
+/// family refuses the config or the problem (the caller records it as skipped).
+Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel, Workspace& ws);
+
+}  // namespace coalesce

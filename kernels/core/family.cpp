@@ -1,0 +1,128 @@
+// The family registry, generic config names and parameter access (see family.hpp).
+#include "kernels/core/family.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace coalesce {
+
+// The built-in families, in the order sweeps and help texts list them (kernels/families.cpp).
+std::vector<const Family*>& builtin_family_list();
+
+namespace {
+
+std::vector<const Family*>& registry() {
+  static std::vector<const Family*> all = builtin_family_list();
+  return all;
+}
+
+const Family& family_of(const Config& c) {
+  const Family* f = find_family(c.family);
+  if (!f) throw std::invalid_argument("no kernel family named '" + c.family + "' (known: " + family_names() + ")");
+  if (c.values.size() != f->params().size())
+    throw std::invalid_argument("a " + c.family + " config has " + std::to_string(f->params().size()) +
+                                " parameters, not " + std::to_string(c.values.size()));
+  return *f;
+}
+
+}  // namespace
+
+const std::vector<KernelArg>& Family::kernel_args() const {
+  static const std::vector<KernelArg> args = {KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c,
+                                              KernelArg::m, KernelArg::n, KernelArg::k};
+  return args;
+}
+
+int Family::value(const Config& config, std::string_view param) const {
+  auto ps = params();
+  for (std::size_t i = 0; i < ps.size() && i < config.values.size(); ++i)
+    if (ps[i].name == param) return config.values[i];
+  throw std::invalid_argument(std::string(name()) + " has no parameter '" + std::string(param) + "'");
+}
+
+Config Family::with(Config config, std::string_view param, int v) const {
+  auto ps = params();
+  for (std::size_t i = 0; i < ps.size() && i < config.values.size(); ++i)
+    if (ps[i].name == param) {
+      config.values[i] = v;
+      return config;
+    }
+  throw std::invalid_argument(std::string(name()) + " has no parameter '" + std::string(param) + "'");
+}
+
+Resources Family::resources(const Config& config, const DeviceLimits& limits, int registers) const {
+  Resources r = predict(config, limits);
+  r.registers = registers;
+  r.blocks_per_sm = resident_blocks(limits, r.threads, r.smem_bytes, registers);
+  return r;
+}
+
+const std::vector<const Family*>& families() { return registry(); }
+
+const Family* find_family(std::string_view name) {
+  for (const Family* f : registry())
+    if (f->name() == name) return f;
+  return nullptr;
+}
+
+void register_family(const Family& family) {
+  if (find_family(family.name()))
+    throw std::logic_error("a kernel family named '" + std::string(family.name()) + "' is already registered");
+  registry().push_back(&family);
+}
+
+std::string family_names() {
+  std::string out;
+  for (const Family* f : registry()) out += (out.empty() ? "" : ", ") + std::string(f->name());
+  return out;
+}
+
+std::string config_name(const Config& config, Dtype dtype, Epilogue epilogue) {
+  const Family& f = family_of(config);
+  std::string name = config.family + "_" + std::string(to_string(dtype));
+  auto ps = f.params();
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    name += "_" + std::string(ps[i].abbrev) + std::to_string(config.values[i]);
+  return name + "_" + std::string(to_string(epilogue));
+}
+
+std::optional<NamedConfig> parse_config_name(std::string_view name) {
+  const std::size_t cut = name.find('_');
+  if (cut == std::string_view::npos) return std::nullopt;
+  const Family* f = find_family(name.substr(0, cut));
+  if (!f) return std::nullopt;
+  std::string_view rest = name.substr(cut + 1);
+  const std::size_t dcut = rest.find('_');
+  if (dcut == std::string_view::npos) return std::nullopt;
+  auto dtype = parse_dtype(rest.substr(0, dcut));
+  if (!dtype) return std::nullopt;
+  rest = rest.substr(dcut + 1);
+  NamedConfig out{{std::string(f->name()), {}}, *dtype, Epilogue::none};
+  for (const ParamSpec& p : f->params()) {
+    if (rest.substr(0, p.abbrev.size()) != p.abbrev) return std::nullopt;
+    rest = rest.substr(p.abbrev.size());
+    int v = 0;
+    auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+    if (ec != std::errc() || end == rest.data() || end == rest.data() + rest.size() || *end != '_')
+      return std::nullopt;
+    out.config.values.push_back(v);
+    rest = rest.substr(static_cast<std::size_t>(end - rest.data()) + 1);
+  }
+  auto epilogue = parse_epilogue(rest);
+  if (!epilogue) return std::nullopt;
+  out.epilogue = *epilogue;
+  // Only the canonical spelling parses ("s03" or "+3" would name the same config twice).
+  if (config_name(out.config, out.dtype, out.epilogue) != name) return std::nullopt;
+  return out;
+}
+
+std::string params_json(const Config& config) {
+  const Family& f = family_of(config);
+  std::string json = "{";
+  auto ps = f.params();
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    json += (i ? ",\"" : "\"") + std::string(ps[i].name) + "\":" + std::to_string(config.values[i]);
+  return json + "}";
+}
+
+}  // namespace coalesce

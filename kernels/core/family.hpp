@@ -1,0 +1,159 @@
+// A kernel family is a plug-in: one kernel design with its own tile parameters behind one
+// host-side interface (CUTLASS enumerates every opcode class through one tile description and one
+// procedural name the same way). The tuner, the measuring worker, the database rows, the harness
+// and the compiler ask this interface and never name a family. docs/families.md says how to add
+// one: its own folder under kernels/ plus one line in kernels/families.cpp. C++17, so .cu files
+// (the harness, the runtime) include it too.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/core/limits.hpp"
+#include "kernels/core/problem.hpp"
+
+namespace coalesce {
+
+/// One tunable parameter: its name (in params_json, the compiler's tile attribute and the
+/// docs) and the abbreviation its value carries in a config name ("stages" → "s3").
+struct ParamSpec {
+  std::string_view name;
+  std::string_view abbrev;
+};
+
+/// A config of some family: the family's name and one value per parameter, in the family's
+/// order (Family::params()).
+struct Config {
+  std::string family;
+  std::vector<int> values;
+  bool operator==(const Config& o) const { return family == o.family && values == o.values; }
+};
+
+/// The GPU a config is built for and must fit.
+struct Target {
+  int cc_major = 9, cc_minor = 0;
+  /// Whether code may use the architecture-specific instructions of exactly this compute
+  /// capability (sm_90a: wgmma, setmaxnreg), which run on no other GPU.
+  bool arch_specific = false;
+  DeviceLimits limits;
+  /// "sm_90": the compute capability's portable target.
+  std::string base_arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+  /// "sm_90a" when arch_specific, else base_arch().
+  std::string arch() const { return base_arch() + (arch_specific ? "a" : ""); }
+};
+
+/// What a config asks of an SM: threads per block, registers per thread (the family's model
+/// before compiling, ptxas' figure after), dynamic shared memory per block, and the resulting
+/// resident blocks per SM.
+struct Resources {
+  int threads = 0;
+  int registers = 0;
+  int register_cap = 255;  ///< registers per thread the kernel's launch bounds allow ptxas
+  int smem_bytes = 0;
+  int blocks_per_sm = 0;
+};
+
+/// How a config's kernel is launched on a problem.
+struct Geometry {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block_x = 1;
+  int smem_bytes = 0;  ///< dynamic shared memory per block
+  long long blocks() const { return static_cast<long long>(grid_x) * grid_y * grid_z; }
+};
+
+/// A kernel parameter the harness binds, in the kernel's order. Every family today takes
+/// (A, B, bias, C, M, N, K); a family with other inputs (a TMA descriptor, a workspace) adds
+/// its kind here and the harness learns to bind it once.
+enum class KernelArg { a, b, bias, c, m, n, k };
+
+class Family {
+ public:
+  virtual ~Family() = default;
+
+  /// The family's name: the first word of its config names, `--family`, `configs.family`.
+  virtual std::string_view name() const = 0;
+  /// One line for help texts and the space listing.
+  virtual std::string_view summary() const = 0;
+  /// Its parameters, in the order of Config::values and of the config name.
+  virtual const std::vector<ParamSpec>& params() const = 0;
+
+  /// Whether the family computes this dtype at all (Violation::dtype with the reason if not).
+  virtual Verdict supports(Dtype dtype) const = 0;
+  /// Whether the family runs on this GPU (Violation::arch with the reason if not).
+  virtual Verdict supports(const Target& target) const = 0;
+  /// The architecture NVRTC compiles for on `target`, e.g. "sm_90" or "sm_90a".
+  virtual std::string nvrtc_arch(const Target& target) const = 0;
+
+  /// The configs a sweep considers for `problem`, in a fixed order: every combination of the
+  /// family's lists, including those check() refuses (they are counted, not stored).
+  virtual std::vector<Config> sweep_configs(const Problem& problem) const = 0;
+  /// The configs that must work without tuning, most preferred first (the compiler's fallback).
+  virtual std::vector<Config> builtin_configs(const Problem& problem) const = 0;
+
+  /// The config's own rules, independent of device and problem: the one rule that the tuner
+  /// prunes with, the kernel's static_asserts state and the compiler's verifier calls.
+  virtual Verdict check(const Config& config) const = 0;
+  /// check() plus the device's limits, with `registers` per thread (the model's before
+  /// compiling, ptxas' after).
+  virtual Verdict check(const Config& config, const DeviceLimits& limits, int registers) const = 0;
+  /// The problem-dependent rules (alignment, sizes the kernel can index, its dtype).
+  virtual Verdict check_problem(const Config& config, const Problem& problem) const = 0;
+
+  /// The resources the config asks for, with the family's register model.
+  virtual Resources predict(const Config& config, const DeviceLimits& limits) const = 0;
+  /// Threads per block and dynamic shared memory of a launch.
+  virtual Geometry geometry(const Config& config, const Problem& problem) const = 0;
+  /// The kernel's parameters, in order.
+  virtual const std::vector<KernelArg>& kernel_args() const;
+
+  /// The header an emitted translation unit includes (e.g. "kernels/simt/gemm.cuh").
+  virtual std::string_view kernel_header() const = 0;
+  /// The C++ type naming the config in the kernel template.
+  virtual std::string tile_type(const Config& config) const = 0;
+  /// The statement defining `extern "C" __global__ void SYMBOL(...)` for the config, dtype and
+  /// epilogue (one line of the emitted translation unit).
+  virtual std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
+                                    std::string_view symbol) const = 0;
+
+  /// A parameter's value by name; throws std::invalid_argument for a name the family lacks.
+  int value(const Config& config, std::string_view param) const;
+  /// The config with parameter `param` set to `v`.
+  Config with(Config config, std::string_view param, int v) const;
+  /// Resources after compiling, with ptxas' registers: blocks per SM from the generic occupancy
+  /// rule (resident_blocks).
+  Resources resources(const Config& config, const DeviceLimits& limits, int registers) const;
+};
+
+/// Every registered family, built-in ones first in kernels/families.cpp's order.
+const std::vector<const Family*>& families();
+/// The family named `name`, or nullptr.
+const Family* find_family(std::string_view name);
+/// Adds a family (tests register stand-ins); its name must be new. Not thread-safe: call before
+/// any thread uses the registry.
+void register_family(const Family& family);
+/// The family names, comma-separated ("simt, mma"), for help texts and refusals.
+std::string family_names();
+
+/// A config of any family, with the dtype and epilogue it was named for.
+struct NamedConfig {
+  Config config;
+  Dtype dtype;
+  Epilogue epilogue;
+};
+
+/// The derived name of a config for a dtype and epilogue (DESIGN.md): the family, the dtype, each
+/// parameter as abbreviation+value in the family's order, then the epilogue, e.g.
+/// `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu`. It is the kernel symbol,
+/// the test name and the database key; never typed by hand.
+std::string config_name(const Config& config, Dtype dtype, Epilogue epilogue);
+/// The inverse of config_name() over the registered families; nullopt for anything else.
+std::optional<NamedConfig> parse_config_name(std::string_view name);
+
+/// The config's parameters as a JSON object in the family's order ({"bm":128,...}), as stored in
+/// `configs.params_json`.
+std::string params_json(const Config& config);
+
+}  // namespace coalesce

@@ -1,0 +1,41 @@
+// The host-side vocabulary every layer shares: names of dtypes, epilogues, elements and math
+// modes, and the GEMM problem (DESIGN.md, "Vocabulary"). C++17, so .cu files include it too.
+#pragma once
+
+#include <optional>
+#include <vector>
+#include <string>
+#include <string_view>
+
+#include "kernels/core/types.hpp"
+
+namespace coalesce {
+
+std::string_view to_string(Dtype d);
+std::string_view to_string(Epilogue e);
+std::string_view to_string(Element e);
+std::string_view to_string(Math m);
+std::optional<Dtype> parse_dtype(std::string_view s);
+std::optional<Epilogue> parse_epilogue(std::string_view s);
+
+/// Every dtype and epilogue, in declaration order (for help texts and enumerations).
+const std::vector<Dtype>& all_dtypes();
+const std::vector<Epilogue>& all_epilogues();
+
+/// One GEMM problem: A is M×K, B is K×N (both row-major), bias has N entries, C is M×N, in the
+/// dtype's types (gemm_types()).
+struct Problem {
+  int m = 0, n = 0, k = 0;
+  Dtype dtype = Dtype::f32;
+  Epilogue epilogue = Epilogue::bias_gelu;
+  double flops() const { return 2.0 * m * n * k; }
+  GemmTypes types() const { return gemm_types(dtype); }
+  bool operator==(const Problem& o) const {
+    return m == o.m && n == o.n && k == o.k && dtype == o.dtype && epilogue == o.epilogue;
+  }
+};
+
+/// "MxNxK", e.g. "4096x4096x4096".
+std::string shape_string(const Problem& p);
+
+}  // namespace coalesce

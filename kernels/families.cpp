@@ -1,0 +1,17 @@
+// The built-in kernel families. Adding a family is its folder under kernels/ plus one line here
+// (docs/families.md).
+#include <vector>
+
+#include "kernels/core/family.hpp"
+#include "kernels/simt/family.hpp"
+
+namespace coalesce {
+
+std::vector<const Family*>& builtin_family_list() {
+  static std::vector<const Family*> list = {
+      &simt_family(),
+  };
+  return list;
+}
+
+}  // namespace coalesce
