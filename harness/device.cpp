@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 
 #include "cuda_check.hpp"
 
@@ -99,6 +101,17 @@ DeviceInfo query_device(int ordinal) {
       d.max_sm_clock_mhz = static_cast<int>(mhz);
   }
   return d;
+}
+
+Target current_target() {
+  static std::mutex mutex;
+  static std::map<int, Target> known;
+  int ordinal = 0;
+  COALESCE_CUDA(cudaGetDevice(&ordinal));
+  std::lock_guard lock(mutex);
+  auto it = known.find(ordinal);
+  if (it == known.end()) it = known.emplace(ordinal, query_device(ordinal).target()).first;
+  return it->second;
 }
 
 }  // namespace coalesce

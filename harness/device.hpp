@@ -32,7 +32,7 @@ struct DeviceInfo {
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   /// What kernel families are judged against on this device: the device itself, so its
   /// architecture-specific target (sm_90a) is usable where the compute capability has one.
-  Target target() const { return {cc_major, cc_minor, cc_major >= 9, limits}; }
+  Target target() const { return {cc_major, cc_minor, cc_major >= 9, limits, sm_count}; }
 };
 
 /// The number of CUDA devices; 0 (not an error) where there is no driver or no GPU.
@@ -40,6 +40,9 @@ int device_count();
 
 /// Queries device `ordinal`; throws NoDeviceError when there is none.
 DeviceInfo query_device(int ordinal = 0);
+
+/// The target of the current device (cudaGetDevice), queried once per device and kept.
+Target current_target();
 
 /// The current SM clock in MHz read through NVML (loaded at run time), or nullopt when NVML is
 /// not available; never an error.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "device.hpp"
 
 namespace coalesce {
 
@@ -18,7 +19,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   const std::string name = config_name(config, p.dtype, epilogue);
   for (const Verdict v : {family->check(config), family->check_problem(config, named)})
     if (!v.ok()) throw std::invalid_argument(name + ": " + v.why);
-  const Geometry g = family->geometry(config, named);
+  const Geometry g = family->geometry(config, named, current_target());
   COALESCE_CUDA_CTX(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes), name);
 
   // The values the kernel's parameters point at, in the family's order; kept in the launch
@@ -51,9 +52,25 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
         case KernelArg::k: args[i++] = &values.k; break;
       }
     }
-    COALESCE_CUDA_CTX(cudaLaunchKernel(kernel, dim3(g.grid_x, g.grid_y, g.grid_z), dim3(g.block_x), args,
-                                       static_cast<std::size_t>(g.smem_bytes), stream),
-                      name);
+    if (g.cluster_x * g.cluster_y == 1) {
+      COALESCE_CUDA_CTX(cudaLaunchKernel(kernel, dim3(g.grid_x, g.grid_y, g.grid_z), dim3(g.block_x), args,
+                                         static_cast<std::size_t>(g.smem_bytes), stream),
+                        name);
+      return;
+    }
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = dim3(g.grid_x, g.grid_y, g.grid_z);
+    launch.blockDim = dim3(g.block_x);
+    launch.dynamicSmemBytes = static_cast<std::size_t>(g.smem_bytes);
+    launch.stream = stream;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = g.cluster_x;
+    cluster.val.clusterDim.y = g.cluster_y;
+    cluster.val.clusterDim.z = 1;
+    launch.attrs = &cluster;
+    launch.numAttrs = 1;
+    COALESCE_CUDA_CTX(cudaLaunchKernelExC(&launch, kernel, args), name);
   };
   return m;
 }

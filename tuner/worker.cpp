@@ -15,6 +15,7 @@
 #include "harness/cubin_kernel.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/cuda_raii.hpp"
+#include "harness/device.hpp"
 #include "harness/method.hpp"
 #include "harness/kernel_method.hpp"
 #include "harness/timing.hpp"
@@ -93,7 +94,7 @@ json measure_cubin(Session& s, const json& req, bool unfused) {
   if (unfused) m = then_bias_epilogue(m, s.ws);
   json j = result_json(run_method(m, s.ws, s.timer));
   j["driver_registers"] = attributes.numRegs;
-  j["grid_blocks"] = find_family(config.family)->geometry(config, p).blocks();
+  j["grid_blocks"] = find_family(config.family)->geometry(config, p, current_target()).blocks();
   return j;
 }
 

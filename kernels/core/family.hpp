@@ -39,6 +39,7 @@ struct Target {
   /// capability (sm_90a: wgmma, setmaxnreg), which run on no other GPU.
   bool arch_specific = false;
   DeviceLimits limits;
+  int sm_count = 132;  ///< for persistent grids (the H200's without a device)
   /// "sm_90": the compute capability's portable target.
   std::string base_arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   /// "sm_90a" when arch_specific, else base_arch().
@@ -60,6 +61,7 @@ struct Resources {
 struct Geometry {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
   unsigned block_x = 1;
+  unsigned cluster_x = 1, cluster_y = 1;  ///< thread block clusters (sm_90); 1 x 1 is none
   int smem_bytes = 0;  ///< dynamic shared memory per block
   long long blocks() const { return static_cast<long long>(grid_x) * grid_y * grid_z; }
 };
@@ -104,8 +106,9 @@ class Family {
 
   /// The resources the config asks for, with the family's register model.
   virtual Resources predict(const Config& config, const DeviceLimits& limits) const = 0;
-  /// Threads per block and dynamic shared memory of a launch.
-  virtual Geometry geometry(const Config& config, const Problem& problem) const = 0;
+  /// Grid, block, cluster and dynamic shared memory of a launch on `target` (a persistent
+  /// grid sizes itself by target.sm_count).
+  virtual Geometry geometry(const Config& config, const Problem& problem, const Target& target) const = 0;
   /// The kernel's parameters, in order.
   virtual const std::vector<KernelArg>& kernel_args() const;
 

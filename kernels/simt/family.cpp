@@ -87,7 +87,7 @@ class SimtFamily final : public Family {
     const int regs = c.predicted_registers();
     return {c.threads(), regs, c.register_cap(limits.regs_per_sm), c.smem_bytes(), c.blocks_per_sm(limits, regs)};
   }
-  Geometry geometry(const Config& config, const Problem& problem) const override {
+  Geometry geometry(const Config& config, const Problem& problem, const Target&) const override {
     const SimtConfig c = to_simt(config);
     Geometry g;
     g.grid_x = static_cast<unsigned>(static_cast<long long>((problem.m + c.bm - 1) / c.bm) * ((problem.n + c.bn - 1) / c.bn));

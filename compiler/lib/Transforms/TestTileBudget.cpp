@@ -31,7 +31,7 @@ struct CoalesceTestTileBudgetPass
              << " blocks/SM";
       const ::coalesce::Problem problem = op.getProblem();
       if (problem.m > 0 && problem.n > 0 && problem.k > 0)
-        remark << ", grid " << family.geometry(config, problem).blocks() << " blocks";
+        remark << ", grid " << family.geometry(config, problem, op.getTargetOrDefault()).blocks() << " blocks";
     });
   }
 };

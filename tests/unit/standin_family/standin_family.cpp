@@ -59,7 +59,7 @@ class StandinFamily final : public Family {
     const int t = c.values.at(2);
     return {t, 32, 255, smem(c), resident_blocks(limits, t, smem(c), 32)};
   }
-  Geometry geometry(const Config& c, const Problem& p) const override {
+  Geometry geometry(const Config& c, const Problem& p, const Target&) const override {
     Geometry g;
     g.grid_x = static_cast<unsigned>((p.n + c.values.at(1) - 1) / c.values.at(1));
     g.grid_y = static_cast<unsigned>((p.m + c.values.at(0) - 1) / c.values.at(0));

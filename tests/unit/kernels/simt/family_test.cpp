@@ -77,7 +77,7 @@ TEST(SimtFamily, AnswersWithSimtConfigsRule) {
 TEST(SimtFamily, GeometryAndTemplateNames) {
   const Config c = from_simt(SimtConfig{});
   EXPECT_EQ(simt().tile_type(c), "coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8, 2>");
-  const Geometry g = simt().geometry(c, {1000, 4097, 64, Dtype::f32, Epilogue::none});
+  const Geometry g = simt().geometry(c, {1000, 4097, 64, Dtype::f32, Epilogue::none}, Target{});
   EXPECT_EQ(g.blocks(), 8 * 33);
   EXPECT_EQ(g.block_x, 256u);
   EXPECT_EQ(g.smem_bytes, SimtConfig{}.smem_bytes());
