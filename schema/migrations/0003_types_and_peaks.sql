@@ -1,4 +1,4 @@
--- 0002_types_and_peaks: the tensor-core dtypes arrive (docs/database.md, "Types and peaks").
+-- 0003_types_and_peaks: the tensor-core dtypes arrive (docs/database.md, "Types and peaks").
 --   * math_peaks: dense multiply-add throughput per SM and clock for each (architecture, math
 --     mode); v_peaks turns it into TFLOP/s per device at its max SM clock, so a report states
 --     "% of BF16 tensor peak" as it states FP32's. It replaces v_devices.fp32_peak_tflops.
