@@ -290,7 +290,7 @@ Database Database::open(const std::filesystem::path& path, Mode mode,
     if (impl->version < latest)
       throw Error(quote(path) + " has schema version " + std::to_string(impl->version) +
                   " and this tool reads version " + std::to_string(latest) +
-                  "; open it once read-write (any coalesce-tune command) to migrate it");
+                  "; open it once read-write to migrate it (coalesce-tune sweep --db does)");
     impl->db = c.release();
     return Database(std::move(impl));
   }
@@ -482,8 +482,8 @@ BuildId Database::upsert_build(const BuildRow& b) {
   auto s = impl_->stmt(R"sql(
     INSERT INTO builds (config_id, arch, toolkit, status, registers, spill_stores_bytes,
         spill_loads_bytes, stack_bytes, smem_bytes, threads, blocks_per_sm, predicted_registers,
-        predicted_smem_bytes, predicted_blocks_per_sm, compile_ms, log)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+        predicted_smem_bytes, predicted_blocks_per_sm, compile_ms, log, attempts)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
     ON CONFLICT (config_id, arch, toolkit) DO UPDATE SET status = excluded.status,
         registers = excluded.registers, spill_stores_bytes = excluded.spill_stores_bytes,
         spill_loads_bytes = excluded.spill_loads_bytes, stack_bytes = excluded.stack_bytes,
@@ -491,7 +491,7 @@ BuildId Database::upsert_build(const BuildRow& b) {
         blocks_per_sm = excluded.blocks_per_sm, predicted_registers = excluded.predicted_registers,
         predicted_smem_bytes = excluded.predicted_smem_bytes,
         predicted_blocks_per_sm = excluded.predicted_blocks_per_sm,
-        compile_ms = excluded.compile_ms, log = excluded.log,
+        compile_ms = excluded.compile_ms, log = excluded.log, attempts = excluded.attempts,
         created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
     RETURNING id)sql",
                        what);
@@ -499,7 +499,7 @@ BuildId Database::upsert_build(const BuildRow& b) {
   s.bind(5, b.registers).bind(6, b.spill_stores_bytes).bind(7, b.spill_loads_bytes);
   s.bind(8, b.stack_bytes).bind(9, b.smem_bytes).bind(10, b.threads).bind(11, b.blocks_per_sm);
   s.bind(12, b.predicted_registers).bind(13, b.predicted_smem_bytes);
-  s.bind(14, b.predicted_blocks_per_sm).bind(15, b.compile_ms).bind(16, b.log);
+  s.bind(14, b.predicted_blocks_per_sm).bind(15, b.compile_ms).bind(16, b.log).bind(17, b.attempts);
   s.step();
   return s.integer(0);
 }

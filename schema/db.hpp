@@ -137,7 +137,8 @@ struct ConfigRow {
   std::string source_hash;  ///< hash of the emitted source; "" when pruned before emission
 };
 
-/// One compilation (`builds`). Figures are ptxas' own; predicted_* are the tuner's model.
+/// One compilation (`builds`). Figures are ptxas' own, read from the cubin (spills from its
+/// log; docs/database.md says which column comes from where); predicted_* are the tuner's model.
 struct BuildRow {
   ConfigId config = 0;
   std::string arch;     ///< e.g. "sm_90"
@@ -146,9 +147,10 @@ struct BuildRow {
   std::optional<int> registers, spill_stores_bytes, spill_loads_bytes, stack_bytes;
   std::optional<int> smem_bytes;     ///< static + dynamic shared memory per block
   std::optional<int> threads;        ///< per block
-  std::optional<int> blocks_per_sm;  ///< resident blocks per SM with ptxas' registers
+  std::optional<int> blocks_per_sm;  ///< resident blocks per SM with the cubin's registers
   std::optional<int> predicted_registers, predicted_smem_bytes, predicted_blocks_per_sm;
   std::optional<double> compile_ms;
+  int attempts = 1;  ///< NVRTC attempts: 2 when the first failed and the compile was retried alone
   std::string log;
 };
 

@@ -36,7 +36,7 @@ VERSION = "0.1.0"
 APPLICATION_ID = 0x436F616C
 #: The schema version these inserts are written for: the highest of schema/migrations/ (a test
 #: fails when a migration is added without this script being checked against it).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: STRICT tables need SQLite 3.37, the JSON functions in the CHECKs 3.38.
 MIN_SQLITE = (3, 38, 0)
 

@@ -1,17 +1,11 @@
-// NVRTC compilation, ptxas report parsing and the on-disk kernel cache.
+// NVRTC compilation: the attempts, the serialized retry, figures from the cubin, and the cache.
 #include "jit.hpp"
 
 #include <nvrtc.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <functional>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "sha256.hpp"
 
@@ -21,8 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Bumped when the layout of a cache entry changes, so old entries are simply misses.
-constexpr int kCacheFormat = 1;
+// Part of every cache key, so that a change in how a key's entry is made misses: 2 since the
+// figures come from the cubin and failures are retried alone before they are cached.
+constexpr int kKeyVersion = 2;
 
 // The unsigned integer that ends right before `suffix` in `line` ("256 bytes stack frame"),
 // or nullopt when `suffix` is absent or not preceded by a number.
@@ -47,40 +42,6 @@ std::optional<int> number_after(std::string_view line, std::string_view prefix) 
   return std::stoi(std::string(line.substr(begin, end - begin)));
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Writes `bytes` to `path` through a temporary file in the same directory and a rename, which
-// POSIX makes atomic: readers see the old entry, no entry, or the whole new one.
-void write_atomically(const fs::path& path, std::string_view bytes) {
-  fs::create_directories(path.parent_path());
-  std::ostringstream tmp_name;
-  tmp_name << path.filename().string() << ".tmp." << getpid() << "."
-           << std::hash<std::thread::id>{}(std::this_thread::get_id());
-  fs::path tmp = path.parent_path() / tmp_name.str();
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw std::runtime_error("cannot write the kernel cache entry " + path.string());
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot write the kernel cache entry " + path.string());
-  }
-}
-
 // The digest of every embedded header, computed once: part of each source hash.
 const std::string& headers_digest() {
   static const std::string digest = [] {
@@ -89,6 +50,13 @@ const std::string& headers_digest() {
     return h.hex();
   }();
   return digest;
+}
+
+// Every compile of the process passes this gate: shared for a first attempt, exclusive for a
+// retry, whichever Jit runs it (NVRTC's state is per process).
+CompileGate& process_gate() {
+  static CompileGate gate;
+  return gate;
 }
 
 }  // namespace
@@ -144,8 +112,44 @@ std::optional<fs::path> default_cache_dir() {
   return std::nullopt;
 }
 
-Jit::Jit(fs::path cache_dir, std::string arch)
-    : dir_(std::move(cache_dir)), arch_(std::move(arch)), options_(nvrtc_options(arch_)) {}
+CompileGate::Hold::Hold(CompileGate& gate, bool exclusive) : gate_(gate), exclusive_(exclusive) {
+  std::unique_lock lock(gate_.mutex_);
+  if (exclusive_) {
+    ++gate_.exclusive_waiting_;
+    gate_.changed_.wait(lock, [&] { return !gate_.exclusive_ && gate_.shared_ == 0; });
+    --gate_.exclusive_waiting_;
+    gate_.exclusive_ = true;
+  } else {
+    gate_.changed_.wait(lock, [&] { return !gate_.exclusive_ && gate_.exclusive_waiting_ == 0; });
+    ++gate_.shared_;
+  }
+}
+
+CompileGate::Hold::~Hold() {
+  {
+    std::lock_guard lock(gate_.mutex_);
+    if (exclusive_)
+      gate_.exclusive_ = false;
+    else
+      --gate_.shared_;
+  }
+  gate_.changed_.notify_all();
+}
+
+std::optional<int> CompileResult::spill_store_bytes() const {
+  if (ptxas) return ptxas->spill_store_bytes;
+  if (resources && !resources->uses_local_memory()) return 0;
+  return std::nullopt;
+}
+
+std::optional<int> CompileResult::spill_load_bytes() const {
+  if (ptxas) return ptxas->spill_load_bytes;
+  if (resources && !resources->uses_local_memory()) return 0;
+  return std::nullopt;
+}
+
+Jit::Jit(fs::path cache_dir, std::string arch, JitFaults faults)
+    : cache_(std::move(cache_dir)), arch_(std::move(arch)), options_(nvrtc_options(arch_)), faults_(faults) {}
 
 std::string Jit::source_hash(const std::string& source) {
   return Sha256().field(source).field(headers_digest()).hex();
@@ -153,40 +157,22 @@ std::string Jit::source_hash(const std::string& source) {
 
 std::string Jit::cache_key(const std::string& source) const {
   Sha256 h;
-  h.field(std::to_string(kCacheFormat)).field(source_hash(source)).field(arch_).field(nvrtc_version());
+  h.field(std::to_string(kKeyVersion)).field(source_hash(source)).field(arch_).field(nvrtc_version());
   for (const std::string& o : options_) h.field(o);
   return h.hex();
 }
 
-fs::path Jit::entry_path(const std::string& key, const char* ext) const {
-  return dir_ / key.substr(0, 2) / (key + ext);
-}
+// One run of NVRTC over a source: its log, its cubin and the entry's figures, or why not.
+struct Jit::Attempt {
+  bool ok = false;
+  std::string log;
+  std::string cubin;
+  std::optional<KernelResources> resources;
+  double seconds = 0;
+  std::string failure;  // one line: what made the attempt unusable
+};
 
-CompileResult Jit::compile(const std::string& symbol, const std::string& source) const {
-  CompileResult r;
-  r.source_hash = source_hash(source);
-  r.key = cache_key(source);
-  const fs::path meta_path = entry_path(r.key, ".json");
-  const fs::path cubin_path = entry_path(r.key, ".cubin");
-
-  // A hit needs the metadata (written last) and, for a successful compile, the cubin.
-  if (std::string meta = read_file(meta_path); !meta.empty()) {
-    auto j = nlohmann::json::parse(meta, nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.value("format", 0) == kCacheFormat && j.value("symbol", "") == symbol) {
-      r.ok = j.value("ok", false);
-      r.log = j.value("log", "");
-      r.compile_seconds = j.value("compile_seconds", 0.0);
-      if (!r.ok || fs::exists(cubin_path)) {
-        if (r.ok) {
-          r.cubin_path = cubin_path;
-          r.ptxas = parse_ptxas_report(r.log, symbol);
-        }
-        r.cache_hit = true;
-        return r;
-      }
-    }
-  }
-
+Jit::Attempt Jit::attempt(const std::string& symbol, const std::string& source, bool alone) const {
   std::vector<const char*> names, texts;
   for (const KernelHeader& k : kernel_headers()) {
     names.push_back(k.name);
@@ -195,47 +181,90 @@ CompileResult Jit::compile(const std::string& symbol, const std::string& source)
   std::vector<const char*> opts;
   for (const std::string& o : options_) opts.push_back(o.c_str());
 
-  auto t0 = std::chrono::steady_clock::now();
+  Attempt a;
+  const CompileGate::Hold hold(process_gate(), alone);
+  const auto t0 = std::chrono::steady_clock::now();
   nvrtcProgram prog = nullptr;
   if (nvrtcCreateProgram(&prog, source.c_str(), (symbol + ".cu").c_str(), static_cast<int>(names.size()),
                          texts.data(), names.data()) != NVRTC_SUCCESS)
     throw std::runtime_error("NVRTC could not create a program for " + symbol);
-  nvrtcResult rc = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
-  r.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const nvrtcResult rc = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
-  r.log.assign(log_size, '\0');
-  nvrtcGetProgramLog(prog, r.log.data());
-  while (!r.log.empty() && r.log.back() == '\0') r.log.pop_back();
-  std::string cubin;
+  if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 0) {
+    a.log.assign(log_size, '\0');
+    if (nvrtcGetProgramLog(prog, a.log.data()) != NVRTC_SUCCESS) a.log.clear();
+  }
+  while (!a.log.empty() && a.log.back() == '\0') a.log.pop_back();
+  if (faults_.empty_log) a.log.clear();
   if (rc == NVRTC_SUCCESS) {
     std::size_t size = 0;
-    nvrtcGetCUBINSize(prog, &size);
-    cubin.assign(size, '\0');
-    nvrtcGetCUBIN(prog, cubin.data());
-  } else {
-    r.log += std::string(nvrtcGetErrorString(rc)) + "\n";
+    if (nvrtcGetCUBINSize(prog, &size) == NVRTC_SUCCESS && size > 0) {
+      a.cubin.assign(size, '\0');
+      if (nvrtcGetCUBIN(prog, a.cubin.data()) != NVRTC_SUCCESS) a.cubin.clear();
+    }
+    if (faults_.first_attempt_fails && !alone) a.cubin.resize(a.cubin.size() / 2);
   }
   nvrtcDestroyProgram(&prog);
 
-  r.ok = rc == NVRTC_SUCCESS && !cubin.empty();
-  if (r.ok) {
-    r.ptxas = parse_ptxas_report(r.log, symbol);
-    if (!r.ptxas) {
-      // Without ptxas' figures the kernel cannot be checked against the device: a failure.
-      r.ok = false;
-      r.log += "ptxas reported no resource usage for entry '" + symbol + "' (is it defined?)\n";
+  if (rc != NVRTC_SUCCESS) {
+    a.failure = nvrtcGetErrorString(rc);
+  } else if (a.cubin.empty()) {
+    a.failure = "NVRTC returned no cubin";
+  } else {
+    try {
+      a.resources = read_kernel_resources(a.cubin, symbol);
+      a.ok = true;
+    } catch (const CubinError& e) {
+      a.failure = e.what();
     }
   }
-  if (r.ok) {
-    write_atomically(cubin_path, cubin);
-    r.cubin_path = cubin_path;
+  return a;
+}
+
+CompileResult Jit::compile(const std::string& symbol, const std::string& source) const {
+  CompileResult r;
+  r.source_hash = source_hash(source);
+  r.key = cache_key(source);
+  auto finish = [&](const CacheEntry& e) {
+    r.ok = e.ok;
+    r.log = e.log;
+    r.compile_seconds = e.compile_seconds;
+    r.attempts = e.attempts;
+    if (r.ok) r.ptxas = parse_ptxas_report(r.log, symbol);
+    return r;
+  };
+  if (std::optional<CachedKernel> hit = cache_.load(r.key, symbol)) {
+    r.cache_hit = true;
+    r.cubin_path = hit->cubin_path;
+    r.resources = hit->resources;
+    return finish(hit->entry);
   }
-  nlohmann::json meta = {{"format", kCacheFormat}, {"symbol", symbol},   {"ok", r.ok},
-                         {"log", r.log},           {"arch", arch_},      {"nvrtc", nvrtc_version()},
-                         {"compile_seconds", r.compile_seconds}};
-  write_atomically(meta_path, meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  return r;
+
+  Attempt a = attempt(symbol, source, /*alone=*/false);
+  CacheEntry e{.symbol = symbol, .ok = a.ok, .log = a.log, .compile_seconds = a.seconds, .attempts = 1,
+               .arch = arch_, .nvrtc = nvrtc_version()};
+  if (!a.ok) {
+    // Under many parallel compiles NVRTC has returned results it does not return alone (issue
+    // 13: an empty log on the H200). Whatever failed, the retry alone decides what is cached.
+    const std::string first_failure = a.failure;
+    a = attempt(symbol, source, /*alone=*/true);
+    e.ok = a.ok;
+    e.log = a.log;
+    e.compile_seconds += a.seconds;
+    e.attempts = 2;
+    if (!e.log.empty() && e.log.back() != '\n') e.log += '\n';
+    e.log += "coalesce: the first attempt, among parallel compiles, failed (" + first_failure +
+             "); this is the log of the retry, run alone\n";
+  }
+  // The reason first: the sweep's row quotes the log's first error line, else its first line.
+  if (!a.ok) e.log = a.failure + "\n" + e.log;
+  const fs::path cubin_path = cache_.store(r.key, e, a.cubin);
+  if (a.ok) {
+    r.cubin_path = cubin_path;
+    r.resources = a.resources;
+  }
+  return finish(e);
 }
 
 }  // namespace coalesce::tuner

@@ -1,13 +1,19 @@
-// NVRTC compilation of emitted kernels for the device's architecture, ptxas' resource report,
-// and the content-addressed on-disk cache of the resulting cubins.
+// NVRTC compilation of emitted kernels for the device's architecture, with each kernel's
+// resource figures read from its cubin, a serialized retry of failed compiles, and the
+// content-addressed on-disk cache of the results (kernel_cache.hpp).
 #pragma once
 
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "cubin_resources.hpp"
+#include "kernel_cache.hpp"
 
 namespace coalesce::tuner {
 
@@ -20,7 +26,8 @@ struct KernelHeader {
 /// Every embedded kernel header.
 std::span<const KernelHeader> kernel_headers();
 
-/// What ptxas -v reports for one entry function.
+/// What ptxas -v reports for one entry function in NVRTC's log. The cubin carries all of it but
+/// the spill figures; the log is read for those alone, when it came back.
 struct PtxasReport {
   int registers = 0;
   int spill_store_bytes = 0;
@@ -47,29 +54,78 @@ struct CompileResult {
   bool ok = false;
   std::string key;           ///< content address in the cache (hex SHA-256)
   std::string source_hash;   ///< SHA-256 of the source and every embedded header it may include
-  std::filesystem::path cubin_path;  ///< the cached cubin, when ok
-  std::optional<PtxasReport> ptxas;  ///< ptxas' figures for the entry, when ok
+  std::filesystem::path cubin_path;          ///< the cached cubin, when ok
+  std::optional<KernelResources> resources;  ///< the kernel's figures from its cubin, when ok
+  std::optional<PtxasReport> ptxas;          ///< ptxas' report in the log, when the log has one
   std::string log;           ///< NVRTC's log (the errors when !ok)
-  double compile_seconds = 0;  ///< time NVRTC took when the entry was first compiled
+  double compile_seconds = 0;  ///< NVRTC time over every attempt when the entry was compiled
+  int attempts = 1;          ///< 2 when the first compile failed and was retried alone
   bool cache_hit = false;
+
+  /// Bytes of spill stores and loads: ptxas' own figures where the log has them; 0 where the
+  /// cubin shows no local memory (a spill needs some); unknown (nullopt) otherwise.
+  std::optional<int> spill_store_bytes() const;
+  std::optional<int> spill_load_bytes() const;
 };
 
 /// Default cache directory: $XDG_CACHE_HOME/coalesce/kernels, else ~/.cache/coalesce/kernels;
 /// nullopt when neither variable is set.
 std::optional<std::filesystem::path> default_cache_dir();
 
-/// Compiles emitted kernels with NVRTC for one architecture through a content-addressed cache
-/// at `cache_dir`. The key covers the source, the embedded headers, the options, the
-/// architecture and NVRTC's version, so any change to what would be compiled misses. Entries
-/// are written to a temporary file and renamed into place, so concurrent compiles (threads or
-/// processes) never see half an entry. compile() is safe to call from many threads.
+/// Faults a test injects into NVRTC's output to show that compiles survive them (sweep.cpp
+/// reads them from COALESCE_TEST_NVRTC_FAULT).
+struct JitFaults {
+  bool empty_log = false;            ///< every program log comes back empty, as on the H200 under 16 parallel compiles
+  bool first_attempt_fails = false;  ///< the first attempt of each fresh compile yields a cut-off cubin
+};
+
+/// Lets compiles run side by side and a retry run alone: exclusive() waits for the compiles in
+/// flight and holds new ones back until it is done. Waiting exclusive holders go first, so a
+/// retry never starves behind a pool that keeps compiling.
+class CompileGate {
+ public:
+  /// Holds the gate shared (a compile among others) or exclusively (a retry) while it lives.
+  class Hold {
+   public:
+    Hold(CompileGate& gate, bool exclusive);
+    ~Hold();
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    CompileGate& gate_;
+    bool exclusive_;
+  };
+
+  /// Exclusive holders waiting for the gate (what a test waits on before it goes on).
+  int exclusive_waiting() {
+    std::lock_guard lock(mutex_);
+    return exclusive_waiting_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int shared_ = 0;
+  int exclusive_waiting_ = 0;
+  bool exclusive_ = false;
+};
+
+/// Compiles emitted kernels with NVRTC for one architecture through the content-addressed
+/// cache at `cache_dir`. The key covers the source, the embedded headers, the options, the
+/// architecture and NVRTC's version, so any change to what would be compiled misses.
+///
+/// A compile that fails, or whose cubin gives no figures for the entry, is tried once more
+/// alone: every compile of the process (all Jits) waits while the retry runs. Only the retry's
+/// outcome is cached, so a failure is stored only when it happens again with nothing beside
+/// it. compile() is safe to call from many threads.
 class Jit {
  public:
-  Jit(std::filesystem::path cache_dir, std::string arch);
+  Jit(std::filesystem::path cache_dir, std::string arch, JitFaults faults = {});
 
   /// Compiles `source` (a translation unit defining the extern "C" kernel `symbol`), or
-  /// returns the cached result of the same compile. Throws only when the cache cannot be
-  /// written; a compile error is a result with ok == false and the log.
+  /// returns the cached result of the same compile. Throws only when NVRTC cannot start or
+  /// the cache cannot be written; a compile error is a result with ok == false and the log.
   CompileResult compile(const std::string& symbol, const std::string& source) const;
 
   /// The hash identifying what a source compiles to (source plus embedded headers).
@@ -78,13 +134,15 @@ class Jit {
   std::string cache_key(const std::string& source) const;
 
   const std::string& arch() const { return arch_; }
-  const std::filesystem::path& cache_dir() const { return dir_; }
+  const std::filesystem::path& cache_dir() const { return cache_.dir(); }
 
  private:
-  std::filesystem::path entry_path(const std::string& key, const char* ext) const;
-  std::filesystem::path dir_;
+  struct Attempt;
+  Attempt attempt(const std::string& symbol, const std::string& source, bool alone) const;
+  KernelCache cache_;
   std::string arch_;
   std::vector<std::string> options_;
+  JitFaults faults_;
 };
 
 }  // namespace coalesce::tuner

@@ -12,6 +12,8 @@
 
 #include "coalesce/version.h"
 #include "harness/device.hpp"
+#include "jit.hpp"
+#include "kernel_cache.hpp"
 #include "schema/db.hpp"
 #include "space.hpp"
 #include "sweep.hpp"
@@ -162,6 +164,33 @@ int print_space(const std::vector<Problem>& problems, const std::string& family_
   return 0;
 }
 
+// `cache stats|verify|clear`: the kernel cache at --cache-dir, else the sweep's default.
+int run_cache_verb(const std::string& verb, const std::string& cache_dir) {
+  std::filesystem::path dir = cache_dir;
+  if (dir.empty()) dir = tuner::default_cache_dir().value_or(std::filesystem::path());
+  if (dir.empty()) throw UsageError("no kernel cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
+  const tuner::KernelCache cache(dir);
+  if (verb == "stats") {
+    const tuner::KernelCache::Stats s = cache.stats();
+    std::printf("kernel cache  %s\n", dir.c_str());
+    std::printf("entries       %zu: %zu ok, %zu failed (alone too), %zu unreadable or of another format\n",
+                s.entries, s.ok, s.failed, s.unreadable);
+    std::printf("retried       %zu entries needed a second compile, run alone\n", s.retried);
+    std::printf("size          %.1f MiB (%ju bytes)\n", static_cast<double>(s.bytes) / (1 << 20), s.bytes);
+    return 0;
+  }
+  if (verb == "verify") {
+    const tuner::KernelCache::Verified v = cache.verify();
+    std::printf("kernel cache %s: %zu entries checked, %zu kept, %zu dropped, %zu stray files removed\n",
+                dir.c_str(), v.checked, v.kept, v.dropped.size(), v.stray_removed);
+    for (const std::string& d : v.dropped) std::printf("dropped %s\n", d.c_str());
+    return 0;
+  }
+  const std::size_t removed = cache.clear();
+  std::printf("kernel cache %s: %zu entries removed\n", dir.c_str(), removed);
+  return 0;
+}
+
 std::string joined(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
@@ -207,6 +236,15 @@ int main(int argc, char** argv) {
   sweep->add_option("--timeout", so.timeout_s, "seconds one measurement may take before its worker is killed")
       ->capture_default_str();
 
+  std::string cache_dir_of_verb;
+  auto* cache = app.add_subcommand("cache", "Inspect or empty the kernel cache the sweeps compile into");
+  cache->add_option("--cache-dir", cache_dir_of_verb, "kernel cache (default $XDG_CACHE_HOME/coalesce/kernels)");
+  cache->fallthrough();  // --cache-dir before or after the verb
+  cache->require_subcommand(1);
+  cache->add_subcommand("stats", "Count the entries (ok, failed, retried) and their bytes");
+  cache->add_subcommand("verify", "Re-check every entry (metadata, cubin, its figures); drop the broken ones");
+  cache->add_subcommand("clear", "Remove every entry (only the cache's own files) and say how many");
+
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
 
@@ -222,6 +260,7 @@ int main(int argc, char** argv) {
     if (*worker) return tuner::run_worker();
     if (*env) return print_env(env_device);
     if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all);
+    if (*cache) return run_cache_verb(cache->get_subcommands().front()->get_name(), cache_dir_of_verb);
     if (*sweep) {
       so.problems = sweep_problem.problems();
       so.families = {sweep_problem.family};
@@ -251,6 +290,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
   } catch (const db::Error& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 1;
+  } catch (const tuner::CacheDirError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {

@@ -75,12 +75,14 @@ std::vector<Candidate> select(const Space& space, Strategy strategy, int budget,
   return out;
 }
 
-Verdict compiled_verdict(const Family& family, const Config& config, const DeviceLimits& limits, int registers,
-                         bool spills) {
-  if (spills)
+Verdict compiled_verdict(const Family& family, const Config& config, const DeviceLimits& limits,
+                         const KernelResources& kernel) {
+  if (kernel.uses_local_memory())
     return {Violation::registers,
-            "ptxas spilled registers to local memory (the thread tile does not fit in the registers allowed)"};
-  return family.check(config, limits, registers);
+            "the kernel uses local memory: registers spilled (the thread tile does not fit in the registers allowed)"};
+  if (family.predict(config, limits).smem_bytes + kernel.static_smem_bytes() > limits.smem_per_block_optin)
+    return {Violation::smem, "the pipeline's and the kernel's static shared memory exceed the device's per-block limit"};
+  return family.check(config, limits, kernel.registers);
 }
 
 }  // namespace coalesce::tuner

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cubin_resources.hpp"
 #include "kernels/core/family.hpp"
 
 namespace coalesce::tuner {
@@ -55,10 +56,13 @@ enum class Strategy { exhaustive, random };
 /// so a resumed random sweep picks the same configs. The result keeps enumeration order.
 std::vector<Candidate> select(const Space& space, Strategy strategy, int budget, std::uint64_t seed);
 
-/// The verdict after compiling, with ptxas' own figures: a config whose kernel spills to local
-/// memory is pruned (category `registers`), otherwise the family's device rule is applied again
-/// with the real register count in place of the model's.
-Verdict compiled_verdict(const Family& family, const Config& config, const DeviceLimits& limits, int registers,
-                         bool spills);
+/// The verdict after compiling, with the figures ptxas wrote into the cubin: a kernel that uses
+/// local memory is pruned (category `registers`: no family's template declares local arrays,
+/// so its local memory is spilled registers — a rule of the family interface), a kernel whose
+/// static shared memory pushes the block past the device's limit is pruned (`smem`), otherwise
+/// the family's device rule is applied again with the real register count in place of the
+/// model's.
+Verdict compiled_verdict(const Family& family, const Config& config, const DeviceLimits& limits,
+                         const KernelResources& kernel);
 
 }  // namespace coalesce::tuner

@@ -62,6 +62,18 @@ std::string first_line(const std::string& text) {
   return line;
 }
 
+// The figures a post-compile verdict quotes: the cubin's, then the spills in ptxas' log when
+// the log came back (docs/tuner.md, "Resource figures").
+std::string figures(const CompileResult& cr) {
+  const KernelResources& k = *cr.resources;
+  std::string s = "cubin: " + std::to_string(k.registers) + " registers, " + std::to_string(k.frame_bytes) +
+                  " bytes stack frame, " + std::to_string(k.local_bytes) + " bytes local, " +
+                  std::to_string(k.static_smem_bytes()) + " bytes static smem; ";
+  if (!cr.ptxas) return s + "no ptxas report in NVRTC's log";
+  return s + "ptxas: " + std::to_string(cr.ptxas->spill_store_bytes) + " bytes spill stores, " +
+         std::to_string(cr.ptxas->spill_load_bytes) + " bytes spill loads";
+}
+
 // Test hooks, read from the environment (tests/gpu/tuner_sweep_test.cu):
 //   COALESCE_TEST_INJECT=fault:I or hang:I  the I-th selected candidate (0-based) of the first
 //       problem is compiled from a kernel that writes to an unmapped address or spins forever,
@@ -71,11 +83,15 @@ std::string first_line(const std::string& text) {
 //   COALESCE_TEST_STANDIN_WORKER=PATH  a sweep without a GPU: PATH answers the measurement
 //       requests (tests/unit/tuner/standin_worker.sh) for a stand-in device with the H200's
 //       limits, so the database side of a sweep is tested on machines without one.
+//   COALESCE_TEST_NVRTC_FAULT=empty_log,first_attempt_fails  NVRTC's log comes back empty (as on
+//       the H200 under 16 parallel compiles), or each fresh compile's first attempt yields a
+//       cut-off cubin, so the retry alone runs (JitFaults, jit.hpp).
 struct TestHooks {
   std::string inject;  // "fault" or "hang"
   int inject_at = -1;
   int stop_after = -1;
   std::string standin_worker;
+  JitFaults nvrtc;
 
   static TestHooks from_env() {
     TestHooks h;
@@ -89,6 +105,17 @@ struct TestHooks {
     }
     if (const char* v = std::getenv("COALESCE_TEST_STOP_AFTER"); v && *v) h.stop_after = std::atoi(v);
     if (const char* v = std::getenv("COALESCE_TEST_STANDIN_WORKER"); v && *v) h.standin_worker = v;
+    if (const char* v = std::getenv("COALESCE_TEST_NVRTC_FAULT"); v && *v) {
+      std::istringstream faults(v);
+      for (std::string f; std::getline(faults, f, ',');) {
+        if (f == "empty_log")
+          h.nvrtc.empty_log = true;
+        else if (f == "first_attempt_fails")
+          h.nvrtc.first_attempt_fails = true;
+        else
+          throw std::invalid_argument("COALESCE_TEST_NVRTC_FAULT takes empty_log and first_attempt_fails, comma-separated");
+      }
+    }
     return h;
   }
 };
@@ -143,6 +170,7 @@ struct TimeSplit {
   double compile_wait_s = 0;  // the measuring lane idle, waiting for a compile
   double measure_s = 0;       // requests to the worker: setup, baselines, candidates
   int fresh = 0, cached = 0;
+  int retried = 0;  // fresh compiles that failed among the others and were retried alone
 };
 
 // The stderr progress line: one line rewritten in place on a terminal, otherwise a line every
@@ -242,7 +270,8 @@ class Sweep {
     out_ << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
          << " s, waiting for compiles " << fixed(time_.compile_wait_s, 1) << " s; NVRTC " << fixed(time_.nvrtc_s, 1)
          << " s of CPU over " << pool_threads() << " threads (" << time_.fresh << " compiled, "
-         << time_.cached << " from the cache in " << cache_dir_.string() << ")\n";
+         << time_.retried << " of them retried alone, " << time_.cached << " from the cache in " << cache_dir_.string()
+         << ")\n";
     if (g_interrupted) {
       out_ << "interrupted: the same command resumes this run\n";
       return 130;
@@ -278,7 +307,7 @@ class Sweep {
   const Jit& jit_for(const Family& family) {
     const std::string arch = family.nvrtc_arch(target_);
     auto it = jits_.find(arch);
-    if (it == jits_.end()) it = jits_.emplace(arch, Jit(cache_dir_, arch)).first;
+    if (it == jits_.end()) it = jits_.emplace(arch, Jit(cache_dir_, arch, hooks_.nvrtc)).first;
     return it->second;
   }
 
@@ -380,14 +409,15 @@ class Sweep {
     b.predicted_smem_bytes = c.predicted.smem_bytes;
     b.predicted_blocks_per_sm = c.predicted.blocks_per_sm;
     b.threads = c.predicted.threads;
-    if (p.compiled.ok && p.compiled.ptxas) {
-      const PtxasReport& r = *p.compiled.ptxas;
-      b.registers = r.registers;
-      b.spill_stores_bytes = r.spill_store_bytes;
-      b.spill_loads_bytes = r.spill_load_bytes;
-      b.stack_bytes = r.stack_bytes;
-      b.smem_bytes = r.smem_bytes + c.predicted.smem_bytes;
-      b.blocks_per_sm = family.resources(c.config, limits_, r.registers).blocks_per_sm;
+    b.attempts = p.compiled.attempts;
+    if (p.compiled.ok) {
+      const KernelResources& k = *p.compiled.resources;
+      b.registers = k.registers;
+      b.spill_stores_bytes = p.compiled.spill_store_bytes();
+      b.spill_loads_bytes = p.compiled.spill_load_bytes();
+      b.stack_bytes = k.frame_bytes;
+      b.smem_bytes = k.static_smem_bytes() + c.predicted.smem_bytes;
+      b.blocks_per_sm = family.resources(c.config, limits_, k.registers).blocks_per_sm;
     }
     return b;
   }
@@ -399,6 +429,7 @@ class Sweep {
     if (p.emitted && p.compiled.cache_hit) ++time_.cached;
     if (p.emitted && !p.compiled.cache_hit && !p.compiled.key.empty()) {
       ++time_.fresh;
+      if (p.compiled.attempts > 1) ++time_.retried;
       time_.nvrtc_s += p.compiled.compile_seconds;
     }
     return p;
@@ -567,20 +598,16 @@ class Sweep {
       });
       return "compile_failed";
     }
-    const PtxasReport& ptxas = *cr.ptxas;
-    const Verdict after = compiled_verdict(family, c.config, limits_, ptxas.registers, ptxas.spills());
+    const KernelResources& kernel = *cr.resources;
+    const Verdict after = compiled_verdict(family, c.config, limits_, kernel);
     std::string why;
-    if (!after.ok()) {
-      char figures[160];
-      std::snprintf(figures, sizeof figures, " (ptxas: %d registers, %d bytes spill stores, %d bytes spill loads)",
-                    ptxas.registers, ptxas.spill_store_bytes, ptxas.spill_load_bytes);
-      why = std::string(after.why) + figures;
-    }
+    if (!after.ok()) why = std::string(after.why) + " (" + figures(cr) + ")";
     if (!db_) {
       out_ << c.name << "  " << (after.ok() ? "compiled" : std::string("pruned ") + violation_name(after.violation))
-           << "  registers " << ptxas.registers << " (predicted " << c.predicted.registers << ")"
-           << (ptxas.spills() ? "  spills" : "") << "  " << fixed(cr.compile_seconds, 2) << " s"
-           << (cr.cache_hit ? " (cached)" : "") << (why.empty() ? "" : "  " + why) << "\n";
+           << "  registers " << kernel.registers << " (predicted " << c.predicted.registers << ")"
+           << (kernel.uses_local_memory() ? "  spills" : "") << "  " << fixed(cr.compile_seconds, 2) << " s"
+           << (cr.attempts > 1 ? " (retried alone)" : "") << (cr.cache_hit ? " (cached)" : "")
+           << (why.empty() ? "" : "  " + why) << "\n";
       out_.flush();  // keep the lines in order with the progress line when both go to one file
       return after.ok() ? "compiled" : "pruned";
     }

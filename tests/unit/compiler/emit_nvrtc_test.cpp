@@ -1,7 +1,7 @@
 // CUDA emitted by the compiler compiles under NVRTC for sm_90 without spills, for every simt
 // config the kernel tests instantiate (harness/simt_fixed.cu) and every built-in config the
 // runtime falls back to, with every epilogue. Uses the tuner's JIT (embedded kernel headers,
-// ptxas report) with a fresh cache, so every unit is really compiled. No GPU needed.
+// figures from the cubin) with a fresh cache, so every unit is really compiled. No GPU needed.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -72,10 +72,10 @@ TEST(EmitNvrtc, EveryTestedAndBuiltinConfigCompilesForSm90WithoutSpills) {
       tuner::CompileResult r = jit.compile(k.symbol, k.source);
       o.compiled = r.ok;
       o.log = r.log;
-      if (r.ptxas) {
+      if (r.resources) {
         o.reported = true;
-        o.spills = r.ptxas->spills();
-        o.registers = r.ptxas->registers;
+        o.spills = r.resources->uses_local_memory();
+        o.registers = r.resources->registers;
       }
     }
   };

@@ -264,7 +264,8 @@ class Refusals(unittest.TestCase):
         c = sqlite3.connect(newer)
         c.execute("PRAGMA user_version = 99")
         c.close()
-        self.refused("newer Coalesce (schema version 99; this tool knows up to 1)", 1, newer)
+        self.refused("newer Coalesce (schema version 99; this tool knows up to "
+                     f"{peers.SCHEMA_VERSION})", 1, newer)
 
     def test_writer_lock_held(self):
         db = self.fixture_copy()

@@ -90,9 +90,15 @@ TEST(Rows, BuildUpsertReplacesFigures) {
   b.threads = 256;
   b.blocks_per_sm = 2;
   BuildId id = p.db.upsert_build(b);
+  EXPECT_EQ(as_int(p.db.query("SELECT attempts FROM builds").rows.at(0).at(0)), 1);
   b.registers = 120;
+  b.attempts = 2;  // the first compile failed and was retried alone
   EXPECT_EQ(p.db.upsert_build(b), id);
   EXPECT_EQ(as_int(p.db.query("SELECT registers FROM builds").rows.at(0).at(0)), 120);
+  EXPECT_EQ(as_int(p.db.query("SELECT attempts FROM builds").rows.at(0).at(0)), 2);
+  BuildRow none_tried = b;
+  none_tried.attempts = 0;
+  EXPECT_NE(error_of([&] { p.db.upsert_build(none_tried); }).find("CHECK constraint failed"), std::string::npos);
   BuildRow failed = b;
   failed.toolkit = "13.1";
   failed.ok = false;

@@ -42,7 +42,80 @@ TEST(Migrations, BuiltinAreNumberedFromOne) {
   EXPECT_EQ(all[0].version, 1);
   EXPECT_EQ(all[0].name, "0001_init.sql");
   EXPECT_NE(all[0].sql.find("CREATE TABLE measurements"), std::string_view::npos);
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all[1].version, 2);
+  EXPECT_EQ(all[1].name, "0002_build_attempts.sql");
   EXPECT_EQ(latest_schema_version(), static_cast<int>(all.size()));
+}
+
+// The row counts of every table: what an upgrade in place must keep.
+std::vector<std::int64_t> row_counts(const std::filesystem::path& p) {
+  std::vector<std::int64_t> counts;
+  for (const char* table : {"devices", "runs", "problems", "configs", "builds", "measurements"})
+    counts.push_back(raw_scalar(p, (std::string("SELECT count(*) FROM ") + table).c_str()));
+  return counts;
+}
+
+// A database written at version 1 (before builds.attempts) upgrades in place: every build
+// keeps its figures and reads as one attempt, and new builds may record two.
+TEST(Migrations, VersionOneBuildsUpgradeToOneAttempt) {
+  TempDir dir;
+  auto path = dir / "v1.db";
+  const std::vector<Migration> v1(builtin_migrations().begin(), builtin_migrations().begin() + 1);
+  { EXPECT_EQ(Database::open(path, Mode::read_write, v1).schema_version(), 1); }
+  raw_sql(path,
+          "INSERT INTO configs (family, name, params_json, source_hash) VALUES ('simt', 'simt_f32_x', '{}', 'h');"
+          "INSERT INTO builds (config_id, arch, toolkit, status, registers, spill_stores_bytes, spill_loads_bytes,"
+          " stack_bytes, smem_bytes, log) VALUES (1, 'sm_90', '13.0', 'ok', 168, 0, 0, 0, 50688, '');"
+          "INSERT INTO builds (config_id, arch, toolkit, status, log) VALUES (1, 'sm_90', '12.8', 'failed', 'error: x');");
+  const auto before = row_counts(path);
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    auto rows = db.query("SELECT registers, smem_bytes, attempts FROM builds WHERE status = 'ok'").rows;
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(as_int(rows[0][0]), 168);
+    EXPECT_EQ(as_int(rows[0][1]), 50688);
+    EXPECT_EQ(as_int(rows[0][2]), 1);
+    EXPECT_EQ(as_int(db.query("SELECT count(*) FROM builds WHERE attempts = 1").rows[0][0]), 2);
+    BuildRow retried;
+    retried.config = 1;
+    retried.arch = "sm_90";
+    retried.toolkit = "13.1";
+    retried.ok = true;
+    retried.registers = 160;
+    retried.smem_bytes = 50688;
+    retried.attempts = 2;
+    db.upsert_build(retried);
+    EXPECT_EQ(as_int(db.query("SELECT attempts FROM builds WHERE toolkit = '13.1'").rows[0][0]), 2);
+  }
+  auto after = row_counts(path);
+  after[4] -= 1;  // the build stored after the upgrade
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
+}
+
+// The committed results database (results/coalesce.db, written at schema version 1 on the
+// H200) upgrades in place on a copy: every row of every table is kept, every build written
+// before the retry existed reads as one attempt, and the views answer as before.
+TEST(Migrations, TheCommittedResultsDatabaseUpgradesKeepingEveryRow) {
+  TempDir dir;
+  auto path = dir / "coalesce.db";
+  std::filesystem::copy_file(COALESCE_RESULTS_DB, path);
+  const auto from = raw_scalar(path, "PRAGMA user_version");
+  ASSERT_LE(from, latest_schema_version());
+  const auto before = row_counts(path);
+  const auto comparison = raw_scalar(path, "SELECT count(*) FROM v_comparison");
+  const auto ok_builds = raw_scalar(path, "SELECT count(*) FROM builds WHERE status = 'ok' AND registers > 0");
+  ASSERT_GT(before[4], 0);
+  { EXPECT_EQ(Database::open(path, Mode::read_write).schema_version(), latest_schema_version()); }
+  EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
+  EXPECT_EQ(row_counts(path), before);
+  if (from < 2) EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM builds WHERE attempts = 1"), before[4]);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM builds WHERE status = 'ok' AND registers > 0"), ok_builds);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM v_comparison"), comparison);
+  { EXPECT_EQ(Database::open(path, Mode::read_only).schema_version(), latest_schema_version()); }
+  EXPECT_EQ(dir.listing(), "coalesce.db");
 }
 
 TEST(Migrations, FreshDatabaseIsInitialized) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # coalesce-tune's command line on a machine without a GPU: every bad input is one line on stderr
 # and a non-zero exit with the database file untouched (checksum) or never created; a dry run
-# compiles through NVRTC without a GPU, writes no database, and hits the cache the second time.
+# compiles through NVRTC without a GPU, writes no database, and hits the cache the second time;
+# the cache verbs count, verify, clear and refuse a bad directory.
 set -u
 tune=$1
 work=$(mktemp -d)
@@ -67,4 +68,33 @@ check "dry run writes no database" '[ ! -e "$dry" ]'
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
 check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
+
+# The cache verbs on that cache: stats counts, verify drops a cut-off cubin (the next dry run
+# compiles it again), clear removes every entry; a bad --cache-dir is one line, exit 1.
+out=$("$tune" cache stats --cache-dir "$work/cache" 2>&1); rc=$?
+check "cache stats exits 0" '[ $rc -eq 0 ]'
+check "cache stats counts the two entries" 'printf "%s\n" "$out" | grep -q "^entries *2: 2 ok, 0 failed"'
+check "cache stats names the directory" 'printf "%s\n" "$out" | grep -q "$work/cache"'
+cubin=$(find "$work/cache" -name "*.cubin" | sort | head -n 1)
+truncate -s 100 "$cubin"
+out=$("$tune" cache --cache-dir "$work/cache" verify 2>&1); rc=$?
+check "cache verify exits 0" '[ $rc -eq 0 ]'
+check "cache verify drops the cut-off entry" 'printf "%s\n" "$out" | grep -q "2 entries checked, 1 kept, 1 dropped"'
+check "cache verify says why" 'printf "%s\n" "$out" | grep -q "^dropped .*: the cubin has 100 bytes"'
+check "cache verify removed its files" '[ ! -e "$cubin" ] && [ ! -e "${cubin%.cubin}.json" ]'
+out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --cache-dir "$work/cache" 2>/dev/null)
+check "the dropped entry is compiled again" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 1 ] && [ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
+printf 'not the cache\n' > "$work/cache/notes.txt"
+out=$(XDG_CACHE_HOME=/nonexistent "$tune" cache clear --cache-dir "$work/cache" 2>&1); rc=$?
+check "cache clear says how many it removed" '[ $rc -eq 0 ] && printf "%s\n" "$out" | grep -q ": 2 entries removed"'
+check "cache clear leaves no entry and other files alone" '[ -z "$(find "$work/cache" -name "*.cubin" -o -name "*.json")" ] && [ -e "$work/cache/notes.txt" ]'
+for verb in stats verify clear; do
+  out=$("$tune" cache $verb --cache-dir "$work/nowhere" 2>&1 >/dev/null); rc=$?
+  check "cache $verb of a missing directory: exit 1, one line" '[ $rc -eq 1 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "does not exist"'
+  out=$("$tune" cache $verb --cache-dir "$db" 2>&1 >/dev/null); rc=$?
+  check "cache $verb of a file: exit 1, one line, file untouched" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "not a directory" && [ "$(sha256sum "$db")" = "$sum" ]'
+done
+out=$("$tune" cache 2>&1 >/dev/null); rc=$?
+check "cache without a verb: exit 2" '[ $rc -eq 2 ]'
+check "cache --help lists the verbs" '"$tune" cache --help | grep -q "verify"'
 exit $fail

@@ -4,6 +4,7 @@
 // writer and bad databases are refused in one line with the file untouched.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -79,8 +80,8 @@ TEST_F(StandInSweep, StoresEveryRow) {
   for (const tuner::Candidate& c : tuner::select(s, tuner::Strategy::random, kBudget, kSeed))
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE method = 'coalesce' AND config_name = '" + c.name + "'"), 1)
         << c.name;
-  // Each pruned row names its category and says why; each build has ptxas' figures beside the
-  // model's, and the pruned-after-compile ones say what ptxas reported.
+  // Each pruned row names its category and says why; each build has the cubin's figures beside
+  // the model's, took one attempt, and the pruned-after-compile ones quote the figures.
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE status = 'pruned' AND (prune_reason = '' OR message = '')"), 0);
   EXPECT_EQ(count(db,
                   "SELECT COUNT(*) FROM builds WHERE status = 'ok' AND (registers IS NULL OR predicted_registers IS NULL "
@@ -88,8 +89,10 @@ TEST_F(StandInSweep, StoresEveryRow) {
             0);
   EXPECT_EQ(count(db,
                   "SELECT COUNT(*) FROM measurements WHERE status = 'pruned' AND build_id IS NOT NULL "
-                  "AND message NOT LIKE '%(ptxas: %'"),
+                  "AND message NOT LIKE '%(cubin: %'"),
             0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM builds WHERE attempts <> 1"), 0);
+  EXPECT_NE(e.out.find(" 0 of them retried alone"), std::string::npos) << e.out;
   // The headline view: winner, baselines of the same run, the winner unfused.
   db::ResultSet v = query(db, "SELECT coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, coalesce_unfused_ms, cublaslt_fused_ms FROM v_comparison");
   ASSERT_EQ(v.rows.size(), 1u);
@@ -100,6 +103,73 @@ TEST_F(StandInSweep, StoresEveryRow) {
                   "SELECT COUNT(*) FROM measurements x JOIN builds b ON b.id = x.build_id JOIN configs c ON c.id = b.config_id "
                   "WHERE x.method = 'coalesce_unfused' AND c.name LIKE '%\\_none' ESCAPE '\\'"),
             1);
+}
+
+// Issue 13: under 16 parallel compiles on the H200, NVRTC returned a cubin with an empty program
+// log. The figures come from the cubin, so with every log blanked each config is still judged
+// and measured, with a fresh cache (a cached entry would not compile at all).
+TEST_F(StandInSweep, AnEmptyNvrtcLogStillMeasuresEveryConfig) {
+  const fs::path db = dir_ / "empty-log.db";
+  std::vector<std::string> a = args(db);
+  a.back() = (dir_ / "cache").string();
+  Exit e = run(COALESCE_TUNE, a, {kStandIn, "COALESCE_TEST_NVRTC_FAULT=empty_log"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE status = 'compile_failed'"), 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND build_id IS NOT NULL"), kBudget);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM builds WHERE status = 'ok' AND registers > 0 AND smem_bytes > 0 AND log = ''"),
+            count(db, "SELECT COUNT(*) FROM builds"));
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements x JOIN builds b ON b.id = x.build_id "
+                      "WHERE x.method = 'coalesce' AND x.status IN ('ok', 'pruned')"),
+            kBudget);
+}
+
+// A compile whose first attempt fails among the parallel ones (here: a cut-off cubin) is
+// retried alone, measured, and its build row says it took two attempts.
+TEST_F(StandInSweep, AFailedFirstAttemptIsRetriedAloneAndMeasured) {
+  const fs::path db = dir_ / "retried.db";
+  std::vector<std::string> a = args(db);
+  a.at(6) = "3";  // --budget
+  a.back() = (dir_ / "cache").string();
+  Exit e = run(COALESCE_TUNE, a, {kStandIn, "COALESCE_TEST_NVRTC_FAULT=first_attempt_fails"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  // Three candidates and the winner's epilogue-none kernel (coalesce_unfused).
+  EXPECT_NE(e.out.find("(4 compiled, 4 of them retried alone, "), std::string::npos) << e.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE status = 'compile_failed'"), 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM builds WHERE status = 'ok' AND attempts = 2 AND log LIKE '%retry, run alone%'"),
+            count(db, "SELECT COUNT(*) FROM builds"));
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements x JOIN builds b ON b.id = x.build_id "
+                      "WHERE x.method = 'coalesce' AND x.status IN ('ok', 'pruned')"),
+            3);
+}
+
+// A cache entry cut short (a cubin, a metadata file) is compiled again, not a compile failure:
+// the second sweep, into a new database, measures every config.
+TEST_F(StandInSweep, ATruncatedCacheEntryIsRecompiled) {
+  const fs::path first = dir_ / "first.db", second = dir_ / "second.db", cache = dir_ / "cache";
+  std::vector<std::string> a = args(first);
+  a.back() = cache.string();
+  ASSERT_EQ(run(COALESCE_TUNE, a, {kStandIn}).code, 0);
+  std::vector<fs::path> cubins, metadata;
+  for (const auto& f : fs::recursive_directory_iterator(cache)) {
+    if (f.path().extension() == ".cubin") cubins.push_back(f.path());
+    if (f.path().extension() == ".json") metadata.push_back(f.path());
+  }
+  ASSERT_EQ(cubins.size(), static_cast<std::size_t>(kBudget) + 1);  // and the winner's epilogue-none kernel
+  std::sort(cubins.begin(), cubins.end());
+  std::sort(metadata.begin(), metadata.end());
+  fs::resize_file(cubins[0], fs::file_size(cubins[0]) / 2);
+  fs::path other_meta = metadata[0].stem() == cubins[0].stem() ? metadata[1] : metadata[0];
+  fs::resize_file(other_meta, fs::file_size(other_meta) / 2);
+
+  a = args(second);
+  a.back() = cache.string();
+  Exit e = run(COALESCE_TUNE, a, {kStandIn});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("(2 compiled, 0 of them retried alone, " + std::to_string(kBudget + 1 - 2) + " from the cache"),
+            std::string::npos)
+      << e.out;
+  EXPECT_EQ(count(second, "SELECT COUNT(*) FROM measurements WHERE status = 'compile_failed'"), 0);
+  EXPECT_EQ(row_set(second, false), row_set(first, false));
 }
 
 TEST_F(StandInSweep, ACompletedSweepRunAgainMeasuresOnlyItsBaselines) {
