@@ -1,5 +1,6 @@
 // coalesce-tune: enumerates, compiles, checks and times tile configs of the fused kernel and
-// stores every row in the results database (docs/tuner.md).
+// stores every row in the results database; `record` stores measurements taken outside it
+// (docs/tuner.md).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "coalesce/version.h"
 #include "harness/device.hpp"
+#include "record.hpp"
 #include "schema/db.hpp"
 #include "space.hpp"
 #include "sweep.hpp"
@@ -182,6 +184,11 @@ int main(int argc, char** argv) {
   sweep->add_option("--timeout", so.timeout_s, "seconds one measurement may take before its worker is killed")
       ->capture_default_str();
 
+  std::string record_db = "results/coalesce.db";
+  auto* record = app.add_subcommand(
+      "record", "Store measurements taken outside the tools (peers): JSON lines on stdin, one answer per line on stdout");
+  record->add_option("--db", record_db, "results database")->capture_default_str();
+
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
 
@@ -219,7 +226,14 @@ int main(int argc, char** argv) {
       so.command_line = joined(argc, argv);
       return tuner::run_sweep(so, std::cout);
     }
+    if (*record) {
+      if (record_db.empty()) throw UsageError("--db must name a file");
+      return tuner::run_record(record_db, std::cin, std::cout);
+    }
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 2;
+  } catch (const tuner::FeedError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
   } catch (const NoDeviceError& e) {
