@@ -348,7 +348,8 @@ class Recorder {
 
   /// The run and status of the stored row of `k` on this device, if any.
   std::optional<std::pair<db::RunId, std::string>> stored(const Key& k) {
-    db::ResultSet rs = database().query(R"sql(
+    db::Database& db = database();  // first: it looks the device up
+    db::ResultSet rs = db.query(R"sql(
       SELECT run_id, status FROM v_measurements
       WHERE device_id = ?1 AND m = ?2 AND n = ?3 AND k = ?4 AND dtype = ?5 AND epilogue = ?6
         AND method = ?7 AND config_name = ?8 AND source_hash = ?9)sql",
@@ -530,11 +531,12 @@ class Recorder {
   /// stored leaves no empty run): the unfinished run of the same resume key, or a new one.
   db::RunId open_run() {
     if (run_) return *run_;
-    if (auto unfinished = database().find_unfinished_run(info_.resume_key, device_)) {
-      db_->resume_run(*unfinished);
+    db::Database& db = database();  // first: it looks the device up
+    if (auto unfinished = db.find_unfinished_run(info_.resume_key, device_)) {
+      db.resume_run(*unfinished);
       run_ = *unfinished;
     } else {
-      run_ = db_->begin_run(info_);
+      run_ = db.begin_run(info_);
     }
     return *run_;
   }
