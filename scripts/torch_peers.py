@@ -411,8 +411,8 @@ class Peers:
             return 130
         self.recorder.send({"kind": "end", "status": "completed"})
         if self.run is None:
-            print(f"{TOOL}: nothing to measure: every config is stored for this device in "
-                  f"{self.args.db}")
+            print(f"{TOOL}: nothing stored: every config was measured on this device before "
+                  f"(in {self.args.db}) or skipped")
         else:
             print(f"{TOOL}: stored {self.stored} rows in run {self.run} of {self.args.db}")
         return 0

@@ -177,7 +177,8 @@ ErrorFigures read_figures(const Fields& line, const char* key, const Problem& p)
   f.non_finite = e.integer("non_finite", 0, f.count);
   const long long outputs = static_cast<long long>(p.m) * p.n;
   if (f.count != outputs)
-    e.fail(e.name("count") + " is " + std::to_string(f.count) + ", not the problem's M·N = " + std::to_string(outputs));
+    e.fail(e.name("count") + " is " + std::to_string(f.count) + ", not the problem's M·N = " +
+           std::to_string(outputs));
   return f;
 }
 
@@ -579,7 +580,9 @@ int run_record(const fs::path& db_path, std::istream& in, std::ostream& out) {
   if (ended) return 0;
   recorder.abandon(db::RunStatus::interrupted);
   if (auto run = recorder.run())
-    std::fprintf(stderr, "coalesce-tune: the feed ended without an end line: run %lld is left interrupted (the same feed resumes it)\n",
+    std::fprintf(stderr,
+                 "coalesce-tune: the feed ended without an end line: run %lld is left interrupted (the same "
+                 "feed resumes it)\n",
                  static_cast<long long>(*run));
   else
     std::fprintf(stderr, "coalesce-tune: the feed ended without an end line; nothing was stored\n");

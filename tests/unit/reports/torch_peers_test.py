@@ -276,7 +276,7 @@ class Feed(unittest.TestCase):
         code, out = self.invoke(again, *args)
         self.assertEqual(code, 0, out)
         self.assertEqual(again.measured, [])
-        self.assertIn("nothing to measure", out)
+        self.assertIn("nothing stored: every config was measured on this device before", out)
         self.assertEqual(query(self.db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], "3")
 
     def test_an_interrupted_run_resumes(self):

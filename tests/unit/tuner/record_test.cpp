@@ -296,16 +296,19 @@ TEST(Record, BadLinesAreRefusedWithTheirNumberAndTheDatabaseUnchanged) {
       {"[1, 2]\n", "line 1: not a JSON object"},
       {good + "\n", "line 1: the first line must be the run header"},
       {without(header(), "resume_key").dump() + "\n", "line 1: \"resume_key\" is missing"},
-      {with(header(), "harness", {{"min_samples", "many"}}).dump() + "\n", "line 1: \"harness\" holds a timing setting"},
+      {with(header(), "harness", {{"min_samples", "many"}}).dump() + "\n",
+       "line 1: \"harness\" holds a timing setting"},
       {with(header(), "harness", {{"min_samples", 0}}).dump() + "\n", "line 1: \"harness\" settings are out of range"},
       {h + h, "line 2: a second run header"},
       {h + with(ok, "method", "eager").dump() + "\n", "line 2: \"method\" 'eager' is measured by coalesce-tune sweep"},
       {h + with(ok, "method", "jax").dump() + "\n", "line 2: \"method\" 'jax' is not a method"},
-      {h + with(ok, "problem", with(problem(), "dtype", "f64")).dump() + "\n", "\"problem.dtype\" 'f64' is not a dtype"},
+      {h + with(ok, "problem", with(problem(), "dtype", "f64")).dump() + "\n",
+       "\"problem.dtype\" 'f64' is not a dtype"},
       {h + with(ok, "problem", with(problem(), "m", 0)).dump() + "\n", "\"problem.m\" must be a positive integer"},
       {h + with(ok, "config", "Triton-Big").dump() + "\n", "\"config\" 'Triton-Big' is not a lower-case identifier"},
       {h + with(ok, "samples_ms", Json::array({1, -2})).dump() + "\n", "element 1 is -2"},
-      {h + with(ok, "samples_ms", Json::array({1, 2})).dump() + "\n", "2 samples, fewer than the harness' min_samples (5)"},
+      {h + with(ok, "samples_ms", Json::array({1, 2})).dump() + "\n",
+       "2 samples, fewer than the harness' min_samples (5)"},
       {h + without(ok, "samples_ms").dump() + "\n", "needs its samples"},
       {h + without(ok, "errors").dump() + "\n", "line 2: \"errors\" is missing"},
       {h + big_count.dump() + "\n", "\"errors.count\" is 100, not the problem's M·N = 4096"},
@@ -343,7 +346,8 @@ TEST(Record, BadLinesAreRefusedWithTheirNumberAndTheDatabaseUnchanged) {
   // A bad line after a good one: the good row stays, the run ends failed.
   const std::string why = refusal(db, h + good + "\n" + with(ok, "config", "x-y").dump() + "\n");
   EXPECT_NE(why.find("line 3: "), std::string::npos) << why;
-  EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE method = 'triton'").rows[0][0], db::Value(std::int64_t{1}));
+  EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE method = 'triton'").rows[0][0],
+            db::Value(std::int64_t{1}));
   EXPECT_EQ(query(db, "SELECT status FROM runs ORDER BY id DESC LIMIT 1").rows[0][0], db::Value(std::string("failed")));
 }
 
