@@ -2,12 +2,14 @@
 // GPUs), judged with the same [p10, p90] rule as the report.
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
 
 #include "report.hpp"
+#include "schema/vocabulary.hpp"
 
 namespace coalesce::report {
 
@@ -38,12 +40,14 @@ struct Row {
   double median = 0, p10 = 0, p90 = 0;
 };
 
+/// Tuned methods first, then the baselines, then the peers, each in kMethods' order; unknown
+/// methods last.
 int method_rank(const std::string& method) {
-  static const char* order[] = {"coalesce", "coalesce_unfused", "cublas_gemm", "eager", "unfused",
-                                "cublaslt_fused"};
-  for (int i = 0; i < 6; ++i)
-    if (method == order[i]) return i;
-  return 6;
+  const int known = static_cast<int>(std::size(db::kMethods));
+  const db::MethodInfo* m = db::find_method(method);
+  if (!m) return 3 * known;
+  const int group = m->origin == db::MethodOrigin::tuned ? 0 : m->origin == db::MethodOrigin::baseline ? 1 : 2;
+  return group * known + db::method_rank(method);
 }
 
 /// The latest row (highest run, then id) of every key in `db` within the filters.

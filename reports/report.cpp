@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/core/problem.hpp"
+#include "schema/vocabulary.hpp"
 
 namespace coalesce::report {
 
@@ -30,22 +31,19 @@ Value value_of(const std::optional<double>& d) { return d ? Value(*d) : Value();
 Value text(std::string s) { return Value(std::move(s)); }
 Value integer(std::int64_t n) { return Value(n); }
 
-/// Where a method sorts among the rows compared with a family's best: the run's own rows, then
-/// the peers.
-int method_order(const std::string& method) {
-  static const char* order[] = {"coalesce",         "cublas_gemm", "eager",         "unfused",
-                                "cublaslt_fused",   "coalesce_unfused", "torch_eager",
-                                "torch_compile",    "triton"};
-  constexpr int count = sizeof order / sizeof order[0];
-  for (int i = 0; i < count; ++i)
-    if (method == order[i]) return i;
-  return count;
-}
-
-/// Methods that scripts/torch_peers.py measures in runs of its own (docs/reports.md, "Peers from
+/// Methods measured outside the tools in runs of their own (docs/reports.md, "Peers from
 /// PyTorch and Triton").
 bool is_peer(const std::string& method) {
-  return method == "torch_eager" || method == "torch_compile" || method == "triton";
+  const db::MethodInfo* m = db::find_method(method);
+  return m && m->origin == db::MethodOrigin::peer;
+}
+
+/// The peer methods joined by `separator`, each between `quote`s (SQL lists, notes).
+std::string peer_methods(const std::string& quote, const std::string& separator) {
+  std::string out;
+  for (const db::MethodInfo& m : db::kMethods)
+    if (m.origin == db::MethodOrigin::peer) out += (out.empty() ? "" : separator) + quote + std::string(m.name) + quote;
+  return out;
 }
 
 const char* kProblemOrder = "m * n * k, m, n, k, dtype, epilogue";
@@ -497,7 +495,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
         WITH latest AS (
           SELECT method, MAX(run_id) AS run_id FROM measurements
           WHERE device_id = ?1 AND problem_id = ?2
-            AND method IN ('torch_eager', 'torch_compile', 'triton')
+            AND method IN ()sql" + peer_methods("'", ", ") + R"sql()
           GROUP BY method),
         picked AS (
           SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.method
@@ -515,7 +513,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
       }
     }
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-      int oa = method_order(a.method), ob = method_order(b.method);
+      int oa = db::method_rank(a.method), ob = db::method_rank(b.method);
       return oa != ob ? oa < ob : a.method < b.method;
     });
     out.insert(out.end(), rows.begin(), rows.end());
@@ -534,8 +532,8 @@ Document build_report(const db::Database& db, const Filters& filters,
                "one run on one device."};
   auto entries = comparison_entries(db, filters);
   if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return is_peer(e.method); }))
-    doc.notes.back() += " The peers (torch_eager, torch_compile, triton) are the exception: they "
-                        "come from runs of their own on the same device.";
+    doc.notes.back() += " The peers (" + peer_methods("", ", ") +
+                        ") are the exception: they come from runs of their own on the same device.";
   SqlFilter f = filter_sql(filters, "v");
   doc.tables.push_back(runs_table(db, f));
   doc.tables.push_back(devices_table(db, f));

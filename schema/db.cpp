@@ -185,21 +185,7 @@ void check_sequence(std::span<const Migration> migrations) {
       throw std::logic_error("migrations must be numbered 1..N without gaps");
 }
 
-std::string_view status_name(Status s) {
-  switch (s) {
-    case Status::pruned: return "pruned";
-    case Status::compile_failed: return "compile_failed";
-    case Status::launch_failed: return "launch_failed";
-    case Status::wrong_result: return "wrong_result";
-    case Status::timeout: return "timeout";
-    case Status::ok: return "ok";
-  }
-  return "?";
-}
-
 }  // namespace
-
-std::string_view to_string(Status s) { return status_name(s); }
 
 std::string_view to_string(RunStatus s) {
   switch (s) {
@@ -596,7 +582,13 @@ bool Database::baseline_measured(RunId run, DeviceId device, ProblemId problem,
 
 std::optional<DeviceId> Database::find_device(std::string_view uuid) const {
   std::lock_guard lock(impl_->mutex);
-  auto s = impl_->stmt("SELECT id FROM devices WHERE uuid = ?1", "look up a device");
+  // harness/device.cpp wrote a UUID's first 39 characters until 2026-11-29 (its buffer had no
+  // room for the last hex digit), and databases of that time key their GPUs so: the full
+  // 40-character form finds such a row when there is no exact one.
+  auto s = impl_->stmt(R"sql(
+    SELECT id FROM devices WHERE uuid = ?1 OR (length(?1) = 40 AND uuid = substr(?1, 1, 39))
+    ORDER BY uuid = ?1 DESC LIMIT 1)sql",
+                       "look up a device");
   s.bind(1, uuid);
   if (!s.step()) return std::nullopt;
   return s.integer(0);

@@ -27,6 +27,7 @@
 
 #include "kernels/core/limits.hpp"
 #include "kernels/core/problem.hpp"
+#include "schema/vocabulary.hpp"
 
 namespace coalesce::db {
 
@@ -154,9 +155,6 @@ struct BuildRow {
   std::string log;
 };
 
-/// The outcome of one candidate or baseline (`measurements.status`).
-enum class Status { pruned, compile_failed, launch_failed, wrong_result, timeout, ok };
-std::string_view to_string(Status s);
 std::string_view to_string(RunStatus s);
 
 /// Order statistics of the timed samples, in milliseconds.
@@ -165,10 +163,8 @@ struct Timing {
   int samples = 0;
 };
 
-/// One measured row. Methods: "coalesce" (a tuned fused kernel, with a config),
-/// "coalesce_unfused" (the winner's own GEMM, then the separate bias+GELU kernel; with the
-/// winner's config), and the baselines "cublas_gemm", "eager", "unfused", "cublaslt_fused"
-/// (no config); any other lower-case identifier is allowed for peers (torch_compile, ...).
+/// One measured row. `method` is one of kMethods (vocabulary.hpp): tuned and peer methods
+/// carry a config, baselines none; the schema itself accepts any lower-case identifier.
 /// `timing` is required when status is ok and refused otherwise; `rel_err` and `max_abs_err`
 /// are required when status is ok or wrong_result; `prune_reason` exactly when pruned
 /// (violation_name(), e.g. "smem"). tflops (2·M·N·K / median) and rel_spread
@@ -259,7 +255,8 @@ class Database {
   /// Resume of baselines: whether this run already has a row of the baseline `method`.
   bool baseline_measured(RunId run, DeviceId device, ProblemId problem,
                          std::string_view method) const;
-  /// The device with this uuid, if stored.
+  /// The device with this uuid, if stored; a full 40-character UUID also finds the row of its
+  /// 39-character form, which harness/device.cpp wrote until 2026-11-29.
   std::optional<DeviceId> find_device(std::string_view uuid) const;
   /// The fastest ok `coalesce` row of `family` on `device` for `problem`, if any (v_best).
   std::optional<BestConfig> best_config(DeviceId device, const Problem& problem,

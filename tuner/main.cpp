@@ -1,5 +1,6 @@
 // coalesce-tune: enumerates, compiles, checks and times tile configs of the fused kernel and
-// stores every row in the results database (docs/tuner.md).
+// stores every row in the results database; `record` stores measurements taken outside it
+// (docs/tuner.md).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "harness/device.hpp"
 #include "jit.hpp"
 #include "kernel_cache.hpp"
+#include "record.hpp"
 #include "schema/db.hpp"
 #include "space.hpp"
 #include "sweep.hpp"
@@ -244,6 +246,10 @@ int main(int argc, char** argv) {
   cache->add_subcommand("stats", "Count the entries (ok, failed, retried) and their bytes");
   cache->add_subcommand("verify", "Re-check every entry (metadata, cubin, its figures); drop the broken ones");
   cache->add_subcommand("clear", "Remove every entry (only the cache's own files) and say how many");
+  std::string record_db = "results/coalesce.db";
+  auto* record = app.add_subcommand(
+      "record", "Store measurements taken outside the tools (peers): JSON lines on stdin, one answer per line on stdout");
+  record->add_option("--db", record_db, "results database")->capture_default_str();
 
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
@@ -283,7 +289,14 @@ int main(int argc, char** argv) {
       so.command_line = joined(argc, argv);
       return tuner::run_sweep(so, std::cout);
     }
+    if (*record) {
+      if (record_db.empty()) throw UsageError("--db must name a file");
+      return tuner::run_record(record_db, std::cin, std::cout);
+    }
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 2;
+  } catch (const tuner::FeedError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
   } catch (const NoDeviceError& e) {

@@ -42,9 +42,6 @@ namespace {
 // before each method), so two sweeps of one problem check against the same data.
 constexpr std::uint64_t kInputSeed = 1;
 
-// The baselines measured in every run, in this order (DESIGN.md).
-constexpr const char* kBaselines[] = {"cublas_gemm", "eager", "unfused", "cublaslt_fused"};
-
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string shape(const Problem& p) {
@@ -157,12 +154,7 @@ Prepared prepare(const Jit& jit, const Problem& problem, const Config& config, c
   return p;
 }
 
-db::Status status_of(const std::string& s) {
-  if (s == "ok") return db::Status::ok;
-  if (s == "wrong_result") return db::Status::wrong_result;
-  if (s == "timeout") return db::Status::timeout;
-  return db::Status::launch_failed;
-}
+db::Status status_of(const std::string& s) { return db::parse_status(s).value_or(db::Status::launch_failed); }
 
 // Where the time of a sweep went (the summary's last lines).
 struct TimeSplit {
@@ -542,14 +534,17 @@ class Sweep {
     summarize(problem, family, space, chosen.size(), counts, resumed);
   }
 
+  // The baselines measured in every run, in kMethods' order (DESIGN.md).
   void measure_baselines() {
-    for (const char* method : kBaselines) {
+    for (const db::MethodInfo& baseline : db::kMethods) {
+      if (baseline.origin != db::MethodOrigin::baseline) continue;
+      const std::string method(baseline.name);
       if (g_interrupted) return;
       if (db_->baseline_measured(run_, device_id_, problem_id_, method)) continue;
       std::string why_not;
       std::optional<Outcome> o = measuring([&] { return worker_->baseline(method, &why_not); });
       if (!o) {
-        std::fprintf(stderr, "coalesce-tune: %s not measured: %s\n", method, why_not.c_str());
+        std::fprintf(stderr, "coalesce-tune: %s not measured: %s\n", method.c_str(), why_not.c_str());
         continue;
       }
       db::MeasurementRow r = row_for(std::nullopt, method);

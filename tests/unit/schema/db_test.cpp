@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 
 #include "kernels/simt/family.hpp"
 #include "schema/db.hpp"
@@ -56,6 +57,50 @@ TEST(Rows, DeviceUpsertKeepsIdAndKnownClock) {
   EXPECT_NE(p.db.upsert_device(h200("GPU-other")), p.dev);
   EXPECT_EQ(p.db.find_device("GPU-other"), p.dev + 1);
   EXPECT_EQ(p.db.find_device("GPU-none"), std::nullopt);
+}
+
+TEST(Rows, FullUuidFindsTheLegacyTruncatedRow) {
+  Populated p;
+  const std::string full = "GPU-ef9959e3-bbdc-8730-f3eb-7384ed94ec6a";
+  const DeviceId legacy = p.db.upsert_device(h200(full.substr(0, 39)));
+  EXPECT_EQ(p.db.find_device(full), legacy);
+  EXPECT_EQ(p.db.find_device(full.substr(0, 38)), std::nullopt);  // only the one lost digit
+  const DeviceId exact = p.db.upsert_device(h200(full));
+  EXPECT_EQ(p.db.find_device(full), exact);  // an exact row comes first
+}
+
+TEST(Vocabulary, StatusesAreTheSchemasClosedSet) {
+  // The schema's CHECK on measurements.status lists exactly kStatuses, in order.
+  const std::string sql(builtin_migrations().front().sql);
+  const std::string head = "status              TEXT    NOT NULL CHECK (status IN (";
+  const std::size_t at = sql.find(head);
+  ASSERT_NE(at, std::string::npos);
+  const std::string list = sql.substr(at + head.size(), sql.find("))", at) - at - head.size());
+  std::vector<std::string> in_schema;
+  const std::regex quoted("'([a-z_]+)'");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), quoted); it != std::sregex_iterator(); ++it)
+    in_schema.push_back((*it)[1]);
+  std::vector<std::string> known;
+  for (Status s : kStatuses) {
+    known.emplace_back(to_string(s));
+    EXPECT_EQ(parse_status(to_string(s)), s);
+  }
+  EXPECT_EQ(in_schema, known);
+  EXPECT_EQ(parse_status("running"), std::nullopt);
+}
+
+TEST(Vocabulary, MethodsAreIdentifiersKnownOnce) {
+  for (const MethodInfo& m : kMethods) {
+    EXPECT_EQ(find_method(m.name), &m);
+    EXPECT_EQ(m.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"), std::string_view::npos);
+  }
+  EXPECT_EQ(find_method("torch_eager")->origin, MethodOrigin::peer);
+  EXPECT_EQ(find_method("eager")->origin, MethodOrigin::baseline);
+  EXPECT_EQ(find_method("coalesce_unfused")->origin, MethodOrigin::tuned);
+  EXPECT_EQ(find_method("cublas"), nullptr);
+  EXPECT_LT(method_rank("coalesce"), method_rank("cublas_gemm"));
+  EXPECT_LT(method_rank("coalesce_unfused"), method_rank("torch_eager"));
+  EXPECT_EQ(method_rank("someone_else"), static_cast<int>(std::size(kMethods)));
 }
 
 TEST(Rows, Fp32LanesTable) {

@@ -53,6 +53,17 @@ if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   check "sweep without a GPU creates no database" '[ $rc -eq 2 ] && [ ! -e "$work/new.db" ]'
 fi
 
+# record: a bad line is one sentence naming it, exit 2, the database untouched (or not created);
+# a feed that stops without its end line exits 1.
+header='{"kind":"run","tool":"t","tool_version":"1","git_revision":"g","command_line":"c","host":"h","resume_key":"k","device":{"uuid":"GPU-1","name":"X","cc_major":9,"cc_minor":0,"sm_count":1,"l2_bytes":1,"global_mem_bytes":1,"limits":{"smem_per_block_optin":1,"smem_per_sm":1,"max_threads_per_block":1,"max_threads_per_sm":1,"regs_per_sm":1,"max_regs_per_thread":1,"max_blocks_per_sm":1}}}'
+out=$(printf '%s\n{"kind":"sample","ms":-1}\n' "$header" | "$tune" record --db "$db" 2>&1 >/dev/null); rc=$?
+check "record: a bad line exits 2" '[ $rc -eq 2 ]'
+check "record: one line naming the line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "line 2: \"ms\" must be a positive number"'
+check "record: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+out=$(printf '%s\n' "$header" | "$tune" record --db "$work/fed.db" 2>&1 >/dev/null); rc=$?
+check "record: a feed without its end line exits 1" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "without an end line; nothing was stored"'
+check "record: a feed that stored nothing creates no database" '[ ! -e "$work/fed.db" ]'
+
 # The space lists every candidate with a verdict, pruned ones with their category and sentence.
 out=$("$tune" space --shape 4096 2>/dev/null)
 check "space lists legal configs" 'printf "%s\n" "$out" | grep -q "^simt_f32_.*_bias_gelu  legal  "'
