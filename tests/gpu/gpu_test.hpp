@@ -29,20 +29,20 @@ inline Gate gate(const DeviceCount& devices, const char* require_gpu) {
   if (devices.driver_error) return {Action::fail, "CUDA driver error: " + devices.why};
   const bool required = require_gpu && *require_gpu && std::string(require_gpu) != "0";
   if (required)
-    return {Action::fail, "no CUDA device (" + devices.why +
-                              ") but COALESCE_REQUIRE_GPU=" + require_gpu +
-                              " says this machine must have one"};
-  return {Action::skip, "no CUDA device on this machine (" + devices.why + "): GPU test not run"};
+    return {Action::fail, "no CUDA device: " + devices.why + "; COALESCE_REQUIRE_GPU=" +
+                              require_gpu + " says this machine must have one"};
+  return {Action::skip, "no CUDA device: " + devices.why + "; GPU test not run"};
 }
 
 }  // namespace coalesce::gpu_test
 
 /// Skips or fails the current test (see gate()) unless a CUDA device is there.
-#define COALESCE_REQUIRE_GPU()                                                                  \
-  do {                                                                                          \
-    const ::coalesce::gpu_test::Gate coalesce_gate_ = ::coalesce::gpu_test::gate(               \
-        ::coalesce::count_devices(), std::getenv("COALESCE_REQUIRE_GPU"));                      \
-    if (coalesce_gate_.action == ::coalesce::gpu_test::Action::fail) FAIL() << coalesce_gate_.message; \
-    if (coalesce_gate_.action == ::coalesce::gpu_test::Action::skip)                            \
-      GTEST_SKIP() << coalesce_gate_.message;                                                   \
+#define COALESCE_REQUIRE_GPU()                                                       \
+  do {                                                                               \
+    const ::coalesce::gpu_test::Gate coalesce_gate_ = ::coalesce::gpu_test::gate(    \
+        ::coalesce::count_devices(), std::getenv("COALESCE_REQUIRE_GPU"));           \
+    if (coalesce_gate_.action == ::coalesce::gpu_test::Action::fail)                 \
+      FAIL() << coalesce_gate_.message;                                              \
+    if (coalesce_gate_.action == ::coalesce::gpu_test::Action::skip)                 \
+      GTEST_SKIP() << coalesce_gate_.message;                                        \
   } while (0)

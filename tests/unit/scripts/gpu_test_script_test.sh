@@ -5,11 +5,11 @@
 # GPU test binary must fail under the script (COALESCE_REQUIRE_GPU=1), naming the CUDA reason.
 # Usage: gpu_test_script_test.sh GPU_TEST_SH PROBE GPU_TEST_BINARY
 set -u
-script=$1 probe=$2 gpu_binary=$3
+script=$(realpath "$1") probe=$(realpath "$2") gpu_binary=$(realpath "$3")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
-check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; fi; }
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1 (status $rc)"; printf '%s\n' "$out" | sed 's/^/    /'; fail=1; fi; }
 
 # pack NAME: a fresh $work/NAME/dist with one stand-in tool and empty lists; the script runs in
 # $work/NAME.
@@ -102,6 +102,6 @@ if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   run
   check "a real GPU test without a GPU fails under the script" '[ $rc -ne 0 ]'
   check "its failure names COALESCE_REQUIRE_GPU and the CUDA reason" \
-    'grep -q "no CUDA device (.*) but COALESCE_REQUIRE_GPU=1 says this machine must have one" "$dir/gpu-tests.log"'
+    'grep -q "no CUDA device: .*; COALESCE_REQUIRE_GPU=1 says this machine must have one" "$dir/gpu-tests.log"'
 fi
 exit $fail
