@@ -30,7 +30,7 @@ done <<'CASES'
 --method cudnn|--method: cudnn not in|--method cublas_gemm
 --family tensor|--family: tensor not in|--family cublaslt
 --min-samples 10 --max-samples 5|--max-samples (5) is below --min-samples (10)|--min-samples 5 --max-samples 5
---max-naive 0|--max-naive|--max-naive 64
+--max-naive 0|--max-naive: '0' is not a positive number|--max-naive 64
 --no-such-flag|--no-such-flag|--quick
 CASES
 
