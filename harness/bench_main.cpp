@@ -59,6 +59,20 @@ TimingSettings quick_settings(TimingSettings s) {
   return s;
 }
 
+// CLI11's PositiveNumber and NonNegativeNumber refuse with their range printed as "0.000000 to
+// 1797...(300 digits).000000"; these say the rule in words.
+CLI::Validator at_least(double floor, bool or_equal, const char* words) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        if (CLI::detail::lexical_cast(text, v) && (v > floor || (or_equal && v == floor))) return {};
+        return "'" + text + "' is not " + words;
+      },
+      words);
+}
+const CLI::Validator kPositive = at_least(0, false, "a positive number");
+const CLI::Validator kNonNegative = at_least(0, true, "a non-negative number");
+
 bool wanted(const std::vector<std::string>& filter, const std::string& value) {
   return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
 }
@@ -226,11 +240,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"naive", "tiled", "reg4x4", "simt", "cublas", "cublaslt"}));
   app.add_option("--max-naive", o.max_naive, "skip the naive rung above this cube root of M·N·K")
       ->default_val(2048)
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--csv", o.csv, "write the rows as CSV to this file");
   app.add_option("--json", o.json, "write the environment and every row with all samples as JSON");
   app.add_option("--seed", o.seed, "seed of the random inputs")->default_val(20261129);
-  app.add_option("--device", o.device, "CUDA device ordinal")->default_val(0)->check(CLI::NonNegativeNumber);
+  app.add_option("--device", o.device, "CUDA device ordinal")->default_val(0)->check(kNonNegative);
   app.add_flag("--quick", o.quick, "smoke run: two small shapes, few samples, short warm-up");
   app.add_option("--min-samples", o.timing.min_samples, "samples at least")
       ->capture_default_str()
@@ -240,8 +254,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000));
   app.add_option("--budget-ms", o.timing.budget_ms, "wall-time budget per kernel after min samples")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  CLI11_PARSE(app, argc, argv);
+      ->check(kPositive);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "coalesce-bench: %s\n", e.what());  // one line, and status 1 as documented
+    return 1;
+  }
 
   if (o.quick) {
     const TimingSettings user = o.timing;

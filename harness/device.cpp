@@ -41,16 +41,40 @@ const Nvml& nvml() {
   return n;
 }
 
+// Without libcuda.so.1 the static CUDA runtime reports cudaErrorInsufficientDriver, the same
+// error as a driver too old for it: only the library's absence tells "no driver" from "old driver".
+bool driver_library_installed() {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) return false;
+  dlclose(lib);
+  return true;
+}
+
 }  // namespace
 
-int device_count() {
+DeviceCount count_devices() {
+  DeviceCount out;
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // clear the "no driver" error so later calls start clean
-    return 0;
+  const cudaError_t status = cudaGetDeviceCount(&n);
+  if (status == cudaSuccess) {
+    out.count = n;
+    if (n == 0) out.why = "the CUDA runtime counts 0 devices";
+    return out;
   }
-  return n;
+  cudaGetLastError();  // clear the error so later calls start clean
+  const std::string error = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  if (status == cudaErrorNoDevice) {
+    out.why = error;
+  } else if (status == cudaErrorInsufficientDriver && !driver_library_installed()) {
+    out.why = "this machine has no NVIDIA driver (libcuda.so.1 not found)";
+  } else {
+    out.driver_error = true;
+    out.why = "the NVIDIA driver is installed but the CUDA runtime cannot use it (" + error + ")";
+  }
+  return out;
 }
+
+int device_count() { return count_devices().count; }
 
 std::optional<int> sm_clock_mhz(int ordinal) {
   const Nvml& n = nvml();
@@ -62,9 +86,9 @@ std::optional<int> sm_clock_mhz(int ordinal) {
 }
 
 DeviceInfo query_device(int ordinal) {
-  int count = device_count();
-  if (count == 0)
-    throw NoDeviceError("no CUDA device: this machine has no GPU or no NVIDIA driver (libcuda)");
+  const DeviceCount devices = count_devices();
+  const int count = devices.count;
+  if (count == 0) throw NoDeviceError("no CUDA device: " + devices.why);
   if (ordinal < 0 || ordinal >= count)
     throw NoDeviceError("no CUDA device " + std::to_string(ordinal) + ": this machine has " +
                         std::to_string(count));

@@ -35,10 +35,26 @@ struct DeviceInfo {
   Target target() const { return {cc_major, cc_minor, cc_major >= 9, limits, sm_count}; }
 };
 
+/// What cudaGetDeviceCount said: how many devices, or why there is none.
+struct DeviceCount {
+  int count = 0;
+  /// An NVIDIA driver is installed but the CUDA runtime cannot use it (too old, mismatched,
+  /// failed to initialize): a broken GPU host, not a machine without a GPU.
+  bool driver_error = false;
+  /// Empty with devices; else one clause with the CUDA error's name and text, e.g.
+  /// "cudaErrorNoDevice: no CUDA-capable device is detected".
+  std::string why;
+};
+
+/// Counts the CUDA devices and, where there is none, says why. No driver library (libcuda.so.1)
+/// and cudaErrorNoDevice (none visible, e.g. CUDA_VISIBLE_DEVICES="") mean "no GPU"; any other
+/// error is a driver error.
+DeviceCount count_devices();
+
 /// The number of CUDA devices; 0 (not an error) where there is no driver or no GPU.
 int device_count();
 
-/// Queries device `ordinal`; throws NoDeviceError when there is none.
+/// Queries device `ordinal`; throws NoDeviceError when there is none, saying why.
 DeviceInfo query_device(int ordinal = 0);
 
 /// The target of the current device (cudaGetDevice), queried once per device and kept.

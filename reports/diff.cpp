@@ -1,12 +1,12 @@
 // `coalesce-report diff A.db B.db`: what got faster or slower from A to B (two commits, two
 // GPUs), judged with the same [p10, p90] rule as the report.
-#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <vector>
 
 #include "report.hpp"
 #include "schema/vocabulary.hpp"
@@ -130,8 +130,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
   t.group_by = {"device", "problem"};
 
   int faster = 0, slower = 0, same = 0, changed = 0, only_a = 0, only_b = 0;
-  double log_sum = 0;
-  int ratios = 0;
+  std::vector<double> ratios;  // B/A of the keys ok in both
   for (const auto& [key, ra] : rows_a) {
     auto it = rows_b.find(key);
     if (it == rows_b.end()) {
@@ -145,8 +144,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
     if (ok_a && ok_b) {
       double r = rb.median / ra.median;
       ratio = r;
-      log_sum += std::log(r);
-      ++ratios;
+      ratios.push_back(r);
       Verdict v = compare_spread(rb.p10, rb.p90, ra.p10, ra.p90);
       verdict = std::string(to_string(v));
       (v == Verdict::faster ? faster : v == Verdict::slower ? slower : same)++;
@@ -176,7 +174,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
                col("slower", "slower"),            col("same", "same (within noise)"),
                col("status_changed", "status changed"), col("only_in_a", "only in A"),
                col("only_in_b", "only in B"),      col("geomean_ratio", "geometric mean B/A", 3)};
-  Value geomean = ratios ? Value(std::exp(log_sum / ratios)) : Value();
+  Value geomean = ratios.empty() ? Value() : Value(geometric_mean(ratios));
   s.rows.push_back({std::int64_t{faster + slower + same}, std::int64_t{faster},
                     std::int64_t{slower}, std::int64_t{same}, std::int64_t{changed},
                     std::int64_t{only_a}, std::int64_t{only_b}, geomean});
@@ -187,7 +185,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
                 "Summary: %d compared: %d faster, %d slower, %d same (within noise); %d changed "
                 "status; %d only in A, %d only in B; geometric mean B/A %s.",
                 faster + slower + same, faster, slower, same, changed, only_a, only_b,
-                ratios ? format_value(geomean, 3, "").c_str() : "n/a");
+                ratios.empty() ? "n/a" : format_value(geomean, 3, "").c_str());
   doc.footer.push_back(line);
   return doc;
 }

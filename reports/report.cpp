@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -240,11 +239,9 @@ Table waves_table(const db::Database& db, const SqlFilter& f) {
                               as_text(r[4]), as_text(r[5]));
     Value waves, last;
     if (!is_null(r[8]) && !is_null(r[10]) && as_int(r[10]) > 0) {
-      // blocks ÷ (SMs × resident blocks per SM); the last wave runs partly empty unless whole.
-      double w = as_double(r[8]) / (as_double(r[9]) * as_double(r[10]));
-      double frac = w - std::floor(w);
-      waves = w;
-      last = frac == 0 ? 100.0 : frac * 100.0;
+      const Waves q = wave_quantization(as_double(r[8]), as_double(r[9]), as_double(r[10]));
+      waves = q.waves;
+      last = q.last_wave_pct;
     }
     for (Value v : {r[6], r[7], r[8], r[9], r[10], waves, last}) row.push_back(std::move(v));
     t.rows.push_back(std::move(row));
@@ -407,21 +404,6 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
   for (const auto& t : terms) out.where += (out.where.empty() ? "" : " AND ") + t;
   if (out.where.empty()) out.where = "1";
   return out;
-}
-
-Verdict compare_spread(double p10, double p90, double other_p10, double other_p90) {
-  if (p90 < other_p10) return Verdict::faster;
-  if (other_p90 < p10) return Verdict::slower;
-  return Verdict::same;
-}
-
-std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::same: return "same";
-  }
-  return "?";
 }
 
 std::string problem_label(int m, int n, int k, const std::string& dtype,

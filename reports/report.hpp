@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rules.hpp"
 #include "schema/db.hpp"
 #include "table.hpp"
 
@@ -42,12 +43,6 @@ struct SqlFilter {
   std::vector<Value> params;
 };
 SqlFilter filter_sql(const Filters& f, const std::string& alias);
-
-/// How one timing compares with another: only when the [p10, p90] intervals do not overlap is
-/// one called faster or slower; otherwise the difference is within the measured noise.
-enum class Verdict { faster, slower, same };
-Verdict compare_spread(double p10, double p90, double other_p10, double other_p90);
-std::string_view to_string(Verdict v);
 
 /// One line of the comparison: the best row of a family, or a row of its run to compare with.
 struct ComparisonEntry {

@@ -1,7 +1,8 @@
 // The runtime library (compiler/runtime/) on the GPU: every entry point coalesce-lower-to-library
 // calls, checked against the harness's fp64 reference on shapes that take each built-in config
-// (4-, 2- and 1-float copies of B), the entry an emitted unit defines (fused_entry.cuh), the
-// device allocator, and the one-line refusal of bad operands (which needs no GPU).
+// (4-, 2- and 1-float copies of B), the entry an emitted unit defines (fused_entry.cuh) and the
+// device allocator. Every case needs a GPU; the refusal of bad operands, which needs none, is
+// runtime_refusal_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -130,24 +131,6 @@ TEST(Runtime, AllocatorGivesAlignedDeviceBuffersAndEmptyOnes) {
   COALESCE_CUDA(cudaMemsetAsync(v.aligned, 0, 1000 * sizeof(float), nullptr));
   _mlir_ciface_coalesce_free_1d_f32(&v);
   COALESCE_CUDA(cudaDeviceSynchronize());
-}
-
-// Operands are checked before anything touches the device: these refusals need no GPU. The
-// child re-executes the binary ("threadsafe") rather than forking a process that may hold a
-// CUDA context from the other tests.
-TEST(RuntimeDeathTest, MismatchedOperandsStopWithOneLine) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  float* fake = reinterpret_cast<float*>(std::uintptr_t{256});
-  CoalesceMemRef2DF32 a = matrix(fake, 64, 32), b = matrix(fake, 31, 16), c = matrix(fake, 64, 16);
-  EXPECT_EXIT(_mlir_ciface_coalesce_matmul_f32(&a, &b, &c), testing::ExitedWithCode(1),
-              "coalesce runtime: coalesce_matmul_f32: A is 64x32 but B is 31x16");
-  CoalesceMemRef2DF32 strided = matrix(fake, 64, 16);
-  strided.strides[0] = 32;
-  EXPECT_EXIT(_mlir_ciface_coalesce_relu_f32(&strided, &c), testing::ExitedWithCode(1),
-              "coalesce runtime: coalesce_relu_f32: X is not row-major contiguous");
-  CoalesceMemRef1DF32 short_bias = vector(fake, 15);
-  EXPECT_EXIT(_mlir_ciface_coalesce_bias_add_f32(&c, &short_bias, &c), testing::ExitedWithCode(1),
-              "coalesce runtime: coalesce_bias_add_f32: the bias has 15 entries, not N = 16");
 }
 
 }  // namespace

@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# coalesce-bench answers --version/--help, rejects bad input with one sentence and a non-zero
-# exit, and on a machine without a GPU says so in one line with exit status 2.
+# coalesce-bench answers --version/--help and refuses bad input with status 1 and one line naming
+# the problem. Each refusal is paired with the same option given a valid value, which must get past
+# the command line to the device query: `--device 99` makes that fail with "no CUDA device" and
+# status 2 on any machine, with or without a GPU, so a valid input is told from an invalid one
+# everywhere. Without a GPU a real run says so in one line with status 2.
 set -u
 bench=$1
 fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1 (status $rc: $out)"; fail=1; fi; }
+run() { out=$("$bench" "$@" 2>&1); rc=$?; }
+one_line() { [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ]; }
+says() { printf "%s" "$out" | grep -q -- "$1"; }
 
+rc=0 out=
 check "--version" '"$bench" --version | grep -q "^coalesce-bench [0-9]"'
 check "--help names the CSV and the shapes" '"$bench" --help | grep -q -- "--csv" && "$bench" --help | grep -q -- "--shapes"'
-out=$("$bench" --shapes 12x 2>&1); rc=$?
-check "a bad shape exits 1 with one line" '[ $rc -eq 1 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "bad shape"'
-check "an unknown epilogue is refused" '! "$bench" --epilogue gelu_fast >/dev/null 2>&1'
-check "an unknown method is refused" '! "$bench" --method cudnn >/dev/null 2>&1'
-out=$("$bench" --min-samples 10 --max-samples 5 2>&1); rc=$?
-check "max below min samples is refused" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "max-samples"'
+
+# Each line: a bad option, the text its one-line refusal must contain | the option made valid.
+while IFS='|' read -r bad expect good; do
+  [ -z "$bad" ] && continue
+  run $bad --device 99
+  check "$bad: status 1, one line naming '$expect'" '[ $rc -eq 1 ] && one_line && says "$expect" && ! says "no CUDA device"'
+  run $good --device 99
+  check "$good: accepted (reaches the device query)" '[ $rc -eq 2 ] && one_line && says "no CUDA device"'
+done <<'CASES'
+--shapes 12x|bad shape|--shapes 12
+--shapes 0|bad shape|--shapes 1000x1002x998
+--epilogue gelu_fast|--epilogue: gelu_fast not in|--epilogue bias_relu
+--method cudnn|--method: cudnn not in|--method cublas_gemm
+--family tensor|--family: tensor not in|--family cublaslt
+--min-samples 10 --max-samples 5|--max-samples (5) is below --min-samples (10)|--min-samples 5 --max-samples 5
+--max-naive 0|--max-naive: '0' is not a positive number|--max-naive 64
+--no-such-flag|--no-such-flag|--quick
+CASES
+
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
-  out=$("$bench" --quick 2>&1); rc=$?
-  check "without a GPU exits 2" '[ $rc -eq 2 ]'
-  check "without a GPU says so in one line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
+  run --quick
+  check "without a GPU exits 2 with one line saying so" '[ $rc -eq 2 ] && one_line && says "coalesce-bench: no CUDA device: "'
 fi
 exit $fail

@@ -1,5 +1,6 @@
 // The report over the fixture database (tests/fixtures/make_fixture.cpp): its comparison agrees
-// with the documented v_comparison view, the noise rule, shape parsing, and the diff's verdicts.
+// with the documented v_comparison view, shape parsing, and the diff's verdicts and mean (the
+// rules themselves: rules_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -28,12 +29,6 @@ TEST(Shapes, ParseNOrMxNxK) {
   EXPECT_EQ(r->k, 64);
   for (const char* bad : {"", "0", "-5", "12x", "1x2", "1x2x3x4", "4096 ", "x", "1e3"})
     EXPECT_FALSE(parse_shape(bad)) << bad;
-}
-
-TEST(Noise, OnlyDisjointIntervalsDiffer) {
-  EXPECT_EQ(compare_spread(1.0, 1.1, 1.2, 1.3), Verdict::faster);
-  EXPECT_EQ(compare_spread(1.2, 1.3, 1.0, 1.1), Verdict::slower);
-  EXPECT_EQ(compare_spread(1.0, 1.2, 1.1, 1.3), Verdict::same);
 }
 
 TEST(Filters, UnknownDtypeIsRefused) {
@@ -177,6 +172,12 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
   EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_b")]), 1);  // N at 1024
   EXPECT_EQ(db::as_int(s.rows[0][s.index("faster")]), 1);
   EXPECT_EQ(db::as_int(s.rows[0][s.index("slower")]), 1);
+  // The summary's mean is the geometric mean of the ratio column.
+  std::vector<double> ratios;
+  for (const auto& row : t.rows)
+    if (!db::is_null(row[t.index("ratio")])) ratios.push_back(db::as_double(row[t.index("ratio")]));
+  ASSERT_GE(ratios.size(), 2u);
+  EXPECT_DOUBLE_EQ(db::as_double(s.rows[0][s.index("geomean_ratio")]), geometric_mean(ratios));
 }
 
 }  // namespace

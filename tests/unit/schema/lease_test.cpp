@@ -81,17 +81,22 @@ TEST(Lease, ReaderSeesCommittedRowsWhileTheWriterWorks) {
   }
 }
 
-// A child sweeps forever, telling the parent after each committed row; the parent kills it
-// with SIGKILL mid-sweep, then checks integrity, the committed rows and the lease.
+// A child sweeps forever in lock step with the parent: after each committed row it reports on
+// one pipe and waits for the go-ahead on another. After the 40th report the parent gives one more
+// go-ahead and kills the child with SIGKILL while it writes the 41st row (or just after), then
+// checks integrity, the committed rows and the lease. The handshake bounds what the child can
+// commit before the kill, whatever the scheduler does: 40 rows, or 41.
 TEST(Lease, KilledWriterLosesNothingCommitted) {
   TempDir dir;
   auto path = dir / "k.db";
-  int pipefd[2];
-  ASSERT_EQ(pipe(pipefd), 0);
+  int report[2], go[2];
+  ASSERT_EQ(pipe(report), 0);
+  ASSERT_EQ(pipe(go), 0);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    close(pipefd[0]);
+    close(report[0]);
+    close(go[1]);
     try {
       auto db = Database::open(path, Mode::read_write);
       DeviceId dev = db.upsert_device(h200());
@@ -100,30 +105,37 @@ TEST(Lease, KilledWriterLosesNothingCommitted) {
       for (int i = 0;; ++i) {
         ConfigId c = db.upsert_config({"simt", "cfg_" + std::to_string(i), "{}", "h"});
         db.insert_measurement(ok_row(run, dev, prob, "coalesce", c, 1.0 + i));
-        char one = 1;
-        if (write(pipefd[1], &one, 1) != 1) _exit(5);
+        char byte = 1;
+        if (write(report[1], &byte, 1) != 1) _exit(5);
+        if (read(go[0], &byte, 1) != 1) _exit(6);
       }
     } catch (...) {
       _exit(4);
     }
   }
-  close(pipefd[1]);
+  close(report[1]);
+  close(go[0]);
+  constexpr int kReported = 40;
   int committed = 0;
-  char byte;
-  while (committed < 40 && read(pipefd[0], &byte, 1) == 1) ++committed;
-  ASSERT_EQ(committed, 40) << "the child writer stopped early";
+  char byte = 1;
+  while (committed < kReported && read(report[0], &byte, 1) == 1) {
+    ++committed;
+    ASSERT_EQ(write(go[1], &byte, 1), 1);  // the last go-ahead starts row 41
+  }
+  ASSERT_EQ(committed, kReported) << "the child writer stopped early";
   ASSERT_EQ(kill(child, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFSIGNALED(status));
-  close(pipefd[0]);
+  close(report[0]);
+  close(go[1]);
 
   auto db = Database::open(path, Mode::read_write);  // no stale lease after SIGKILL
   EXPECT_EQ(as_text(db.query("PRAGMA integrity_check").rows.at(0).at(0)), "ok");
   EXPECT_TRUE(db.query("PRAGMA foreign_key_check").rows.empty());
   auto count = as_int(db.query("SELECT count(*) FROM measurements").rows[0][0]);
   EXPECT_GE(count, committed);      // every row the child reported as committed
-  EXPECT_LE(count, committed + 1);  // plus at most the one committed before its report
+  EXPECT_LE(count, committed + 1);  // plus the one it was let start before the kill
   EXPECT_EQ(as_text(db.query("SELECT status FROM runs").rows[0][0]), "interrupted");
 }
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # coalesce-tune's command line on a machine without a GPU: every bad input is one line on stderr
-# and a non-zero exit with the database file untouched (checksum) or never created; a dry run
-# compiles through NVRTC without a GPU, writes no database, and hits the cache the second time;
-# the cache verbs count, verify, clear and refuse a bad directory.
+# naming the problem and status 2 with the database file untouched (checksum) or never created; a
+# dry run compiles through NVRTC without a GPU, writes no database, and hits the cache the second
+# time; the cache verbs count, verify, clear and refuse a bad directory. A missing device is status
+# 2 too, so each refusal is told from an accepted input by its message, and valid inputs are shown
+# to get past the command line: with `--device 99` they stop at the device query ("no CUDA
+# device", on any machine) before the database is opened.
 set -u
 tune=$1
 work=$(mktemp -d)
@@ -18,29 +21,48 @@ sum=$(sha256sum "$db")
 while IFS='|' read -r args expect; do
   [ -z "$args" ] && continue
   out=$("$tune" sweep $args --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
-  check "sweep $args: non-zero exit" '[ $rc -ne 0 ]'
+  check "sweep $args: status 2" '[ $rc -eq 2 ]'
   check "sweep $args: one line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ]'
   check "sweep $args: says '$expect'" 'printf "%s" "$out" | grep -q -- "$expect"'
+  check "sweep $args: not a device error" '! printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 done <<'CASES'
---shape 0|positive integer
---shape -5|positive integer
---shape 4096x0x16|positive integer
---shape 12x34|one size
---shape 1x2x3x4|one size
---shape abc|positive integer
---shape 99999999999|positive integer
---shape 4096 --dtype bf16 --family simt|cannot compute --dtype bf16
---shape 4096 --dtype f64|not a dtype
---shape 4096 --family tensor|is not a kernel family
---shape 4096 --epilogue swish|not an epilogue
---shape 4096 --strategy greedy|not a strategy
---shape 4096 --strategy random|needs --budget
---shape 4096 --budget 5|needs --strategy random
---shape 4096 --strategy random --budget 0|at least 1
---shape 4096 --timeout 0|positive number
---shape 4096 --no-such-flag|no-such-flag
---dtype f32|shape
+--shape 0|--shape '0': each of M, N and K must be a positive integer
+--shape -5|--shape '-5': each of M, N and K must be a positive integer
+--shape 4096x0x16|--shape '4096x0x16': each of M, N and K must be a positive integer
+--shape 12x34|--shape '12x34': give one size
+--shape 1x2x3x4|--shape '1x2x3x4': give one size
+--shape abc|--shape 'abc': each of M, N and K must be a positive integer
+--shape 99999999999|--shape '99999999999': each of M, N and K must be a positive integer
+--shape 4096 --dtype bf16 --family simt|--family simt cannot compute --dtype bf16: the simt family computes in f32
+--shape 4096 --dtype f64|--dtype 'f64' is not a dtype
+--shape 4096 --family tensor|--family 'tensor' is not a kernel family (simt
+--shape 4096 --epilogue swish|--epilogue 'swish' is not an epilogue
+--shape 4096 --strategy greedy|--strategy 'greedy' is not a strategy
+--shape 4096 --strategy random|--strategy random needs --budget
+--shape 4096 --budget 5|--budget needs --strategy random
+--shape 4096 --strategy random --budget 0|--budget must be at least 1
+--shape 4096 --timeout 0|--timeout must be a positive number
+--shape 4096 --no-such-flag|not expected: --no-such-flag
+--dtype f32|--shape is required
+CASES
+
+# The same options made valid get past the command line and stop at the device query.
+while read -r args; do
+  [ -z "$args" ] && continue
+  out=$("$tune" sweep $args --device 99 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+  check "sweep $args: accepted (status 2 at the device query, one line)" \
+    '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
+  check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+done <<'CASES'
+--shape 4096
+--shape 4096x1024x16
+--shape 4096 --dtype f32
+--shape 4096 --family simt
+--shape 4096 --epilogue bias_relu
+--shape 4096 --strategy exhaustive
+--shape 4096 --strategy random --budget 1
+--shape 4096 --timeout 0.5
 CASES
 
 # Without a GPU a real sweep stops before opening the database: exit 2, one line.
