@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--strategy", strategy, "exhaustive or random")->capture_default_str();
   sweep->add_option("--budget", budget, "random strategy: configs to measure per problem");
   sweep->add_option("--seed", so.seed, "random strategy: seed of the draw")->capture_default_str();
+  sweep->add_option("--config", so.configs, "only this config (its name; repeatable): re-measure a known config");
   sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");
   sweep->add_option("--device", so.device, "CUDA device ordinal")->capture_default_str();
   sweep->add_option("--db", db_path, "results database")->capture_default_str();
@@ -282,6 +283,17 @@ int main(int argc, char** argv) {
         throw UsageError("--strategy '" + strategy + "' is not a strategy (exhaustive, random)");
       }
       if (so.timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
+      for (const std::string& name : so.configs) {
+        auto named = parse_config_name(name);
+        if (!named) throw UsageError("--config '" + name + "' is not the name of a config of any family (" + family_names() + ")");
+        bool matches = false;
+        for (const Problem& p : so.problems) matches = matches || (p.dtype == named->dtype && p.epilogue == named->epilogue);
+        if (!matches)
+          throw UsageError("--config " + name + " is for " + std::string(to_string(named->dtype)) + " " +
+                           std::string(to_string(named->epilogue)) + ", which no --shape of this sweep computes");
+        if (so.strategy == tuner::Strategy::random)
+          throw UsageError("--config names the configs to measure: it takes no --strategy random");
+      }
       if (db_path.empty()) throw UsageError("--db must name a file");
       so.db_path = db_path;
       so.cache_dir = cache_dir;

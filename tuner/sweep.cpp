@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -251,6 +252,11 @@ class Sweep {
       // Every problem's compiles are queued before the first is measured, so the pool never idles.
       std::vector<std::vector<Plan>> plans;
       for (std::size_t i = 0; i < o_.problems.size(); ++i) plans.push_back(plan_problem(o_.problems[i], i, pool));
+      for (const std::string& name : o_.configs)
+        if (std::find(named_found_.begin(), named_found_.end(), name) == named_found_.end())
+          throw std::runtime_error("--config " + name +
+                                   " is not a legal candidate of any problem swept here (its family's space, dtype, "
+                                   "epilogue and shape must match: see coalesce-tune space)");
       for (std::size_t i = 0; i < plans.size() && !g_interrupted; ++i) sweep_problem(o_.problems[i], plans[i], pool);
     } catch (...) {
       if (db_) db_->end_run(run_, db::RunStatus::failed);
@@ -457,6 +463,12 @@ class Sweep {
     for (const Family* family : families_for(problem)) {
       Plan p{family, enumerate(*family, problem, target_), {}, {}};
       p.chosen = select(p.space, o_.strategy, o_.budget, o_.seed);
+      if (!o_.configs.empty()) {
+        std::erase_if(p.chosen, [&](const Candidate& c) {
+          return std::find(o_.configs.begin(), o_.configs.end(), c.name) == o_.configs.end();
+        });
+        for (const Candidate& c : p.chosen) named_found_.push_back(c.name);
+      }
       p.prepared.reserve(p.chosen.size());
       const Jit* jit = &jit_for(*family);
       for (std::size_t i = 0; i < p.chosen.size(); ++i) {
@@ -715,6 +727,7 @@ class Sweep {
   std::string arch_;
   std::filesystem::path cache_dir_;
   std::map<std::string, Jit> jits_;
+  std::vector<std::string> named_found_;  // the --config names some problem's space holds
   std::optional<db::Database> db_;
   std::optional<WorkerProcess> worker_;
   db::DeviceId device_id_ = 0;
@@ -734,6 +747,7 @@ std::string resume_key(const SweepOptions& o) {
     k << shape(p) << ":" << to_string(p.dtype) << ":" << to_string(p.epilogue) << ",";
   k << ";strategy=" << (o.strategy == Strategy::random ? "random" : "exhaustive");
   if (o.strategy == Strategy::random) k << ";budget=" << o.budget << ";seed=" << o.seed;
+  for (const std::string& c : o.configs) k << ";config=" << c;
   k << ";git=" << COALESCE_GIT_REVISION;
   return k.str();
 }

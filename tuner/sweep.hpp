@@ -20,6 +20,9 @@ struct SweepOptions {
   /// explicitly that refuses the dtype or the device stops the sweep with that reason.
   std::vector<std::string> families = {"all"};
   Strategy strategy = Strategy::exhaustive;
+  /// Only these configs (their names): re-measure a known config, e.g. a stored winner. Each
+  /// must be a legal candidate of its problem's space, else the sweep stops before measuring.
+  std::vector<std::string> configs;
   int budget = -1;          ///< random strategy: configs to draw per problem
   std::uint64_t seed = 1;   ///< random strategy: the draw's seed
   bool dry_run = false;     ///< enumerate and compile only: no GPU, no database

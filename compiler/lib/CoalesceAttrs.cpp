@@ -47,8 +47,9 @@ EpilogueKind fromCoreEpilogue(::coalesce::Epilogue epilogue) {
   llvm_unreachable("every coalesce::Epilogue is handled");
 }
 
-std::optional<::coalesce::Dtype> dtypeOf(Type elementType) {
-  if (elementType.isF32()) return ::coalesce::Dtype::f32;
+std::optional<::coalesce::Dtype> dtypeOf(Type elementType, MathKindAttr math) {
+  if (elementType.isF32()) return math ? ::coalesce::Dtype::tf32 : ::coalesce::Dtype::f32;
+  if (math) return std::nullopt;
   if (elementType.isBF16()) return ::coalesce::Dtype::bf16;
   if (elementType.isF16()) return ::coalesce::Dtype::f16;
   return std::nullopt;

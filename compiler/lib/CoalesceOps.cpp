@@ -77,7 +77,18 @@ LogicalResult verifyElementwise(Operation* op, Value input, Value output) {
 
 }  // namespace
 
-LogicalResult MatmulOp::verify() { return verifyMatmul(*this, getA(), getB(), getC()); }
+// TF32 is a math mode of f32 data: it rounds f32 operands, and 16-bit operands have no TF32 form.
+LogicalResult verifyMath(Operation* op, Value a, MathKindAttr math) {
+  if (math && !memrefOf(a).getElementType().isF32())
+    return op->emitOpError("asks for TF32 math on element type ")
+           << memrefOf(a).getElementType() << "; TF32 rounds f32 operands only";
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyMatmul(*this, getA(), getB(), getC()))) return failure();
+  return verifyMath(*this, getA(), getMathAttr());
+}
 
 LogicalResult BiasAddOp::verify() {
   if (failed(verifyElementwise(*this, getInput(), getOutput()))) return failure();
@@ -97,11 +108,12 @@ LogicalResult GeluOp::verify() { return verifyElementwise(*this, getInput(), get
   MemRefType a = memrefOf(getA()), b = memrefOf(getB());
   auto extent = [](int64_t e) { return ShapedType::isDynamic(e) ? -1 : static_cast<int>(e); };
   return {extent(a.getDimSize(0)), extent(b.getDimSize(1)), extent(a.getDimSize(1)),
-          dtypeOf(a.getElementType()).value_or(::coalesce::Dtype::f32), toCoreEpilogue(getEpilogue())};
+          dtypeOf(a.getElementType(), getMathAttr()).value_or(::coalesce::Dtype::f32), toCoreEpilogue(getEpilogue())};
 }
 
 LogicalResult FusedMatmulOp::verify() {
   if (failed(verifyMatmul(*this, getA(), getB(), getC()))) return failure();
+  if (failed(verifyMath(*this, getA(), getMathAttr()))) return failure();
   bool needsBias = getEpilogue() != EpilogueKind::none;
   if (needsBias && !getBias())
     return emitOpError("epilogue '") << stringifyEpilogueKind(getEpilogue())

@@ -101,8 +101,11 @@ struct SimtFragment {
   }
 };
 
-/// The mainloop: acc += A[m0.., :] · B[:, n0..] for one thread's fragment, walking K in
-/// BK-wide slices through a STAGES-deep cp.async ring in `smem`.
+/// The mainloop: acc = A[m0.., :] · B[:, n0..] for one thread's fragment, walking K in BK-wide
+/// slices through a STAGES-deep cp.async ring in `smem`, then `epilogue(acc)`. The accumulators
+/// live here, declared after the copy addresses are set up: the order the kernel's first version
+/// had, for which ptxas allocates 201 registers on the 4096^3 winner (declared by the caller and
+/// passed in, the same instructions get 203).
 template <class Tile>
 struct SimtMainloop {
   static constexpr SimtConfig cfg = Tile::config;
@@ -110,15 +113,15 @@ struct SimtMainloop {
   static constexpr int STAGES = cfg.stages, VEC = cfg.vec, THREADS = cfg.threads();
   static constexpr int AS = cfg.a_stride(), BS = cfg.b_stride(), STAGE = cfg.stage_floats();
 
+  template <class Epilogue>
   __device__ __forceinline__ static void run(const float* __restrict__ A, const float* __restrict__ B, int M,
-                                             int N, int K, int m0, int n0, const SimtFragment<Tile>& frag,
-                                             float* smem, float (&acc)[TM][TN]) {
+                                             int N, int K, int m0, int n0, int tid, const SimtFragment<Tile>& frag,
+                                             float* smem, Epilogue&& epilogue) {
     constexpr int LANES_N = SimtFragment<Tile>::LANES_N, LANES_M = SimtFragment<Tile>::LANES_M;
     constexpr int CHUNKS_M = TM / 4;          // a thread's rows and columns come in groups of 4
     constexpr int CHUNKS_N = TN / 4;
     constexpr int A_COPIES = BM * BK / THREADS;  // A is copied 4 bytes at a time (transposing)
     constexpr int B_COPIES = BK * BN / (THREADS * VEC);
-    const int tid = threadIdx.x;
 
     // Copies. A element (m, k) goes to As[k][m]: consecutive threads read consecutive k of a
     // row of A (coalesced) and write down a column of As, whose row stride BM+4 spreads them
@@ -161,6 +164,12 @@ struct SimtMainloop {
         detail::cp_async<VEC * 4>(base + b_dst + rr * BS + cc, b_src + rr * N + cc, ok);
       }
     };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
     const int k_slices = (K + BK - 1) / BK;
     // Prologue: STAGES-1 slices in flight. Every iteration commits exactly one group (possibly
@@ -209,6 +218,7 @@ struct SimtMainloop {
     }
     // Drain: no copy may still target shared memory when the block exits.
     detail::cp_async_wait<0>();
+    epilogue(acc);
   }
 };
 
@@ -265,19 +275,16 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
 
   const int tiles_m = (M + cfg.bm - 1) / cfg.bm;
   const int tiles_n = (N + cfg.bn - 1) / cfg.bn;
-  const TileCoord tile = grouped_tile<cfg.group_m>(blockIdx.x, tiles_m, tiles_n);
+  const int pid = blockIdx.x;
+  const TileCoord tile = grouped_tile<cfg.group_m>(pid, tiles_m, tiles_n);
   const int m0 = tile.m * cfg.bm;
   const int n0 = tile.n * cfg.bn;
-  const SimtFragment<Tile> frag = SimtFragment<Tile>::of(threadIdx.x);
+  const int tid = threadIdx.x;
+  const SimtFragment<Tile> frag = SimtFragment<Tile>::of(tid);
 
-  float acc[cfg.tm][cfg.tn];
-#pragma unroll
-  for (int i = 0; i < cfg.tm; ++i)
-#pragma unroll
-    for (int j = 0; j < cfg.tn; ++j) acc[i][j] = 0.0f;
-
-  SimtMainloop<Tile>::run(A, B, M, N, K, m0, n0, frag, smem, acc);
-  simt_store_tile<Tile, Epi>(acc, bias, C, M, N, m0, n0, frag);
+  SimtMainloop<Tile>::run(A, B, M, N, K, m0, n0, tid, frag, smem, [&](const float (&acc)[Tile::config.tm][Tile::config.tn]) {
+    simt_store_tile<Tile, Epi>(acc, bias, C, M, N, m0, n0, frag);
+  });
 }
 
 /// The kernel for nvcc-compiled instantiations (tests, bench, runtime library).

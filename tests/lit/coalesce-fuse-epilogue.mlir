@@ -220,3 +220,15 @@ func.func @second_bias(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memr
   coalesce.bias_add ins(%u, %bias : memref<64x16xf32>, memref<16xf32>) outs(%c : memref<64x16xf32>)
   return
 }
+
+// The math mode travels with the matmul into the fused op (a tf32 problem stays tf32).
+// CHECK-LABEL: func.func @keeps_math
+func.func @keeps_math(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // CHECK-NEXT: coalesce.fused_matmul bias ins({{.*}}) bias({{.*}}) outs({{.*}}) {math = #coalesce.math<tensorfloat32>}
+  // CHECK-NEXT: return
+  %t = memref.alloc() : memref<64x16xf32>
+  coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%t : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.bias_add ins(%t, %bias : memref<64x16xf32>, memref<16xf32>) outs(%c : memref<64x16xf32>)
+  memref.dealloc %t : memref<64x16xf32>
+  return
+}

@@ -38,3 +38,12 @@ func.func @name_taken(%x: memref<64x16xf32>, %y: memref<64x16xf32>) {
   coalesce.relu ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
   return
 }
+
+// -----
+
+// The runtime library computes in f32: a matmul asking for TF32 math has no entry point.
+func.func @tf32_matmul(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{asks for TF32 math; the runtime library implements f32 math only}}
+  coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  return
+}

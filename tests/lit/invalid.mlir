@@ -235,3 +235,31 @@ func.func @tile_unknown_parameter(%a: memref<256x128xf32>, %b: memref<128x64xf32
       {tile = #coalesce.tile<simt, warps = 8, bm = 128>}
   return
 }
+
+// -----
+
+// TF32 is a math mode of f32 data: 16-bit operands have no TF32 form.
+func.func @tf32_on_bf16(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %c: memref<64x16xbf16>) {
+  // expected-error @+1 {{asks for TF32 math on element type 'bf16'; TF32 rounds f32 operands only}}
+  coalesce.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c : memref<64x16xbf16>) {math = #coalesce.math<tensorfloat32>}
+  return
+}
+
+// -----
+
+// A, B and C share one element type: mixed types are refused.
+func.func @mixed_element_types(%a: memref<64x32xbf16>, %b: memref<32x16xf16>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expects A, B and C to have the same element type}}
+  coalesce.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x16xf16>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A tf32 problem is not a simt one: the family's plug-in refuses the dtype.
+func.func @simt_tile_on_tf32(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  // expected-error @+1 {{tile config does not fit the problem 256x64x128 tf32 (dtype): the simt family computes in f32 on the CUDA cores only}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      {math = #coalesce.math<tensorfloat32>, tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}

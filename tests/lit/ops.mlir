@@ -17,6 +17,20 @@ func.func @matmul_dynamic(%a: memref<?x?xf32>, %b: memref<?x16xf32>, %c: memref<
   return
 }
 
+// Round trip: TF32 is a math mode on f32 memrefs; bf16 and f16 are element types.
+// CHECK-LABEL: func.func @matmul_types
+func.func @matmul_types(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>,
+                        %ha: memref<64x32xbf16>, %hb: memref<32x16xbf16>, %hc: memref<64x16xbf16>,
+                        %fa: memref<64x32xf16>, %fb: memref<32x16xf16>, %fc: memref<64x16xf16>) {
+  // CHECK-NEXT: coalesce.matmul ins({{.*}}) outs({{.*}} : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  // CHECK-NEXT: coalesce.matmul ins({{.*}}) outs({{.*}} : memref<64x16xbf16>)
+  coalesce.matmul ins(%ha, %hb : memref<64x32xbf16>, memref<32x16xbf16>) outs(%hc : memref<64x16xbf16>)
+  // CHECK-NEXT: coalesce.matmul ins({{.*}}) outs({{.*}} : memref<64x16xf16>)
+  coalesce.matmul ins(%fa, %fb : memref<64x32xf16>, memref<32x16xf16>) outs(%fc : memref<64x16xf16>)
+  return
+}
+
 // Round trip: bias_add, relu and gelu, out of place and in place.
 // CHECK-LABEL: func.func @elementwise_round_trip
 func.func @elementwise_round_trip(%x: memref<64x16xf32>, %bias: memref<16xf32>, %y: memref<64x16xf32>) {

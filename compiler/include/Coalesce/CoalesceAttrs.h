@@ -26,9 +26,10 @@ namespace mlir::coalesce {
 ::coalesce::Epilogue toCoreEpilogue(EpilogueKind kind);
 EpilogueKind fromCoreEpilogue(::coalesce::Epilogue epilogue);
 
-/// The dtype a memref element type is stored in: f32 -> f32, bf16 -> bf16, f16 -> f16; nullopt
-/// for element types no kernel family computes in.
-std::optional<::coalesce::Dtype> dtypeOf(Type elementType);
+/// The dtype of a matmul on memrefs of `elementType` with the optional math mode: f32 -> f32
+/// (tf32 with math tf32), bf16 -> bf16, f16 -> f16; nullopt for element types no kernel family
+/// computes in, or a math mode the element type has not (TF32 of 16-bit data).
+std::optional<::coalesce::Dtype> dtypeOf(Type elementType, MathKindAttr math = {});
 
 /// The target of ops without a `target` attribute: the H200 (sm_90a, DeviceLimits' defaults).
 ::coalesce::Target defaultTarget();

@@ -23,6 +23,22 @@ def Coalesce_EpilogueKind : I32EnumAttr<"EpilogueKind",
 
 def Coalesce_EpilogueKindAttr : EnumAttr<Coalesce_Dialect, Coalesce_EpilogueKind, "epilogue">;
 
+def Coalesce_MathKind : I32EnumAttr<"MathKind",
+    "how a matmul's multiply-adds are computed when not at the storage type's own precision", [
+      // f32 operands rounded to TF32 on the tensor cores. Not spelled `tf32`: MLIR's lexer reads
+      // that as the builtin tf32 type, never as an enum keyword.
+      I32EnumAttrCase<"tensorfloat32", 1>
+    ]> {
+  let cppNamespace = "::mlir::coalesce";
+  let genSpecializedAttr = 0;
+}
+
+// `math = #coalesce.math<tensorfloat32>` on a matmul of f32 memrefs: the problem's dtype is tf32 (f32
+// storage, TF32 math). TF32 is a math mode, never an element type.
+def Coalesce_MathKindAttr : EnumAttr<Coalesce_Dialect, Coalesce_MathKind, "math"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Coalesce_TileConfigInterface : AttrInterface<"TileConfigAttrInterface"> {
   let cppNamespace = "::mlir::coalesce";
   let description = [{

@@ -15,7 +15,9 @@ def Coalesce_MatmulOp : Coalesce_Op<"matmul"> {
   let summary = "C = A x B on row-major memrefs";
   let description = [{
     `coalesce.matmul ins(%a, %b) outs(%c)` writes the product of A (MxK) and B (KxN) into
-    C (MxN). C must be a buffer other than A and B.
+    C (MxN). C must be a buffer other than A and B. A, B and C share one element type (f32,
+    bf16 or f16); `{math = #coalesce.math<tensorfloat32>}` on f32 memrefs asks for TF32 math (the dtype
+    tf32), which a kernel family may compute on the tensor cores.
 
     ```mlir
     coalesce.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>)
@@ -24,7 +26,8 @@ def Coalesce_MatmulOp : Coalesce_Op<"matmul"> {
   }];
   let arguments = (ins Arg<Coalesce_Matrix, "A", [MemRead]>:$a,
                        Arg<Coalesce_Matrix, "B", [MemRead]>:$b,
-                       Arg<Coalesce_Matrix, "C", [MemWrite]>:$c);
+                       Arg<Coalesce_Matrix, "C", [MemWrite]>:$c,
+                       OptionalAttr<Coalesce_MathKindAttr>:$math);
   let assemblyFormat = [{
     `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)` `outs` `(` $c `:` type($c) `)` attr-dict
   }];
@@ -103,7 +106,8 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
                        Arg<Optional<Coalesce_Vector>, "bias", [MemRead]>:$bias,
                        Arg<Coalesce_Matrix, "C", [MemWrite]>:$c,
                        OptionalAttr<Coalesce_TileConfigInterface>:$tile,
-                       OptionalAttr<Coalesce_TargetAttr>:$target);
+                       OptionalAttr<Coalesce_TargetAttr>:$target,
+                       OptionalAttr<Coalesce_MathKindAttr>:$math);
   let assemblyFormat = [{
     custom<EpilogueKind>($epilogue) `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
     (`bias` `(` $bias^ `:` type($bias) `)`)?

@@ -70,7 +70,9 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
   };
 
   Value product = hasBias ? temporary() : argC;
-  MatmulOp::create(builder, loc, argA, argB, product);
+  auto matmul = MatmulOp::create(builder, loc, argA, argB, product, mlir::coalesce::MathKindAttr());
+  if (p.dtype == Dtype::tf32)
+    matmul.setMathAttr(mlir::coalesce::MathKindAttr::get(builder.getContext(), mlir::coalesce::MathKind::tensorfloat32));
   if (hasBias) {
     bool activation = p.epilogue != Epilogue::bias;
     Value biased = activation ? temporary() : argC;
@@ -92,8 +94,6 @@ EmittedKernel emit_fused_kernel(const Problem& problem, const Config& config, co
                               "x" + std::to_string(problem.n) + "x" + std::to_string(problem.k) +
                               "): " + why);
   };
-  if (problem.dtype == Dtype::tf32)
-    throw fail("tf32 (f32 storage, TF32 math) has no math-mode attribute in the dialect yet");
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
     throw fail("M, N and K must be positive");
 

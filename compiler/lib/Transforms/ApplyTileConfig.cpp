@@ -105,7 +105,7 @@ struct CoalesceApplyTileConfigPass
       rewriter.setInsertionPoint(matmul);
       rewriter.replaceOpWithNewOp<FusedMatmulOp>(matmul, EpilogueKind::none, matmul.getA(),
                                                  matmul.getB(), Value(), matmul.getC(), tile,
-                                                 TargetAttr());
+                                                 TargetAttr(), matmul.getMathAttr());
     }
   }
 
@@ -114,7 +114,8 @@ struct CoalesceApplyTileConfigPass
     Value a = fused ? fused.getA() : cast<MatmulOp>(op).getA();
     Value b = fused ? fused.getB() : cast<MatmulOp>(op).getB();
     auto ta = cast<MemRefType>(a.getType()), tb = cast<MemRefType>(b.getType());
-    std::optional<::coalesce::Dtype> dtype = dtypeOf(ta.getElementType());
+    std::optional<::coalesce::Dtype> dtype =
+        dtypeOf(ta.getElementType(), fused ? fused.getMathAttr() : cast<MatmulOp>(op).getMathAttr());
     if (!dtype)
       return op->emitError("has element type ")
              << ta.getElementType() << ", which no kernel family computes (f32, bf16, f16)";

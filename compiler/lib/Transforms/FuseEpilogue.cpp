@@ -35,16 +35,17 @@ struct Producer {
   EpilogueKind epilogue;
   TileConfigAttrInterface tile;
   TargetAttr target;
+  MathKindAttr math;
 };
 
 std::optional<Producer> asProducer(Operation* op) {
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return Producer{matmul.getA(), matmul.getB(), Value(), matmul.getC(), EpilogueKind::none,
-                    TileConfigAttrInterface(), TargetAttr()};
+                    TileConfigAttrInterface(), TargetAttr(), matmul.getMathAttr()};
   if (auto fused = dyn_cast<FusedMatmulOp>(op))
     return Producer{fused.getA(),        fused.getB(),        fused.getBias(),
                     fused.getC(),        fused.getEpilogue(), fused.getTileAttr(),
-                    fused.getTargetAttr()};
+                    fused.getTargetAttr(), fused.getMathAttr()};
   return std::nullopt;
 }
 
@@ -111,7 +112,7 @@ struct FoldEpilogue : OpRewritePattern<EpilogueOp> {
     if constexpr (std::is_same_v<EpilogueOp, BiasAddOp>) bias = consumer.getBias();
     rewriter.setInsertionPoint(consumer);
     FusedMatmulOp::create(rewriter, consumer.getLoc(), *epilogue, producer->a, producer->b, bias,
-                          output, producer->tile, producer->target);
+                          output, producer->tile, producer->target, producer->math);
     rewriter.eraseOp(consumer);
     rewriter.eraseOp(producerOp);
 

@@ -162,6 +162,10 @@ struct CoalesceLowerToLibraryPass
     WalkResult result = getOperation().walk([&](Operation* op) {
       if (isCoalesceOp(op)) {
         ++numCalls;
+        if (op->hasAttr("math")) {
+          op->emitError("asks for TF32 math; the runtime library implements f32 math only");
+          return WalkResult::interrupt();
+        }
         for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
           auto type = cast<MemRefType>(operand.getType());
           if (!type.getElementType().isF32()) {
