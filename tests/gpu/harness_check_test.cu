@@ -211,9 +211,13 @@ TEST(Workspace, SixteenBitInputsAreRoundedOnceToTheirType) {
     std::set<unsigned short> distinct(bits.begin(), bits.end());
     EXPECT_GT(distinct.size(), 500u) << to_string(d);
     for (unsigned short b : bits) {
-      // Finite, and |x| < 1 in both formats: the exponent field is below the bias.
-      const unsigned exponent = d == Dtype::bf16 ? (b >> 7) & 0xff : (b >> 10) & 0x1f;
-      ASSERT_LT(exponent, d == Dtype::bf16 ? 127u : 15u) << to_string(d) << " bits " << b;
+      // Finite and |x| <= 1 in both formats (a draw just below 1 rounds up to 1.0): the exponent
+      // field is below the bias, or at it with a zero mantissa.
+      const bool bf16 = d == Dtype::bf16;
+      const unsigned exponent = bf16 ? (b >> 7) & 0xff : (b >> 10) & 0x1f;
+      const unsigned mantissa = bf16 ? b & 0x7f : b & 0x3ff;
+      const unsigned bias = bf16 ? 127u : 15u;
+      ASSERT_TRUE(exponent < bias || (exponent == bias && mantissa == 0)) << to_string(d) << " bits " << b;
     }
   }
 }
