@@ -47,11 +47,24 @@ __device__ __forceinline__ bool mbarrier_try_wait(unsigned bar, unsigned parity)
       : "memory");
   return done != 0;
 }
+/// Nanoseconds of the GPU's global timer.
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+/// A barrier wait longer than this is a protocol bug (a phase that can never complete), not a
+/// slow pipeline: no wait in a correct GEMM lasts a millisecond.
+constexpr unsigned long long kHangNs = 10ull * 1000 * 1000 * 1000;
 /// Waits until the phase of parity `parity` has completed. A fresh barrier is in phase 0, and
 /// the phase before it (parity 1) counts as completed: waiting on parity 1 returns at once.
+/// A wait past kHangNs traps, so a deadlock fails the launch with an error the harness reports
+/// instead of hanging the GPU.
 __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
-  while (!mbarrier_try_wait(bar, parity)) {
-  }
+  if (mbarrier_try_wait(bar, parity)) return;
+  const unsigned long long start = global_timer_ns();
+  while (!mbarrier_try_wait(bar, parity))
+    if (global_timer_ns() - start > kHangNs) __trap();
 }
 
 // --- TMA ---------------------------------------------------------------------------------------
