@@ -54,22 +54,6 @@ struct WgmmaTile {
   static constexpr Verdict check_device(const DeviceLimits& limits) { return config.check(limits); }
 };
 
-/// Planted pipeline hazards (issue 11, item 5): compile-time variants of the kernel that the GPU
-/// test (tests/gpu/wgmma_test.cu) runs to show that the correctness check catches each one. The
-/// tuner and the emitted kernels never set them.
-enum WgmmaHazard : int {
-  kWgmmaHazardNone = 0,
-  /// wgmma.wait_group waits for too little: the consumer releases slot kb-1 after waiting until
-  /// STAGES groups (instead of 1) are pending, while wgmmas may still be reading it.
-  kWgmmaHazardShallowWait = 1,
-  /// The C tile is written to shared memory with ordinary stores and TMA-stored without
-  /// fence.proxy.async (only meaningful with tma_store = 1).
-  kWgmmaHazardNoProxyFence = 2,
-  /// A slot is reused too early: the consumer releases it as soon as its data has landed, before
-  /// the wgmmas that read it are even issued.
-  kWgmmaHazardEarlyRelease = 4,
-};
-
 namespace detail {
 
 /// The messaged compile-time guard: every category of WgmmaConfig::check() gets its sentence.
