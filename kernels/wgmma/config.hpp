@@ -32,6 +32,7 @@ struct WgmmaConfig {
   static constexpr int kRowElements = kSwizzleBytes / kElementBytes;  ///< 64: one swizzle row
   static constexpr int kWarpgroup = 128;                          ///< threads per warpgroup
   static constexpr int kWgmmaM = 64;                              ///< rows of one wgmma
+  static constexpr int kWarpRows = 16;                            ///< rows of one wgmma a warp holds
   static constexpr int kWgmmaK = 16;                              ///< K of one 16-bit wgmma
   static constexpr int kMaxBox = 256;                             ///< TMA box limit per dimension
   /// Registers a consumer thread spends besides its accumulators (descriptors, barrier

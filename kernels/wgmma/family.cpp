@@ -109,8 +109,8 @@ class WgmmaFamily final : public Family {
         return {KernelArg::a, t.a, problem.m, problem.k, c.bm, c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, 64 k x 64 columns per copy (one N-major chunk)
         return {KernelArg::b, t.b, problem.k, problem.n, c.bk, WgmmaConfig::kRowElements, WgmmaConfig::kSwizzleBytes};
-      case KernelArg::c_tensor_map:  // C: M x N, a consumer's rows x 64 columns per store
-        return {KernelArg::c, t.c, problem.m, problem.n, c.rows_per_consumer(), WgmmaConfig::kRowElements,
+      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x 64 columns per store
+        return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, WgmmaConfig::kRowElements,
                 WgmmaConfig::kSwizzleBytes};
       default:
         throw std::invalid_argument("the wgmma kernel takes tensor maps of A, B and C only");

@@ -196,10 +196,11 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
   }
 }
 
-/// The epilogue through the TMA store: the consumer writes its rows × BN of C (after the
-/// epilogue, rounded) into its staging tile, 64 columns per 128-byte-swizzled chunk (so the
-/// warp's 4-byte writes hit 32 different banks), fences the writes into the async proxy, and one
-/// thread stores the chunks with TMA, which clips them at the matrix edges.
+/// The epilogue through the TMA store, warp by warp: each warp writes its 16 rows × BN of C
+/// (after the epilogue, rounded) into its part of the consumer's staging tile, 64 columns per
+/// 128-byte-swizzled chunk (so the warp's 4-byte writes hit 32 different banks), fences the
+/// writes into the async proxy, and its lane 0 stores them with TMA (16 × 64 boxes), which
+/// clips them at the matrix edges. No warp waits for another.
 template <class Tile, class Epi, class Types, int HAZARDS>
 __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                 const typename Types::Bias* __restrict__ bias,
@@ -208,15 +209,15 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   constexpr int ROWS = cfg.rows_per_consumer();
-  constexpr int CHUNK_BYTES = ROWS * WgmmaConfig::kSwizzleBytes;
-  const int tid = threadIdx.x % WgmmaConfig::kWarpgroup;
-  const int warp = tid / 32, lane = tid % 32;
+  constexpr int ROW = WgmmaConfig::kSwizzleBytes;
+  constexpr int CHUNK_BYTES = ROWS * ROW;
+  constexpr int COLS = WgmmaConfig::kRowElements;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
   const unsigned stage = sm.c_stage + consumer * (cfg.store_bytes() / cfg.consumers);
-  const int barrier = 1 + consumer;  // named barrier of this consumer's 128 threads
 
-  // The previous tile's TMA store must have read the staging tile before it is overwritten.
-  if (tid == 0) sm90::bulk_wait_group_read<0>();
-  sm90::named_barrier_sync(barrier, WgmmaConfig::kWarpgroup);
+  // The warp's stores of the previous tile must have read its rows before they are overwritten.
+  if (lane == 0) sm90::bulk_wait_group_read<0>();
+  __syncwarp();
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = n0 + 8 * j + 2 * (lane % 4);
@@ -239,19 +240,22 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
         const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
         const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
         const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
-        sm90::st_shared_b32(chunk + r * WgmmaConfig::kSwizzleBytes, detail::pack_pair(lo.bits, hi.bits));
+        sm90::st_shared_b32(chunk + r * ROW, detail::pack_pair(lo.bits, hi.bits));
       }
   }
-  // Ordinary stores, read next by the TMA engine (the async proxy): each writing thread fences.
+  // Ordinary stores, read next by the TMA engine (the async proxy): each writing thread fences
+  // before the warp barrier that hands its rows to lane 0.
   if constexpr (!(HAZARDS & kWgmmaHazardNoProxyFence)) sm90::fence_proxy_async_shared();
-  sm90::named_barrier_sync(barrier, WgmmaConfig::kWarpgroup);
-  if (tid == 0) {
-    const int row = m0 + consumer * ROWS;
-    if (row < M) {
+  __syncwarp();
+  if (lane == 0) {
 #pragma unroll
-      for (int c = 0; c < cfg.bn / WgmmaConfig::kRowElements; ++c)
-        if (n0 + c * WgmmaConfig::kRowElements < N)
-          sm90::tma_store_2d(c_map, stage + c * CHUNK_BYTES, n0 + c * WgmmaConfig::kRowElements, row);
+    for (int mi = 0; mi < cfg.m_iters(); ++mi) {
+      const int r = mi * WgmmaConfig::kWgmmaM + warp * 16;
+      const int row = m0 + consumer * ROWS + r;
+      if (row >= M) continue;
+#pragma unroll
+      for (int c = 0; c < cfg.bn / COLS; ++c)
+        if (n0 + c * COLS < N) sm90::tma_store_2d(c_map, stage + c * CHUNK_BYTES + r * ROW, n0 + c * COLS, row);
     }
     sm90::bulk_commit_group();
   }
@@ -334,9 +338,9 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     else
       wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
   }
-  // Shared memory must outlive the last TMA store's reads, and C its writes.
+  // Shared memory must outlive the last TMA stores' reads, and C their writes.
   if constexpr (cfg.tma_store)
-    if (releaser) sm90::bulk_wait_group<0>();
+    if (threadIdx.x % 32 == 0) sm90::bulk_wait_group<0>();
 }
 
 /// The kernel body. Launch with a 1-D grid of at most Tile::grid_blocks(M, N) blocks (fewer for
@@ -369,7 +373,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
   __syncthreads();
 
   // Roles are the two branches of one if/else, so setmaxnreg applies (HOPPER.md). Past this
-  // point only the consumers' named barriers synchronize: the producer's idle threads return.
+  // point only mbarriers and warp barriers synchronize, so the producer's idle threads return.
   if (warpgroup == 0) {
     if constexpr (cfg.consumers == 2) sm90::setmaxnreg_dec<WgmmaConfig::kProducerRegisters>();
     if (threadIdx.x == 0) wgmma_produce<Tile>(a_map, b_map, sm, M, N, K);

@@ -1,6 +1,6 @@
 // The Hopper (sm_90) primitives the wgmma family is built from, one inline-PTX function each:
 // mbarriers with transaction counts, TMA bulk-tensor loads and stores, the async-proxy fence,
-// warpgroup MMA fences and groups, matrix descriptors, setmaxnreg and named barriers. Shared
+// warpgroup MMA fences and groups, matrix descriptors, setmaxnreg and shared stores. Shared
 // memory is addressed with 32-bit shared-window addresses throughout (what every instruction
 // here takes). Device-only; wgmma and setmaxnreg need sm_90a.
 #pragma once
@@ -139,7 +139,7 @@ __device__ __forceinline__ unsigned long long matrix_descriptor_128b(unsigned ad
          (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
 }
 
-// --- registers and barriers --------------------------------------------------------------------
+// --- registers and shared memory ----------------------------------------------------------------
 
 /// Raises this warpgroup's per-thread register limit to N (all warps of the warpgroup).
 template <int N>
@@ -150,10 +150,6 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 template <int N>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-/// Barrier `id` (1..15; 0 is __syncthreads) among `threads` threads.
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 /// A 32-bit store to shared memory.
 __device__ __forceinline__ void st_shared_b32(unsigned address, unsigned value) {

@@ -130,7 +130,7 @@ TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
   const TensorMapSpec b = wgmma().tensor_map(cfg, p, KernelArg::b_tensor_map);
   EXPECT_EQ(b, (TensorMapSpec{KernelArg::b, Element::bf16, 1032, 1000, 64, 64, 128}));
   const TensorMapSpec cm = wgmma().tensor_map(cfg, p, KernelArg::c_tensor_map);
-  EXPECT_EQ(cm, (TensorMapSpec{KernelArg::c, Element::bf16, 1024, 1000, 128, 64, 128}));
+  EXPECT_EQ(cm, (TensorMapSpec{KernelArg::c, Element::bf16, 1024, 1000, 16, 64, 128}));
   EXPECT_THROW(wgmma().tensor_map(cfg, p, KernelArg::bias), std::invalid_argument);
   EXPECT_THROW(find_family("simt")->tensor_map(cfg, p, KernelArg::a_tensor_map), std::logic_error);
 }

@@ -167,7 +167,7 @@ TEST(WgmmaNvrtc, PtxHoldsTheHopperInstructions) {
   EXPECT_EQ(count(ptx, "setmaxnreg.dec.sync.aligned.u32 40"), 1);
   EXPECT_EQ(count(ptx, "setmaxnreg.inc.sync.aligned.u32 232"), 1);
   EXPECT_GE(count(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"), 2);
-  // The C tile leaves in 64-column chunks: BN / 64 TMA stores per consumer.
+  // The C tile leaves in 16-row, 64-column boxes: BN / 64 TMA stores per warp and m64 block.
   EXPECT_EQ(count(ptx, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"), 4);
   EXPECT_GE(count(ptx, "mbarrier.try_wait.parity.shared::cta.b64"), 2);
   EXPECT_EQ(count(ptx, "wgmma.wait_group.sync.aligned 1;"), 1);
