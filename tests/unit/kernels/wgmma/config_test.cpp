@@ -131,9 +131,14 @@ TEST(WgmmaConfig, RegisterModel) {
   EXPECT_EQ(c.predicted_registers(), 168);
   c.consumers = 1;
   c.bm = 64;
-  c.bn = 128;  // 64 accumulators + 40
-  EXPECT_EQ(c.predicted_registers(), 104);
+  c.bn = 128;  // 64 accumulators + 48 (ptxas: 109 with bias_gelu)
+  EXPECT_EQ(c.predicted_registers(), 112);
+  c.bm = 128;
+  c.bn = 192;  // 192 + 48 (ptxas: 237)
+  EXPECT_EQ(c.predicted_registers(), 240);
   EXPECT_EQ(c.check(DeviceLimits{}, 256).violation, Violation::registers);
+  c.bn = 256;  // 256 + 48 would not fit: the rule refuses it before the model is asked
+  EXPECT_EQ(c.check().violation, Violation::registers);
 }
 
 TEST(WgmmaConfig, ProblemRules) {
