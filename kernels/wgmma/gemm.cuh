@@ -91,7 +91,6 @@ __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short 
 template <class Tile>
 struct WgmmaSmem {
   static constexpr WgmmaConfig cfg = Tile::config;
-  static constexpr int kRowBytes = WgmmaConfig::kSwizzleBytes;
   unsigned a_ring, b_ring, c_stage, full_bar, empty_bar;
 
   __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
