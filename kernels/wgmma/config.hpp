@@ -113,9 +113,16 @@ struct WgmmaConfig {
       return {Violation::smem, "the ring, the C staging tile and the barriers exceed the device's per-block shared memory"};
     if (registers > d.max_regs_per_thread)
       return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
-    if (consumers == 2 &&
-        kProducerRegisters * kWarpgroup + kConsumerRegisters * kWarpgroup * consumers > d.regs_per_sm)
-      return {Violation::registers, "the setmaxnreg split (40 producer, 232 consumer) exceeds the SM's registers"};
+    if (consumers == 2) {
+      const int split = kProducerRegisters * kWarpgroup + kConsumerRegisters * kWarpgroup * consumers;
+      if (split > d.regs_per_sm)
+        return {Violation::registers, "the setmaxnreg split (40 producer, 232 consumer) exceeds the SM's registers"};
+      // setmaxnreg.inc takes registers only from what the block launched with: with fewer than
+      // the split needs, the consumers would wait for them forever. ptxas gives a kernel that
+      // uses setmaxnreg its launch-bounds cap (168 for 384 threads), which is enough.
+      if (registers * threads() < split)
+        return {Violation::registers, "the block launches with fewer registers than the setmaxnreg split takes (the consumers would wait forever)"};
+    }
     if (resident_blocks(d, threads(), smem_bytes(), registers) < 1)
       return {Violation::occupancy, "not one block fits on an SM (registers x threads or shared memory)"};
     return {};

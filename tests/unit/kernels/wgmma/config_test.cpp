@@ -126,6 +126,17 @@ TEST(WgmmaConfig, SharedMemoryIncludesTheStoreTileAndTheBarriers) {
   EXPECT_EQ(c.check(d).violation, Violation::smem);
 }
 
+// setmaxnreg.inc only redistributes the block's registers: 384 threads must launch with 168.
+TEST(WgmmaConfig, TwoConsumersNeedTheWholeCapAtLaunch) {
+  const WgmmaConfig c;
+  EXPECT_TRUE(c.check(DeviceLimits{}, 168).ok());
+  EXPECT_EQ(c.check(DeviceLimits{}, 160).violation, Violation::registers);
+  WgmmaConfig one = c;
+  one.consumers = 1;
+  one.bm = 64;
+  EXPECT_TRUE(one.check(DeviceLimits{}, 96).ok());
+}
+
 TEST(WgmmaConfig, RegisterModel) {
   WgmmaConfig c;  // two consumers: ptxas reports the 384-thread entry cap
   EXPECT_EQ(c.predicted_registers(), 168);

@@ -21,6 +21,7 @@
 #include "kernels/wgmma/builtin.hpp"
 #include "kernels/wgmma/family.hpp"
 #include "tuner/jit.hpp"
+#include "tuner/space.hpp"
 
 namespace coalesce {
 namespace {
@@ -111,6 +112,9 @@ TEST(WgmmaNvrtc, BuiltinsAndASampleOfTheSweepCompileForSm90aWithoutSpills) {
     // __launch_bounds__(threads, 1) caps the entry; ptxas reports the cap with two consumers.
     EXPECT_LE(o.registers, register_cap(c.threads(), 1));
     if (c.consumers == 2) EXPECT_EQ(o.registers, 168);
+    // The tuner's verdict with ptxas' figures: the rule holds for the compiled kernel too.
+    const Verdict v = tuner::compiled_verdict(wgmma_family(), all[i].config, kSm90a.limits, o.registers, o.spills);
+    EXPECT_TRUE(v.ok()) << (v.why ? v.why : "");
     seconds.push_back(o.seconds);
     std::printf("  %-66s %3d registers  %5.2f s\n", all[i].name.c_str(), o.registers, o.seconds);
   }
