@@ -6,10 +6,12 @@
 // passes.
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "harness/device.hpp"
 #include "harness/kernel_method.hpp"
 #include "harness/method.hpp"
 #include "harness/workspace.hpp"
@@ -40,6 +42,19 @@ template <class Tile, Dtype D, Epilogue E, int HAZARDS = kWgmmaHazardNone>
 Instance instance() {
   return {from_wgmma(Tile::config), D, E,
           reinterpret_cast<const void*>(&wgmma_gemm_kernel<Tile, EpilogueFor<E>, D, HAZARDS>)};
+}
+
+/// The Method of an instance, after the family's rule has judged the compiled kernel's own
+/// registers (as the tuner does with ptxas' figures): a two-consumer kernel launched with fewer
+/// registers than its setmaxnreg split would hang, not fail.
+Method method_of(const Instance& k, Workspace& ws) {
+  cudaFuncAttributes attributes{};
+  COALESCE_CUDA(cudaFuncGetAttributes(&attributes, k.kernel));
+  const Verdict v = wgmma_family().check(k.config, current_target().limits, attributes.numRegs);
+  if (!v.ok())
+    throw std::runtime_error(config_name(k.config, k.dtype, k.epilogue) + " as compiled (" +
+                             std::to_string(attributes.numRegs) + " registers): " + v.why);
+  return kernel_method(k.config, k.epilogue, k.kernel, ws);
 }
 
 //                                 bm   bn  bk  s wg cm cn  p  g ts
@@ -73,7 +88,7 @@ void check_all(const std::vector<Instance>& instances, const Shape* shapes, int 
       Workspace ws({s.m, s.n, s.k, instances.front().dtype, e}, 300 + s.n, stream.get());
       for (const Instance& k : instances) {
         if (k.epilogue != e) continue;
-        const Method m = kernel_method(k.config, e, k.kernel, ws);
+        const Method m = method_of(k, ws);
         const bool activation = e == Epilogue::bias_relu || e == Epilogue::bias_gelu;
         for (Inputs in : {Inputs::normal, Inputs::bend}) {
           if (in == Inputs::bend && !activation) continue;
@@ -126,7 +141,7 @@ TEST(Wgmma, RepeatedRunsAreBitIdentical) {
     const std::size_t elements = static_cast<std::size_t>(s.m) * s.n;
     std::vector<unsigned short> first(elements), again(elements);
     for (const Instance& k : gelu_instances<Dtype::bf16>()) {
-      const Method m = kernel_method(k.config, k.epilogue, k.kernel, ws);
+      const Method m = method_of(k, ws);
       for (int run = 0; run < 5; ++run) {
         ws.poison_output();
         m.launch(ws.stream());
@@ -169,7 +184,7 @@ constexpr int kRuns = 10;
 using HazardTile = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1>;
 
 int failures(const Instance& k, Workspace& ws, const char* what) {
-  const Method m = kernel_method(k.config, k.epilogue, k.kernel, ws);
+  const Method m = method_of(k, ws);
   int failed = 0;
   std::string first_why;
   for (int run = 0; run < kRuns; ++run) {
