@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "device.hpp"
+#include "tma.hpp"
 
 namespace coalesce {
 
@@ -23,15 +24,31 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   COALESCE_CUDA_CTX(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes), name);
 
   // The values the kernel's parameters point at, in the family's order; kept in the launch
-  // closure so the pointers cudaLaunchKernel reads stay valid.
+  // closure so the pointers cudaLaunchKernel reads stay valid. Tensor maps are encoded once,
+  // here, over the workspace's buffers (which outlive the Method).
   struct Args {
     const void *a, *b, *bias;
     void* c;
     int m, n, k;
+    TensorMap a_map, b_map, c_map;
   };
-  Args values{ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k};
+  Args values{ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k, {}, {}, {}};
   const auto kinds = family->kernel_args();
   std::vector<KernelArg> order(kinds.begin(), kinds.end());
+  for (KernelArg kind : order) {
+    auto encode = [&](TensorMap& out) {
+      const TensorMapSpec spec = family->tensor_map(config, named, kind);
+      const void* base = spec.matrix == KernelArg::a ? values.a : spec.matrix == KernelArg::b ? values.b : values.c;
+      try {
+        out = encode_tensor_map(spec, base);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(name + ": " + e.what());
+      }
+    };
+    if (kind == KernelArg::a_tensor_map) encode(values.a_map);
+    if (kind == KernelArg::b_tensor_map) encode(values.b_map);
+    if (kind == KernelArg::c_tensor_map) encode(values.c_map);
+  }
 
   Method m;
   m.method = "coalesce";
@@ -50,6 +67,9 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
         case KernelArg::m: args[i++] = &values.m; break;
         case KernelArg::n: args[i++] = &values.n; break;
         case KernelArg::k: args[i++] = &values.k; break;
+        case KernelArg::a_tensor_map: args[i++] = &values.a_map; break;
+        case KernelArg::b_tensor_map: args[i++] = &values.b_map; break;
+        case KernelArg::c_tensor_map: args[i++] = &values.c_map; break;
       }
     }
     if (g.cluster_x * g.cluster_y == 1) {

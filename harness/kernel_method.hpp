@@ -10,9 +10,11 @@ namespace coalesce {
 
 /// A Method launching `kernel` (a __global__ function's address or CubinKernel::function())
 /// of `config` with the epilogue `epilogue` on ws's buffers, binding the family's kernel
-/// parameters (Family::kernel_args()). Sets the kernel's dynamic shared-memory limit now. The
+/// parameters (Family::kernel_args()); tensor maps are encoded now over ws's buffers
+/// (Family::tensor_map, harness/tma.hpp). Sets the kernel's dynamic shared-memory limit now. The
 /// kernel must stay loaded while the Method is used. Throws std::invalid_argument when the
-/// family refuses the config or the problem (the caller records it as skipped).
+/// family refuses the config or the problem, or the driver a tensor map (the caller records it
+/// as skipped).
 Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel, Workspace& ws);
 
 }  // namespace coalesce

@@ -4,12 +4,14 @@
 
 #include "kernels/core/family.hpp"
 #include "kernels/simt/family.hpp"
+#include "kernels/wgmma/family.hpp"
 
 namespace coalesce {
 
 std::vector<const Family*>& builtin_family_list() {
   static std::vector<const Family*> list = {
       &simt_family(),
+      &wgmma_family(),
   };
   return list;
 }

@@ -33,6 +33,10 @@ const std::vector<KernelArg>& Family::kernel_args() const {
   return args;
 }
 
+TensorMapSpec Family::tensor_map(const Config&, const Problem&, KernelArg) const {
+  throw std::logic_error("the " + std::string(name()) + " family's kernel takes no tensor map");
+}
+
 int Family::value(const Config& config, std::string_view param) const {
   auto ps = params();
   for (std::size_t i = 0; i < ps.size() && i < config.values.size(); ++i)

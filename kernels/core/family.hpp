@@ -66,10 +66,28 @@ struct Geometry {
   long long blocks() const { return static_cast<long long>(grid_x) * grid_y * grid_z; }
 };
 
-/// A kernel parameter the harness binds, in the kernel's order. Every family today takes
-/// (A, B, bias, C, M, N, K); a family with other inputs (a TMA descriptor, a workspace) adds
-/// its kind here and the harness learns to bind it once.
-enum class KernelArg { a, b, bias, c, m, n, k };
+/// A kernel parameter the harness binds, in the kernel's order: the buffers (A, B, bias, C), the
+/// sizes (M, N, K), or a TMA tensor map over A, B or C, passed by value (kernels/core/
+/// tensor_map.hpp) and described by the family (Family::tensor_map). A family with other inputs
+/// (a workspace) adds its kind here and the harness learns to bind it once.
+enum class KernelArg { a, b, bias, c, m, n, k, a_tensor_map, b_tensor_map, c_tensor_map };
+
+/// What a TMA tensor map over one row-major matrix of the problem must say: the matrix
+/// (rows × cols elements of `element`, cols contiguous, rows `cols` elements apart), the box one
+/// copy moves (box_rows × box_cols) and the shared-memory swizzle (0, 32, 64 or 128 bytes).
+/// harness/tma.hpp encodes it with cuTensorMapEncodeTiled; elements outside the matrix read as
+/// zeros and are not written.
+struct TensorMapSpec {
+  KernelArg matrix = KernelArg::a;  ///< the buffer mapped: a, b or c
+  Element element = Element::bf16;
+  long long rows = 0, cols = 0;
+  int box_rows = 0, box_cols = 0;
+  int swizzle_bytes = 0;
+  bool operator==(const TensorMapSpec& o) const {
+    return matrix == o.matrix && element == o.element && rows == o.rows && cols == o.cols &&
+           box_rows == o.box_rows && box_cols == o.box_cols && swizzle_bytes == o.swizzle_bytes;
+  }
+};
 
 class Family {
  public:
@@ -111,6 +129,10 @@ class Family {
   virtual Geometry geometry(const Config& config, const Problem& problem, const Target& target) const = 0;
   /// The kernel's parameters, in order.
   virtual const std::vector<KernelArg>& kernel_args() const;
+  /// The tensor map the kernel takes as parameter `map` (a_tensor_map, b_tensor_map or
+  /// c_tensor_map) for `config` on `problem`. Only families whose kernel_args() name tensor maps
+  /// override it; the default throws std::logic_error.
+  virtual TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const;
 
   /// The header an emitted translation unit includes (e.g. "kernels/simt/gemm.cuh").
   virtual std::string_view kernel_header() const = 0;

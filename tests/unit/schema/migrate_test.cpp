@@ -329,11 +329,12 @@ std::vector<std::string> raw_rows(const std::filesystem::path& p, const char* sq
   return rows;
 }
 
-// The committed results (results/coalesce.db, schema 1) upgrade in place: every row is kept, the
+// The committed results (results/coalesce.db as of schema 1, tests/fixtures/results-schema1.db)
+// upgrade in place: every row is kept, the
 // headline comparison and every measurement read the same, and the peaks of the new views
 // equal the FP32 peak the old view computed.
 TEST(Migrations, TheCommittedDatabaseUpgradesAndReportsTheSameNumbers) {
-  const std::filesystem::path committed = COALESCE_SOURCE_DIR "/results/coalesce.db";
+  const std::filesystem::path committed = COALESCE_RESULTS_DB;
   ASSERT_TRUE(std::filesystem::exists(committed));
   ASSERT_EQ(raw_scalar(committed, "PRAGMA user_version"), 1) << "the committed database is schema 1";
   TempDir dir;

@@ -1,0 +1,167 @@
+// The tile configuration of the `wgmma` family and its one validity rule. The tuner's pruning
+// (through the plug-in, kernels/wgmma/family.cpp), the kernel template's static_asserts, the
+// compiler's verifier and the tests all call WgmmaConfig::check(); nothing else decides whether
+// a config is legal.
+//
+// Device-safe: compiles under nvcc, NVRTC and a plain C++ compiler (no standard headers).
+#pragma once
+
+#include "kernels/core/limits.hpp"
+#include "kernels/core/types.hpp"
+
+namespace coalesce {
+
+/// 16-bit GEMM on Hopper's warpgroup tensor cores (sm_90a): TMA copies BM×BK slices of A and
+/// BK×BN slices of B into a STAGES-deep ring of 128-byte-swizzled shared memory guarded by
+/// full/empty mbarriers; one producer warpgroup issues the copies, CONSUMERS warpgroups each own
+/// BM/CONSUMERS rows of the tile and multiply with wgmma.mma_async m64nBNk16 (f32 accumulators
+/// in registers), then apply the fused epilogue and store C (kernels/wgmma/gemm.cuh).
+struct WgmmaConfig {
+  int bm = 128, bn = 256, bk = 64;  ///< block tile
+  int stages = 4;                   ///< shared-memory ring depth
+  int consumers = 2;                ///< consumer warpgroups (1 or 2), each owning bm/consumers rows
+  int cluster_m = 1, cluster_n = 1; ///< thread block cluster (TMA multicast): only 1x1 is implemented
+  int persistent = 0;               ///< 1: one block per SM walks the tiles (epilogue overlaps the next loads)
+  int group_m = 8;                  ///< tile rasterization: tile rows per group (1 = row order)
+  int tma_store = 0;                ///< 1: C goes registers -> swizzled shared memory -> TMA store
+
+  /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
+  /// of A (K-major) or of B (N-major) is 128 bytes.
+  static constexpr int kSwizzleBytes = 128;
+  static constexpr int kElementBytes = 2;                         ///< bf16 and f16
+  static constexpr int kRowElements = kSwizzleBytes / kElementBytes;  ///< 64: one swizzle row
+  static constexpr int kWarpgroup = 128;                          ///< threads per warpgroup
+  static constexpr int kWgmmaM = 64;                              ///< rows of one wgmma
+  static constexpr int kWarpRows = 16;                            ///< rows of one wgmma a warp holds
+  static constexpr int kWgmmaK = 16;                              ///< K of one 16-bit wgmma
+  static constexpr int kMaxBox = 256;                             ///< TMA box limit per dimension
+  /// The fewest registers a consumer thread needs besides its accumulators (descriptors,
+  /// barrier addresses, loop state, epilogue temporaries): 192 accumulators compile without
+  /// spills in the 232 registers two consumers get (ptxas 13.0, bm 256 x bn 192).
+  static constexpr int kRegisterOverhead = 40;
+  /// What ptxas 13.0 uses besides the accumulators when it may (one consumer, direct stores):
+  /// 45 to 48 registers over bn 64 to 256, so the model predicts 48.
+  static constexpr int kPredictedOverhead = 48;
+  /// setmaxnreg budgets with two consumers: 128·40 + 256·232 = 64,512 of the SM's 65,536
+  /// registers (the split CUTLASS's warp-specialized kernels use). With one consumer the
+  /// 256-thread block already gets 255 registers per thread and setmaxnreg is not used.
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kConsumerRegisters = 232;
+
+  COALESCE_HD constexpr int threads() const { return kWarpgroup * (1 + consumers); }
+  COALESCE_HD constexpr int rows_per_consumer() const { return consumers > 0 ? bm / consumers : 0; }
+  /// m64 wgmmas per consumer per K step (1 or 2).
+  COALESCE_HD constexpr int m_iters() const { return rows_per_consumer() / kWgmmaM; }
+  /// f32 accumulators a consumer thread holds: its rows × BN over 128 threads.
+  COALESCE_HD constexpr int accumulators() const { return rows_per_consumer() * bn / kWarpgroup; }
+  /// Registers one consumer thread may use (setmaxnreg with two consumers, the launch cap with one).
+  COALESCE_HD constexpr int consumer_register_budget(int regs_per_sm = 65536) const {
+    return consumers == 2 ? kConsumerRegisters : register_cap(threads(), 1, regs_per_sm);
+  }
+  COALESCE_HD constexpr int a_stage_bytes() const { return bm * bk * kElementBytes; }
+  COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * kElementBytes; }
+  COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
+  /// The C tile staged for the TMA store (none for direct stores).
+  COALESCE_HD constexpr int store_bytes() const { return tma_store ? bm * bn * kElementBytes : 0; }
+  /// Two mbarriers (full, empty) of 8 bytes per stage.
+  COALESCE_HD constexpr int barrier_bytes() const { return stages * 2 * 8; }
+  /// Dynamic shared memory per block: the ring, the C staging tile, the barriers, and 1 KB of
+  /// slack to align the ring to the 1024-byte period of the 128-byte swizzle at run time.
+  COALESCE_HD constexpr int smem_bytes() const { return stages * stage_bytes() + store_bytes() + barrier_bytes() + 1024; }
+
+  /// The register model before compiling: accumulators plus an overhead, within the budget.
+  COALESCE_HD constexpr int predicted_registers() const {
+    const int model = accumulators() + kPredictedOverhead;
+    const int entry = register_cap(threads(), 1);
+    // With two consumers ptxas reports the entry cap; setmaxnreg then moves registers.
+    if (consumers == 2) return entry;
+    return model < entry ? model : entry;
+  }
+
+  /// The config's own rules, independent of device and problem.
+  COALESCE_HD constexpr Verdict check() const {
+    if (bm <= 0 || bn <= 0 || bk <= 0) return {Violation::shape, "every tile side must be positive"};
+    if (consumers != 1 && consumers != 2)
+      return {Violation::threads, "consumers must be 1 or 2 warpgroups"};
+    if (stages < 2 || stages > 8)
+      return {Violation::shape, "stages must be between 2 and 8 (the ring needs a slot to fill while one is read)"};
+    if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
+    if (persistent != 0 && persistent != 1) return {Violation::shape, "persistent must be 0 or 1"};
+    if (tma_store != 0 && tma_store != 1) return {Violation::shape, "tma_store must be 0 or 1"};
+    if (cluster_m != 1 || cluster_n != 1)
+      return {Violation::shape, "only 1x1 clusters are implemented (TMA multicast across a cluster is not)"};
+    if (bk * kElementBytes != kSwizzleBytes)
+      return {Violation::shape, "BK must be 64: a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
+    if (bm % (kWgmmaM * consumers) != 0 || (m_iters() != 1 && m_iters() != 2))
+      return {Violation::divisibility, "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers"};
+    if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
+    if (bn % kRowElements != 0 || bn > kMaxBox)
+      return {Violation::divisibility, "BN must be 64, 128, 192 or 256 (whole 128-byte rows of B; wgmma N <= 256)"};
+    if (accumulators() + kRegisterOverhead > consumer_register_budget())
+      return {Violation::registers, "the accumulators (rows per consumer x BN / 128) do not fit a consumer's registers"};
+    return {};
+  }
+
+  /// The rules above plus the device's limits, with `registers` per thread (the model's before
+  /// compiling, ptxas' figure after).
+  COALESCE_HD constexpr Verdict check(const DeviceLimits& d, int registers) const {
+    Verdict v = check();
+    if (!v.ok()) return v;
+    if (threads() > d.max_threads_per_block)
+      return {Violation::threads, "the block has more threads than the device allows per block"};
+    if (smem_bytes() > d.smem_per_block_optin)
+      return {Violation::smem, "the ring, the C staging tile and the barriers exceed the device's per-block shared memory"};
+    if (registers > d.max_regs_per_thread)
+      return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
+    if (consumers == 2) {
+      const int split = kProducerRegisters * kWarpgroup + kConsumerRegisters * kWarpgroup * consumers;
+      if (split > d.regs_per_sm)
+        return {Violation::registers, "the setmaxnreg split (40 producer, 232 consumer) exceeds the SM's registers"};
+      // setmaxnreg.inc takes registers only from what the block launched with: with fewer than
+      // the split needs, the consumers would wait for them forever. ptxas gives a kernel that
+      // uses setmaxnreg its launch-bounds cap (168 for 384 threads), which is enough.
+      if (registers * threads() < split)
+        return {Violation::registers, "the block launches with fewer registers than the setmaxnreg split takes (the consumers would wait forever)"};
+    }
+    if (resident_blocks(d, threads(), smem_bytes(), registers) < 1)
+      return {Violation::occupancy, "not one block fits on an SM (registers x threads or shared memory)"};
+    return {};
+  }
+  COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
+
+  /// Problem-dependent rules: the dtype, and what TMA needs of global memory (16-byte aligned
+  /// row strides, so N and K multiples of 8 for 16-bit elements).
+  COALESCE_HD constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) const {
+    if (dtype == Dtype::tf32)
+      return {Violation::dtype, "wgmma reads tf32 operands only K-major, and B (K x N row-major) is N-major: tf32 needs a transposing copy the wgmma family does not have"};
+    if (dtype != Dtype::bf16 && dtype != Dtype::f16)
+      return {Violation::dtype, "the wgmma family multiplies bf16 or f16 operands on the tensor cores (no f32 path)"};
+    if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
+    if (static_cast<long long>(m) * k >= (1LL << 31) || static_cast<long long>(k) * n >= (1LL << 31) ||
+        static_cast<long long>(m) * n >= (1LL << 31))
+      return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
+    if (k % 8 != 0)
+      return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes"};
+    if (n % 8 != 0)
+      return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes"};
+    return {};
+  }
+};
+
+/// Planted pipeline hazards (issue 11, item 5): compile-time variants of the kernel that the GPU
+/// test (tests/gpu/wgmma_test.cu) runs to show that the correctness check catches each one. The
+/// tuner and the emitted kernels never set them.
+enum WgmmaHazard : int {
+  kWgmmaHazardNone = 0,
+  /// wgmma.wait_group waits for too little: the consumer releases slot kb-1 after waiting until
+  /// STAGES groups (instead of 1) are pending, while wgmmas may still be reading it.
+  kWgmmaHazardShallowWait = 1,
+  /// The C tile is written to shared memory with ordinary stores and TMA-stored without
+  /// fence.proxy.async (only meaningful with tma_store = 1).
+  kWgmmaHazardNoProxyFence = 2,
+  /// A slot is reused too early: the consumer releases it as soon as its data has landed, before
+  /// the wgmmas that read it are even issued.
+  kWgmmaHazardEarlyRelease = 4,
+};
+
+}  // namespace coalesce

@@ -1,0 +1,180 @@
+// The wgmma family's plug-in (see family.hpp): every answer comes from WgmmaConfig, the one rule.
+#include "kernels/wgmma/family.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "kernels/wgmma/builtin.hpp"
+
+namespace coalesce {
+
+namespace {
+
+const std::vector<ParamSpec> kParams = {
+    {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
+    {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
+};
+
+// The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
+const std::vector<KernelArg> kArgs = {KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map,
+                                      KernelArg::bias,         KernelArg::c,            KernelArg::m,
+                                      KernelArg::n,            KernelArg::k};
+
+class WgmmaFamily final : public Family {
+ public:
+  std::string_view name() const override { return "wgmma"; }
+  std::string_view summary() const override {
+    return "bf16/f16 GEMM on Hopper's warpgroup tensor cores: TMA into a swizzled mbarrier ring, warp-specialized "
+           "wgmma (kernels/wgmma/gemm.cuh; sm_90a)";
+  }
+  const std::vector<ParamSpec>& params() const override { return kParams; }
+
+  Verdict supports(Dtype dtype) const override {
+    // The dtype rule is WgmmaConfig's; any shape the rule accepts asks only about the dtype.
+    return WgmmaConfig{}.check_problem(1, 8, 8, dtype);
+  }
+  Verdict supports(const Target& target) const override {
+    if (target.cc_major != 9 || target.cc_minor != 0 || !target.arch_specific)
+      return {Violation::arch,
+              "the wgmma family needs sm_90a: wgmma.mma_async and setmaxnreg exist only on compute capability 9.0 "
+              "with its architecture-specific target"};
+    return {};
+  }
+  std::string nvrtc_arch(const Target&) const override { return "sm_90a"; }
+
+  std::vector<Config> sweep_configs(const Problem&) const override {
+    const WgmmaLists& l = wgmma_lists();
+    std::vector<Config> out;
+    // Every combination of the lists, in the lists' order (the last list varies fastest).
+    for (int bm : l.bm)
+      for (int bn : l.bn)
+        for (int bk : l.bk)
+          for (int stages : l.stages)
+            for (int consumers : l.consumers)
+              for (int cm : l.cluster_m)
+                for (int cn : l.cluster_n)
+                  for (int persistent : l.persistent)
+                    for (int group_m : l.group_m)
+                      for (int tma_store : l.tma_store)
+                        out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m, tma_store}));
+    return out;
+  }
+
+  std::vector<Config> builtin_configs(const Problem&) const override {
+    std::vector<Config> out;
+    for (const WgmmaConfig& c : wgmma_builtin::kConfigs) out.push_back(from_wgmma(c));
+    return out;
+  }
+
+  Verdict check(const Config& config) const override { return to_wgmma(config).check(); }
+  Verdict check(const Config& config, const DeviceLimits& limits, int registers) const override {
+    return to_wgmma(config).check(limits, registers);
+  }
+  Verdict check_problem(const Config& config, const Problem& problem) const override {
+    return to_wgmma(config).check_problem(problem.m, problem.n, problem.k, problem.dtype);
+  }
+
+  Resources predict(const Config& config, const DeviceLimits& limits) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    const int regs = c.predicted_registers();
+    return {c.threads(), regs, register_cap(c.threads(), 1, limits.regs_per_sm), c.smem_bytes(),
+            resident_blocks(limits, c.threads(), c.smem_bytes(), regs)};
+  }
+  Geometry geometry(const Config& config, const Problem& problem, const Target& target) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    const long long tiles = static_cast<long long>((problem.m + c.bm - 1) / c.bm) * ((problem.n + c.bn - 1) / c.bn);
+    Geometry g;
+    long long blocks = tiles;
+    if (c.persistent) {
+      // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)).
+      const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
+      blocks = std::min(tiles, static_cast<long long>(target.sm_count) * per_sm);
+    }
+    g.grid_x = static_cast<unsigned>(std::max(1LL, blocks));
+    g.block_x = static_cast<unsigned>(c.threads());
+    g.cluster_x = static_cast<unsigned>(c.cluster_m);
+    g.cluster_y = static_cast<unsigned>(c.cluster_n);
+    g.smem_bytes = c.smem_bytes();
+    return g;
+  }
+  const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
+  TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    const GemmTypes t = problem.types();
+    // Every box's inner side is one 128-byte swizzle row (64 elements); the kernel's shared
+    // layout and its wgmma descriptors assume exactly these boxes.
+    switch (map) {
+      case KernelArg::a_tensor_map:  // A: M x K, BM rows x 64 k per copy (K-major slot)
+        return {KernelArg::a, t.a, problem.m, problem.k, c.bm, c.bk, WgmmaConfig::kSwizzleBytes};
+      case KernelArg::b_tensor_map:  // B: K x N, 64 k x 64 columns per copy (one N-major chunk)
+        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, WgmmaConfig::kRowElements, WgmmaConfig::kSwizzleBytes};
+      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x 64 columns per store
+        return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, WgmmaConfig::kRowElements,
+                WgmmaConfig::kSwizzleBytes};
+      default:
+        throw std::invalid_argument("the wgmma kernel takes tensor maps of A, B and C only");
+    }
+  }
+
+  std::string_view kernel_header() const override { return "kernels/wgmma/gemm.cuh"; }
+  std::string tile_type(const Config& config) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d>", c.bm, c.bn, c.bk,
+                  c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
+    return buf;
+  }
+  std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
+                            std::string_view symbol) const override {
+    if (Verdict v = supports(dtype); !v.ok()) throw std::invalid_argument(v.why);
+    return "COALESCE_DEFINE_WGMMA_KERNEL(" + std::string(symbol) + ", coalesce::Dtype::" +
+           std::string(to_string(dtype)) + ", " + tile_type(config) + ", coalesce::EpilogueFor<coalesce::Epilogue::" +
+           std::string(to_string(epilogue)) + ">)";
+  }
+};
+
+}  // namespace
+
+const Family& wgmma_family() {
+  static const WgmmaFamily family;
+  return family;
+}
+
+WgmmaConfig to_wgmma(const Config& config) {
+  if (config.family != "wgmma" || config.values.size() != kParams.size())
+    throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
+                                std::to_string(config.values.size()) + " parameters)");
+  const std::vector<int>& v = config.values;
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+}
+
+Config from_wgmma(const WgmmaConfig& c) {
+  return {"wgmma",
+          {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store}};
+}
+
+const WgmmaLists& wgmma_lists() {
+  // Sized so that a sweep at 4096 is about a hundred legal configs (counted in
+  // tests/unit/kernels/wgmma/family_test.cpp), a few minutes of measuring. The tiles are the
+  // four that pair consumers with 64 or 128 rows each (bm 64, 128, 256) against every BN the
+  // rule takes; the rule prunes the pairs whose accumulators do not fit. Stages 3 to 6: two
+  // stages leave TMA latency exposed and deeper rings rarely fit beside a large tile. BK is 64
+  // (one swizzle row), clusters 1x1 (multicast is not implemented), group_m 8 (the L2-friendly
+  // rasterization the simt family and Triton use).
+  static const WgmmaLists lists{
+      .bm = {64, 128, 256},
+      .bn = {64, 128, 192, 256},
+      .bk = {64},
+      .stages = {3, 4, 5, 6},
+      .consumers = {1, 2},
+      .cluster_m = {1},
+      .cluster_n = {1},
+      .persistent = {0, 1},
+      .group_m = {8},
+      .tma_store = {0, 1},
+  };
+  return lists;
+}
+
+}  // namespace coalesce

@@ -1,0 +1,410 @@
+// The `wgmma` family: 16-bit GEMM on Hopper's warpgroup tensor cores with a fused epilogue,
+//   C[m][n] = Epi(sum_k A[m][k] * B[k][n], bias[n])      A: M×K, B: K×N, C: M×N, row-major,
+// bf16 or f16 in memory, f32 accumulation and epilogue, one rounding on the store of C.
+//
+// A block of 1 + CONSUMERS warpgroups computes BM×BN tiles of C (CUTLASS 3's warp-specialized
+// kernel, the "fast.cu" series' design):
+//
+//   producer warpgroup (one thread)          consumer warpgroup w (w = 0, 1)
+//   for each tile, each K slice kb:          for each tile, each K slice kb:
+//     wait empty[s] (parity ph^1)              wait full[s] (parity ph)
+//     full[s].arrive.expect_tx(bytes)          wgmma.fence
+//     TMA A[m0.., kb] -> ring[s].A             4 × wgmma m64nBNk16 per 64 rows it owns
+//     TMA B[kb, n0..] -> ring[s].B             wgmma.commit_group; wgmma.wait_group 1
+//   (s, ph) walk the ring: s+1, ph flips       empty[s-1].arrive (one thread of w)
+//   when s wraps                             wgmma.wait_group 0; empty[s].arrive
+//                                            epilogue: registers -> C (or -> smem -> TMA store)
+//
+// The ring holds STAGES slots of A (BM rows × 64 k) and B (64 k × BN) in 128-byte-swizzled
+// shared memory, each guarded by a `full` mbarrier (1 arrival + the TMA bytes) and an `empty`
+// mbarrier (one arrival per consumer warpgroup). Both sides walk the same sequence of
+// (tile, kb) and so the same (slot, phase) pairs; phases continue across tiles, so a persistent
+// block's producer fills the next tile's slots while the consumers run the epilogue. Edges need
+// no code in the mainloop: TMA writes zeros for elements outside A and B, and the epilogue
+// predicates C (the TMA store clips it).
+//
+// Device-safe: compiles under nvcc and NVRTC (no standard headers), for sm_90a only.
+#pragma once
+
+#include "kernels/core/epilogue.cuh"
+#include "kernels/core/numeric.cuh"
+#include "kernels/core/tensor_map.hpp"
+#include "kernels/core/tile_scheduler.cuh"
+#include "kernels/wgmma/config.hpp"
+#include "kernels/wgmma/ops.cuh"
+#include "kernels/wgmma/ptx.cuh"
+
+namespace coalesce {
+
+/// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
+/// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
+template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
+          int GROUP_M, int TMA_STORE>
+struct WgmmaTile {
+  static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M, TMA_STORE};
+  static constexpr int kThreads = config.threads();
+  static constexpr int kSmemBytes = config.smem_bytes();
+  /// One block per tile. The kernel walks tiles with a grid stride, so any grid is correct; the
+  /// plug-in's geometry caps a persistent config's grid at the SM count.
+  static constexpr long long grid_blocks(int m, int n) {
+    return static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+  }
+  /// The 16-bit problem rules (the kernel exists for bf16 and f16 only).
+  static constexpr Verdict check_problem(int m, int n, int k) { return config.check_problem(m, n, k, Dtype::bf16); }
+  static constexpr Verdict check_device(const DeviceLimits& limits) { return config.check(limits); }
+};
+
+namespace detail {
+
+/// The messaged compile-time guard: every category of WgmmaConfig::check() gets its sentence.
+template <class Tile>
+struct WgmmaGuard {
+  static constexpr Violation kViolation = Tile::config.check().violation;
+  static_assert(kViolation != Violation::shape,
+                "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, persistent and "
+                "tma_store 0 or 1, group_m >= 1");
+  static_assert(kViolation != Violation::divisibility,
+                "wgmma config: BM must be 64 or 128 rows per consumer warpgroup, BN a multiple of 64 up to 256");
+  static_assert(kViolation != Violation::threads, "wgmma config: consumers must be 1 or 2 warpgroups");
+  static_assert(kViolation != Violation::registers,
+                "wgmma config: the accumulators (rows per consumer x BN / 128) do not fit a consumer's registers");
+  static constexpr bool ok = kViolation == Violation::none;
+};
+
+/// __launch_bounds__ arguments: all warpgroups, one block per SM (setmaxnreg needs the cap).
+template <class Tile, class Epi>
+struct WgmmaBounds {
+  static_assert(WgmmaGuard<Tile>::ok, "invalid wgmma config");
+  static constexpr int threads = Tile::config.threads();
+};
+
+/// Two 16-bit values as the 32-bit word that holds them in memory (`lo` at the lower address).
+__device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short hi) {
+  return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
+}
+
+}  // namespace detail
+
+/// Where everything lives in the block's dynamic shared memory (32-bit shared addresses). The
+/// ring starts on a 1024-byte boundary, the period of the 128-byte swizzle that TMA writes and
+/// wgmma reads; every slot and C staging chunk is a multiple of 1024 bytes, so all of them do.
+template <class Tile>
+struct WgmmaSmem {
+  static constexpr WgmmaConfig cfg = Tile::config;
+  unsigned a_ring, b_ring, c_stage, full_bar, empty_bar;
+
+  __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
+    WgmmaSmem s;
+    s.a_ring = (raw + 1023u) & ~1023u;
+    s.b_ring = s.a_ring + cfg.stages * cfg.a_stage_bytes();
+    s.c_stage = s.b_ring + cfg.stages * cfg.b_stage_bytes();
+    s.full_bar = s.c_stage + cfg.store_bytes();
+    s.empty_bar = s.full_bar + 8 * cfg.stages;
+    return s;
+  }
+  /// Slot `s` of A: BM rows of 64 k, one 128-byte row each (K-major).
+  __device__ __forceinline__ unsigned a_slot(int s) const { return a_ring + s * cfg.a_stage_bytes(); }
+  /// Slot `s` of B: BN/64 chunks, chunk j holding columns 64j..64j+63 as BK rows (one per k) of
+  /// 128 bytes (N-major).
+  __device__ __forceinline__ unsigned b_slot(int s) const { return b_ring + s * cfg.b_stage_bytes(); }
+  __device__ __forceinline__ unsigned full(int s) const { return full_bar + 8 * s; }
+  __device__ __forceinline__ unsigned empty(int s) const { return empty_bar + 8 * s; }
+};
+
+/// The position in the ring: slot and phase parity, advanced once per K slice by both sides.
+template <int STAGES>
+struct RingCursor {
+  int slot = 0;
+  unsigned phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++slot == STAGES) {
+      slot = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+/// The producer: one thread walks the block's tiles and K slices, waits for each slot to be
+/// released, announces the bytes it will land, and issues the TMA copies of A and B.
+template <class Tile>
+__device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const TensorMap* b_map, const WgmmaSmem<Tile>& sm,
+                                              int M, int N, int K) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int BK = cfg.bk, B_CHUNKS = cfg.bn / WgmmaConfig::kRowElements;
+  constexpr int CHUNK_BYTES = BK * WgmmaConfig::kSwizzleBytes;
+  sm90::prefetch_tensor_map(a_map);
+  sm90::prefetch_tensor_map(b_map);
+  const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + cfg.bn - 1) / cfg.bn;
+  const int k_blocks = (K + BK - 1) / BK;
+  RingCursor<cfg.stages> ring;
+  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+    const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
+    const int m0 = t.m * cfg.bm, n0 = t.n * cfg.bn;
+    // B chunks that start at or past N are not loaded: they would only feed columns of C that
+    // are never stored, and a copy entirely outside the tensor is left out rather than relied on.
+    const int n_left = N - n0;
+    const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : (n_left + WgmmaConfig::kRowElements - 1) / WgmmaConfig::kRowElements;
+    const unsigned bytes = cfg.a_stage_bytes() + b_chunks * CHUNK_BYTES;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      const unsigned full = sm.full(ring.slot);
+      sm90::mbarrier_wait(sm.empty(ring.slot), ring.phase ^ 1u);
+      sm90::mbarrier_arrive_expect_tx(full, bytes);
+      sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, kb * BK, m0, full);
+#pragma unroll
+      for (int j = 0; j < B_CHUNKS; ++j)
+        if (j < b_chunks) sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, kb * BK, full);
+      ring.advance();
+    }
+  }
+}
+
+/// The epilogue, direct: C = Epi(acc, bias[n]) rounded once and stored as 2-element words from
+/// the accumulators' registers, predicated at the edges. The m64nNk16 accumulator layout:
+/// thread (warp w, lane l) holds d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e].
+template <class Tile, class Epi, class Types>
+__device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                   const typename Types::Bias* __restrict__ bias,
+                                                   typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
+                                                   int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  using CT = typename Types::C;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const int row0 = m0 + consumer * cfg.rows_per_consumer() + warp * 16 + lane / 4;
+  const int col0 = n0 + 2 * (lane % 4);
+#pragma unroll
+  for (int j = 0; j < cfg.bn / 8; ++j) {
+    const int col = col0 + 8 * j;
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    if (col >= N) continue;
+    float b0 = 0.0f, b1 = 0.0f;
+    if constexpr (Epi::kUsesBias) {
+      const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
+      b0 = to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)});
+      b1 = to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)});
+    }
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+        if (row >= M) continue;
+        const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
+        const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
+        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+      }
+  }
+}
+
+/// The epilogue through the TMA store, warp by warp: each warp writes its 16 rows × BN of C
+/// (after the epilogue, rounded) into its part of the consumer's staging tile, 64 columns per
+/// 128-byte-swizzled chunk (so the warp's 4-byte writes hit 32 different banks), fences the
+/// writes into the async proxy, and its lane 0 stores them with TMA (16 × 64 boxes), which
+/// clips them at the matrix edges. No warp waits for another.
+template <class Tile, class Epi, class Types, int HAZARDS>
+__device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                const typename Types::Bias* __restrict__ bias,
+                                                const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
+                                                int m0, int n0, int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  using CT = typename Types::C;
+  constexpr int ROWS = cfg.rows_per_consumer();
+  constexpr int ROW = WgmmaConfig::kSwizzleBytes;
+  constexpr int CHUNK_BYTES = ROWS * ROW;
+  constexpr int COLS = WgmmaConfig::kRowElements;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const unsigned stage = sm.c_stage + consumer * (cfg.store_bytes() / cfg.consumers);
+
+  // The warp's stores of the previous tile must have read its rows before they are overwritten.
+  if (lane == 0) sm90::bulk_wait_group_read<0>();
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < cfg.bn / 8; ++j) {
+    const int col = n0 + 8 * j + 2 * (lane % 4);
+    float b0 = 0.0f, b1 = 0.0f;
+    if constexpr (Epi::kUsesBias) {
+      if (col < N) {
+        const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
+        b0 = to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)});
+        b1 = to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)});
+      }
+    }
+    // Local row r = 64mi + 16warp + lane/4 + 8h, so r % 8 = lane/4; columns 8j.. are 16-byte
+    // unit j % 8 of chunk j / 8, swizzled to unit (j % 8) ^ (r % 8).
+    const unsigned unit = static_cast<unsigned>((j % 8) ^ (lane / 4));
+    const unsigned chunk = stage + (j / 8) * CHUNK_BYTES + unit * 16 + 4 * (lane % 4);
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
+        const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
+        const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
+        sm90::st_shared_b32(chunk + r * ROW, detail::pack_pair(lo.bits, hi.bits));
+      }
+  }
+  // Ordinary stores, read next by the TMA engine (the async proxy): each writing thread fences
+  // before the warp barrier that hands its rows to lane 0.
+  if constexpr (!(HAZARDS & kWgmmaHazardNoProxyFence)) sm90::fence_proxy_async_shared();
+  __syncwarp();
+  if (lane == 0) {
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi) {
+      const int r = mi * WgmmaConfig::kWgmmaM + warp * 16;
+      const int row = m0 + consumer * ROWS + r;
+      if (row >= M) continue;
+#pragma unroll
+      for (int c = 0; c < cfg.bn / COLS; ++c)
+        if (n0 + c * COLS < N) sm90::tma_store_2d(c_map, stage + c * CHUNK_BYTES + r * ROW, n0 + c * COLS, row);
+    }
+    sm90::bulk_commit_group();
+  }
+}
+
+/// A consumer warpgroup: for each of the block's tiles, multiply its rows of the tile over K
+/// from the ring, release each slot once its wgmmas are done, then run the epilogue.
+template <class Tile, class Epi, class Types, int HAZARDS>
+__device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const typename Types::Bias* __restrict__ bias,
+                                              typename Types::C* __restrict__ C, const WgmmaSmem<Tile>& sm, int M,
+                                              int N, int K, int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int BN = cfg.bn, BK = cfg.bk, MI = cfg.m_iters();
+  constexpr int ROW = WgmmaConfig::kSwizzleBytes;
+  constexpr bool kBf16 = Types::math == Math::bf16;
+  // wgmma.wait_group's depth before a slot is released: 1 keeps one group of MMAs in flight
+  // while the previous slot goes back to the producer. The planted hazard waits for too little.
+  constexpr int kReleaseDepth = (HAZARDS & kWgmmaHazardShallowWait) ? cfg.stages : 1;
+  constexpr bool kEarlyRelease = (HAZARDS & kWgmmaHazardEarlyRelease) != 0;
+  const bool releaser = threadIdx.x % WgmmaConfig::kWarpgroup == 0;
+
+  // Descriptors of slot 0 for this consumer's rows; a slot, an m64 block and a K step are
+  // offsets added to the start address. A (K-major, 128B swizzle): 8-row groups 1024 bytes
+  // apart (stride byte offset); the leading byte offset is unused for a swizzled K-major
+  // operand whose K step (16 elements, 32 bytes) lies inside one 128-byte row, and set to 16.
+  // B (N-major, 128B swizzle; CUTLASS's canonical ((64,n),(8,k)) MN-major layout): the 64
+  // columns of a 128-byte row, 8 k rows per 1024-byte swizzle atom; the leading byte offset is
+  // the distance between 64-column chunks (BK rows x 128 bytes), the stride byte offset the
+  // distance between 8-row groups along K (1024 bytes).
+  const unsigned long long a_desc0 =
+      sm90::matrix_descriptor_128b(sm.a_slot(0) + consumer * cfg.rows_per_consumer() * ROW, 16, 8 * ROW);
+  const unsigned long long b_desc0 = sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW);
+
+  float acc[MI][BN / 2];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[mi][i] = 0.0f;
+
+  const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + BN - 1) / BN;
+  const int k_blocks = (K + BK - 1) / BK;
+  RingCursor<cfg.stages> ring;
+  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+    const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
+    const int m0 = t.m * cfg.bm, n0 = t.n * BN;
+    int previous = 0;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      sm90::mbarrier_wait(sm.full(ring.slot), ring.phase);
+      if (kEarlyRelease && releaser) sm90::mbarrier_arrive(sm.empty(ring.slot));
+      const unsigned a_offset = ring.slot * cfg.a_stage_bytes(), b_offset = ring.slot * cfg.b_stage_bytes();
+      sm90::wgmma_fence();
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int kk = 0; kk < BK / WgmmaConfig::kWgmmaK; ++kk) {
+          // A: 64 rows further per m block, 32 bytes further per K step (inside the swizzled
+          // row; the hardware applies the swizzle to the address it computes). B: 16 k rows of
+          // 128 bytes further per K step.
+          const unsigned long long a_desc =
+              a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
+          const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * ROW) >> 4);
+          sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (kb | kk) != 0);
+        }
+      sm90::wgmma_commit_group();
+      sm90::wgmma_wait_group<kReleaseDepth>();
+      // The group of slice kb-1 is complete: its slot goes back to the producer.
+      if (!kEarlyRelease && kb > 0 && releaser) sm90::mbarrier_arrive(sm.empty(previous));
+      previous = ring.slot;
+      ring.advance();
+    }
+    sm90::wgmma_wait_group<0>();
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) sm90::fence_operand(acc[mi][i]);
+    if (!kEarlyRelease && releaser) sm90::mbarrier_arrive(sm.empty(previous));
+
+    if constexpr (cfg.tma_store)
+      wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
+    else
+      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+  }
+  // Shared memory must outlive the last TMA stores' reads, and C their writes.
+  if constexpr (cfg.tma_store)
+    if (threadIdx.x % 32 == 0) sm90::bulk_wait_group<0>();
+}
+
+/// The kernel body. Launch with a 1-D grid of at most Tile::grid_blocks(M, N) blocks (fewer for
+/// a persistent grid), cfg.threads() threads and cfg.smem_bytes() of dynamic shared memory;
+/// a_map, b_map and c_map are the tensor maps the plug-in describes (Family::tensor_map).
+template <class Tile, class Epi, class Types, int HAZARDS = kWgmmaHazardNone>
+__device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const TensorMap* b_map, const TensorMap* c_map,
+                                                  const typename Types::Bias* __restrict__ bias,
+                                                  typename Types::C* __restrict__ C, int M, int N, int K) {
+  static_assert(detail::WgmmaGuard<Tile>::ok, "invalid wgmma config");
+  static_assert(Types::math == Math::bf16 || Types::math == Math::f16,
+                "the wgmma kernel multiplies bf16 or f16 operands (tf32 would need K-major B)");
+  constexpr WgmmaConfig cfg = Tile::config;
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // wgmma and setmaxnreg exist only on sm_90a; the body compiles only there.
+  __trap();
+#else
+  extern __shared__ unsigned char wgmma_smem[];
+  const WgmmaSmem<Tile> sm = WgmmaSmem<Tile>::at(sm90::smem_address(wgmma_smem));
+  const int warpgroup = threadIdx.x / WgmmaConfig::kWarpgroup;
+
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < cfg.stages; ++s) {
+      sm90::mbarrier_init(sm.full(s), 1);
+      sm90::mbarrier_init(sm.empty(s), cfg.consumers);
+    }
+    sm90::fence_mbarrier_init();
+  }
+  __syncthreads();
+
+  // Roles are the two branches of one if/else, so setmaxnreg applies (HOPPER.md). Past this
+  // point only mbarriers and warp barriers synchronize, so the producer's idle threads return.
+  if (warpgroup == 0) {
+    if constexpr (cfg.consumers == 2) sm90::setmaxnreg_dec<WgmmaConfig::kProducerRegisters>();
+    if (threadIdx.x == 0) wgmma_produce<Tile>(a_map, b_map, sm, M, N, K);
+  } else {
+    if constexpr (cfg.consumers == 2) sm90::setmaxnreg_inc<WgmmaConfig::kConsumerRegisters>();
+    wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, sm, M, N, K, warpgroup - 1);
+  }
+#endif
+}
+
+/// The kernel for nvcc-compiled instantiations (the GPU tests), built for sm_90a.
+template <class Tile, class Epi, Dtype D, int HAZARDS = kWgmmaHazardNone>
+__global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, 1)
+    wgmma_gemm_kernel(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map,
+                      const __grid_constant__ TensorMap c_map, const typename GemmOf<D>::Bias* __restrict__ bias,
+                      typename GemmOf<D>::C* __restrict__ C, int M, int N, int K) {
+  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, M, N, K);
+}
+
+}  // namespace coalesce
+
+/// Defines `extern "C" __global__ void SYMBOL(a_map, b_map, c_map, bias, C, M, N, K)` for one
+/// dtype, tile and epilogue: COALESCE_DEFINE_WGMMA_KERNEL(symbol, coalesce::Dtype::bf16,
+/// coalesce::WgmmaTile<...>, coalesce::EpilogueX). Variadic because the tile type's template
+/// arguments contain commas.
+#define COALESCE_DEFINE_WGMMA_KERNEL(SYMBOL, DTYPE, ...)                                                  \
+  extern "C" __global__ void __launch_bounds__(::coalesce::detail::WgmmaBounds<__VA_ARGS__>::threads, 1) \
+      SYMBOL(const __grid_constant__ ::coalesce::TensorMap a_map,                                        \
+             const __grid_constant__ ::coalesce::TensorMap b_map,                                        \
+             const __grid_constant__ ::coalesce::TensorMap c_map,                                        \
+             const ::coalesce::GemmOf<DTYPE>::Bias* __restrict__ bias,                                   \
+             ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, int M, int N, int K) {                        \
+    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(&a_map, &b_map, &c_map, bias, C, M, \
+                                                                        N, K);                           \
+  }

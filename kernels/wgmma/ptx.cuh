@@ -1,0 +1,160 @@
+// The Hopper (sm_90) primitives the wgmma family is built from, one inline-PTX function each:
+// mbarriers with transaction counts, TMA bulk-tensor loads and stores, the async-proxy fence,
+// warpgroup MMA fences and groups, matrix descriptors, setmaxnreg and shared stores. Shared
+// memory is addressed with 32-bit shared-window addresses throughout (what every instruction
+// here takes). Device-only; wgmma and setmaxnreg need sm_90a.
+#pragma once
+
+#include "kernels/core/tensor_map.hpp"
+
+namespace coalesce::sm90 {
+
+/// The shared-window address of a pointer into shared memory.
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// --- mbarriers ---------------------------------------------------------------------------------
+
+/// Initializes the mbarrier at `bar` to expect `arrivals` arrivals per phase.
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(arrivals) : "memory");
+}
+/// Makes initialized mbarriers visible to other threads and to the async proxy (TMA's
+/// complete_tx) before they are used; followed by a block barrier.
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+/// One arrival that also raises the phase's expected transaction count by `bytes` (the bytes
+/// the TMA copies issued next will complete on this barrier).
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+/// One arrival.
+__device__ __forceinline__ void mbarrier_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+/// Whether the phase of parity `parity` has completed (try_wait may suspend the thread for a
+/// while before answering no).
+__device__ __forceinline__ bool mbarrier_try_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+/// Nanoseconds of the GPU's global timer.
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+/// A barrier wait longer than this is a protocol bug (a phase that can never complete), not a
+/// slow pipeline: no wait in a correct GEMM lasts a millisecond.
+constexpr unsigned long long kHangNs = 10ull * 1000 * 1000 * 1000;
+/// Waits until the phase of parity `parity` has completed. A fresh barrier is in phase 0, and
+/// the phase before it (parity 1) counts as completed: waiting on parity 1 returns at once.
+/// A wait past kHangNs traps, so a deadlock fails the launch with an error the harness reports
+/// instead of hanging the GPU.
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
+  if (mbarrier_try_wait(bar, parity)) return;
+  const unsigned long long start = global_timer_ns();
+  while (!mbarrier_try_wait(bar, parity))
+    if (global_timer_ns() - start > kHangNs) __trap();
+}
+
+// --- TMA ---------------------------------------------------------------------------------------
+
+/// Fetches a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache.
+__device__ __forceinline__ void prefetch_tensor_map(const TensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
+}
+/// Copies the box of `map` at element coordinates (c0 inner, c1 outer) to shared memory at `dst`,
+/// completing `bar`'s transaction count by the box's bytes. Elements outside the tensor are
+/// written as zeros and still count.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, int c0, int c1, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+/// Copies shared memory at `src` to the box of `map` at (c0, c1); elements outside the tensor
+/// are not written. Joins the thread's current bulk group.
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned src, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+          reinterpret_cast<unsigned long long>(map)),
+      "r"(src), "r"(c0), "r"(c1)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/// Waits until at most N of the thread's bulk groups still read their shared-memory source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+/// Waits until at most N of the thread's bulk groups are incomplete (writes done).
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/// Orders this thread's generic-proxy shared-memory accesses (ordinary loads and stores) before
+/// later async-proxy accesses (TMA, wgmma) to shared memory (HOPPER.md, "Ordering").
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// --- warpgroup MMA -----------------------------------------------------------------------------
+
+/// Orders earlier register accesses of the warpgroup before the wgmma.mma_async issued next.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/// Closes the group of wgmma.mma_async issued since the last commit.
+__device__ __forceinline__ void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+/// Waits until at most N of the warpgroup's committed wgmma groups are pending.
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/// Pins a register the async MMAs write: nothing that reads or writes `r` moves across this
+/// point (the compiler does not know wgmma.wait_group completes the accumulators).
+__device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+/// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+///   bits  0-13  start address >> 4
+///   bits 16-29  leading dimension byte offset >> 4
+///   bits 32-45  stride dimension byte offset >> 4
+///   bits 49-51  base offset (0: every operand here starts on a 1024-byte swizzle period)
+///   bits 62-63  swizzle mode, 1 = 128-byte
+/// Built from a run-time shared address, so it is a run-time value (see kernels/wgmma/ops.cuh).
+/// Addresses below 256 KB fit the 14-bit field, so advancing the start address by a multiple
+/// of 16 bytes is adding to the descriptor.
+__device__ __forceinline__ unsigned long long matrix_descriptor_128b(unsigned address, unsigned leading_bytes,
+                                                                     unsigned stride_bytes) {
+  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
+         (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+}
+
+// --- registers and shared memory ----------------------------------------------------------------
+
+/// Raises this warpgroup's per-thread register limit to N (all warps of the warpgroup).
+template <int N>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+/// Lowers this warpgroup's per-thread register limit to N, freeing registers for the others.
+template <int N>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+/// A 32-bit store to shared memory.
+__device__ __forceinline__ void st_shared_b32(unsigned address, unsigned value) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
+}
+
+}  // namespace coalesce::sm90

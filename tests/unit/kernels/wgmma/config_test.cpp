@@ -1,0 +1,173 @@
+// The wgmma config's one validity rule (kernels/wgmma/config.hpp).
+#include <gtest/gtest.h>
+
+#include "kernels/wgmma/builtin.hpp"
+#include "kernels/wgmma/config.hpp"
+
+using coalesce::DeviceLimits;
+using coalesce::Dtype;
+using coalesce::Violation;
+using coalesce::WgmmaConfig;
+
+// The rule is constexpr: the kernel's static_asserts evaluate it at compile time.
+static_assert(WgmmaConfig{}.check().ok());
+static_assert(WgmmaConfig{}.check(DeviceLimits{}).ok());
+
+TEST(WgmmaConfig, DefaultIsTwoConsumersOf64RowsBy256) {
+  const WgmmaConfig c;
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.threads(), 384);
+  EXPECT_EQ(c.rows_per_consumer(), 64);
+  EXPECT_EQ(c.m_iters(), 1);
+  EXPECT_EQ(c.accumulators(), 128);
+  // 4 slots of A (128 x 64) and B (64 x 256) in bf16, 8 barriers, 1 KB of alignment slack.
+  EXPECT_EQ(c.stage_bytes(), 128 * 128 + 256 * 128);
+  EXPECT_EQ(c.smem_bytes(), 4 * 49152 + 64 + 1024);
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+}
+
+TEST(WgmmaConfig, ConsumersOwn64Or128Rows) {
+  WgmmaConfig c;
+  c.bm = 192;  // 96 rows per consumer: not a whole number of m64 wgmmas
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+  c.bm = 512;  // 256 rows per consumer: more than two m64 wgmmas
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+  c.consumers = 3;
+  EXPECT_EQ(c.check().violation, Violation::threads);
+  c = WgmmaConfig{};
+  c.bm = 256;
+  c.bn = 128;  // 2 consumers x 128 rows (two m64 wgmmas each), 128 accumulators
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.m_iters(), 2);
+  c.consumers = 1;  // one consumer of 256 rows
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+}
+
+TEST(WgmmaConfig, BnIsWholeSwizzleRowsUpTo256) {
+  WgmmaConfig c;
+  for (int bn : {64, 128, 192, 256}) {
+    c.bn = bn;
+    EXPECT_TRUE(c.check().ok()) << bn;
+  }
+  for (int bn : {32, 96, 320}) {
+    c.bn = bn;
+    EXPECT_EQ(c.check().violation, Violation::divisibility) << bn;
+  }
+}
+
+TEST(WgmmaConfig, BkIsOneSwizzleRow) {
+  WgmmaConfig c;
+  c.bk = 32;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.bk = 128;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+}
+
+TEST(WgmmaConfig, AccumulatorsMustFitAConsumer) {
+  WgmmaConfig c;
+  c.bm = 256;
+  c.bn = 256;  // 128 rows x 256 per consumer: 256 accumulators
+  EXPECT_EQ(c.check().violation, Violation::registers);
+  c.bn = 192;  // 192 accumulators + 40 fit the 232 setmaxnreg gives a consumer
+  EXPECT_TRUE(c.check().ok());
+  c = WgmmaConfig{};
+  c.consumers = 1;
+  c.bm = 128;
+  c.bn = 256;  // one consumer of 128 rows x 256: 256 accumulators
+  EXPECT_EQ(c.check().violation, Violation::registers);
+  c.bn = 192;  // 192 + 40 within the 255 a 256-thread block allows
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.consumer_register_budget(), 255);
+}
+
+TEST(WgmmaConfig, ClustersAreRefusedUntilMulticastExists) {
+  WgmmaConfig c;
+  c.cluster_m = 2;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.cluster_m = 1;
+  c.cluster_n = 2;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+}
+
+TEST(WgmmaConfig, RangesOfTheSwitches) {
+  WgmmaConfig c;
+  c.stages = 1;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.stages = 9;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c = WgmmaConfig{};
+  c.persistent = 2;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c = WgmmaConfig{};
+  c.tma_store = -1;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c = WgmmaConfig{};
+  c.group_m = 0;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+}
+
+TEST(WgmmaConfig, SharedMemoryIncludesTheStoreTileAndTheBarriers) {
+  WgmmaConfig c;  // 128 x 256: 48 KB a stage
+  c.stages = 4;
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+  c.stages = 5;  // 240 KB: past the H200's 227 KB
+  EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::smem);
+  c.stages = 4;
+  c.tma_store = 1;  // + 64 KB of C staging
+  EXPECT_EQ(c.store_bytes(), 128 * 256 * 2);
+  EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::smem);
+  c.stages = 3;
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+  // Exactly at the limit is legal, one byte under is not.
+  DeviceLimits d;
+  d.smem_per_block_optin = c.smem_bytes();
+  EXPECT_TRUE(c.check(d).ok());
+  d.smem_per_block_optin = c.smem_bytes() - 1;
+  EXPECT_EQ(c.check(d).violation, Violation::smem);
+}
+
+// setmaxnreg.inc only redistributes the block's registers: 384 threads must launch with 168.
+TEST(WgmmaConfig, TwoConsumersNeedTheWholeCapAtLaunch) {
+  const WgmmaConfig c;
+  EXPECT_TRUE(c.check(DeviceLimits{}, 168).ok());
+  EXPECT_EQ(c.check(DeviceLimits{}, 160).violation, Violation::registers);
+  WgmmaConfig one = c;
+  one.consumers = 1;
+  one.bm = 64;
+  EXPECT_TRUE(one.check(DeviceLimits{}, 96).ok());
+}
+
+TEST(WgmmaConfig, RegisterModel) {
+  WgmmaConfig c;  // two consumers: ptxas reports the 384-thread entry cap
+  EXPECT_EQ(c.predicted_registers(), 168);
+  c.consumers = 1;
+  c.bm = 64;
+  c.bn = 128;  // 64 accumulators + 48 (ptxas: 109 with bias_gelu)
+  EXPECT_EQ(c.predicted_registers(), 112);
+  c.bm = 128;
+  c.bn = 192;  // 192 + 48 (ptxas: 237)
+  EXPECT_EQ(c.predicted_registers(), 240);
+  EXPECT_EQ(c.check(DeviceLimits{}, 256).violation, Violation::registers);
+  c.bn = 256;  // 256 + 48 would not fit: the rule refuses it before the model is asked
+  EXPECT_EQ(c.check().violation, Violation::registers);
+}
+
+TEST(WgmmaConfig, ProblemRules) {
+  const WgmmaConfig c;
+  EXPECT_TRUE(c.check_problem(4096, 4096, 4096, Dtype::bf16).ok());
+  EXPECT_TRUE(c.check_problem(1024, 1000, 1032, Dtype::f16).ok());
+  EXPECT_TRUE(c.check_problem(1, 8, 8, Dtype::bf16).ok());
+  EXPECT_EQ(c.check_problem(4096, 4096, 4096, Dtype::tf32).violation, Violation::dtype);
+  EXPECT_EQ(c.check_problem(4096, 4096, 4096, Dtype::f32).violation, Violation::dtype);
+  EXPECT_EQ(c.check_problem(4096, 4095, 4096, Dtype::bf16).violation, Violation::divisibility);
+  EXPECT_EQ(c.check_problem(4096, 4096, 4100, Dtype::bf16).violation, Violation::divisibility);
+  EXPECT_EQ(c.check_problem(0, 8, 8, Dtype::bf16).violation, Violation::shape);
+  EXPECT_EQ(c.check_problem(1 << 16, 1 << 16, 8, Dtype::bf16).violation, Violation::shape);
+}
+
+TEST(WgmmaConfig, BuiltinsAreLegalOnTheH200) {
+  for (const WgmmaConfig& c : coalesce::wgmma_builtin::kConfigs) {
+    EXPECT_TRUE(c.check().ok());
+    EXPECT_TRUE(c.check(DeviceLimits{}).ok()) << c.bm << "x" << c.bn << " s" << c.stages;
+  }
+}
