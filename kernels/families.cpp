@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/core/family.hpp"
+#include "kernels/mma/family.hpp"
 #include "kernels/simt/family.hpp"
 
 namespace coalesce {
@@ -10,6 +11,7 @@ namespace coalesce {
 std::vector<const Family*>& builtin_family_list() {
   static std::vector<const Family*> list = {
       &simt_family(),
+      &mma_family(),
   };
   return list;
 }
