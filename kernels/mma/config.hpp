@@ -46,23 +46,41 @@ struct MmaConfig {
   COALESCE_HD constexpr int a_stage_bytes() const { return bm * (bk_bytes + (swizzle ? 0 : kPadBytes)); }
   COALESCE_HD constexpr int b_stage_bytes() const { return bk_bytes * bn + (swizzle ? 0 : 8 * bk_bytes); }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
-  COALESCE_HD constexpr int smem_bytes() const { return stages * stage_bytes(); }
+  /// The epilogue stages a warp's accumulators 16 rows at a time, in rows of WN + 8 floats (the
+  /// padding keeps the fragment writes free of bank conflicts), in the ring's memory.
+  COALESCE_HD static constexpr int epilogue_row_floats(int warp_n) { return warp_n + 8; }
+  COALESCE_HD constexpr int epilogue_bytes() const { return warps() * 16 * epilogue_row_floats(wn) * 4; }
+  /// Dynamic shared memory per block: the ring, or the epilogue's staging where that is larger
+  /// (many warps of a wide warp tile on a shallow ring).
+  COALESCE_HD constexpr int smem_bytes() const {
+    return stages * stage_bytes() > epilogue_bytes() ? stages * stage_bytes() : epilogue_bytes();
+  }
 
   /// Registers a thread's fragments take: WM·WN/32 f32 accumulators; per k-step 4 registers of
   /// A per 16 rows and 2 of B per 8 columns, loaded one k-step ahead (two sets).
   COALESCE_HD constexpr int accumulator_registers() const { return wm * wn / 32; }
   COALESCE_HD constexpr int fragment_registers() const { return (wm / 16) * 4 + (wn / 8) * 2; }
 
-  /// The register model the tuner prunes with before compiling: accumulators, two sets of
-  /// fragments, and an overhead for addresses, copy state and loop counters (fitted to ptxas'
-  /// figures for the builtin configs, docs/kernels.md); capped by min_blocks.
-  COALESCE_HD constexpr int predicted_registers() const {
-    int model = accumulator_registers() + 2 * fragment_registers() + 40;
-    return model < register_cap() ? model : register_cap();
+  /// Global-to-shared copies a thread issues per K slice (A and B together).
+  COALESCE_HD constexpr int copies_per_thread() const {
+    return threads() > 0 ? (bm * bk_bytes + bk_bytes * bn) / vec_bytes / threads() : 0;
   }
-  /// Below this many registers ptxas must spill: accumulators, one set of fragments and the
-  /// fewest addresses the mainloop needs.
-  COALESCE_HD constexpr int min_registers() const { return accumulator_registers() + fragment_registers() + 24; }
+  /// Registers beyond the accumulators and fragments: addresses, predicates and loop state. The
+  /// upper envelope of ptxas 13.0's figures (sm_90, bf16 and tf32, every epilogue; tf32 needs the
+  /// most): at most 60 up to 20 copies per thread, then about 7/8 of a register per copy
+  /// (docs/kernels.md, "mma: registers").
+  COALESCE_HD constexpr int overhead_registers() const {
+    return copies_per_thread() <= 20 ? 60 : 66 + copies_per_thread() * 7 / 8;
+  }
+  /// The register model: what the kernel needs unspilled, whatever the cap.
+  COALESCE_HD constexpr int model_registers() const {
+    return accumulator_registers() + 2 * fragment_registers() + overhead_registers();
+  }
+  /// The registers the tuner expects ptxas to use before compiling: the model, capped by
+  /// min_blocks (check() refuses caps below the model).
+  COALESCE_HD constexpr int predicted_registers() const {
+    return model_registers() < register_cap() ? model_registers() : register_cap();
+  }
 
   /// The registers per thread ptxas may use under __launch_bounds__(threads, min_blocks).
   COALESCE_HD constexpr int register_cap(int regs_per_sm = 65536) const {
@@ -128,9 +146,10 @@ struct MmaConfig {
       return {Violation::smem, "the pipeline's shared memory exceeds the device's per-block limit"};
     if (registers > d.max_regs_per_thread)
       return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
-    if (register_cap(d.regs_per_sm) < min_registers())
+    if (register_cap(d.regs_per_sm) < model_registers())
       return {Violation::registers,
-              "the register cap (min_blocks, threads) leaves too few registers for the accumulators and fragments"};
+              "the register model needs more registers than the cap of min_blocks blocks of these threads "
+              "(or than 255) allows: ptxas would spill"};
     if (min_blocks * threads() > d.max_threads_per_sm || min_blocks * (smem_bytes() + 1024) > d.smem_per_sm)
       return {Violation::occupancy, "min_blocks blocks do not fit on an SM (threads or shared memory)"};
     if (blocks_per_sm(d, registers) < 1)

@@ -83,6 +83,13 @@ __device__ __forceinline__ void cp_async(unsigned dst, const void* src, bool pre
                  "r"(src_bytes));
   }
 }
+/// p + bytes through an add the compiler cannot see into, so it cannot rewrite a chain of them
+/// as loop-invariant offsets to hoist (MmaMainloop::run's copies).
+__device__ __forceinline__ const char* advance(const char* p, long long bytes) {
+  const char* r;
+  asm("add.s64 %0, %1, %2;\n" : "=l"(r) : "l"(p), "l"(bytes));
+  return r;
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
@@ -189,18 +196,21 @@ struct MmaMath<Math::tf32> {
   }
 };
 
-/// Two values of C stored together: one 32-bit store of two 16-bit values, or one 8-byte store
-/// of two floats (`p` is aligned: its column is even and so is N).
-__device__ __forceinline__ void store_pair(bf16_t* p, float v0, float v1) {
-  *reinterpret_cast<unsigned*>(p) = static_cast<unsigned>(from_float<bf16_t>(v0).bits) |
-                                    (static_cast<unsigned>(from_float<bf16_t>(v1).bits) << 16);
+/// Four adjacent values of C stored at once: 8 bytes of bf16/f16 or 16 bytes of f32 (`p` is
+/// aligned: its column and N are multiples of 4).
+__device__ __forceinline__ unsigned pack(bf16_t lo, bf16_t hi) {
+  return static_cast<unsigned>(lo.bits) | (static_cast<unsigned>(hi.bits) << 16);
 }
-__device__ __forceinline__ void store_pair(f16_t* p, float v0, float v1) {
-  *reinterpret_cast<unsigned*>(p) = static_cast<unsigned>(from_float<f16_t>(v0).bits) |
-                                    (static_cast<unsigned>(from_float<f16_t>(v1).bits) << 16);
+__device__ __forceinline__ unsigned pack(f16_t lo, f16_t hi) {
+  return static_cast<unsigned>(lo.bits) | (static_cast<unsigned>(hi.bits) << 16);
 }
-__device__ __forceinline__ void store_pair(float* p, float v0, float v1) {
-  *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+template <class T>
+__device__ __forceinline__ void store4(T* p, const float (&v)[4]) {
+  *reinterpret_cast<uint2*>(p) = make_uint2(pack(from_float<T>(v[0]), from_float<T>(v[1])),
+                                            pack(from_float<T>(v[2]), from_float<T>(v[3])));
+}
+__device__ __forceinline__ void store4(float* p, const float (&v)[4]) {
+  *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
 }
 
 /// The messaged compile-time guard: every category of MmaConfig::check() gets its sentence.
@@ -281,23 +291,32 @@ struct MmaMainloop {
     const int a_dst = ATile::offset(a_r0, a_c0);
     const int b_dst = BTile::offset(b_r0, b_c0);
 
+    // A thread walks its copies of a slice with one pointer per operand, stepping from copy to
+    // copy through an opaque add (mma_detail::advance): written as base + i*step, the compiler
+    // hoisted one 64-bit address per copy out of the K loop, and ptxas spilled every config
+    // with more than about 16 copies per thread. A copy's shared-memory shift is a multiple of
+    // 128 bytes along the row (col_of), so it keeps the swizzle whenever its row shift does;
+    // otherwise its offset is computed afresh (both fold to constants once unrolled).
     auto load_slice = [&](unsigned stage) {
-      // A copy's shift is a multiple of 128 bytes along the row (col_of), so it keeps the swizzle
-      // whenever its row shift does; otherwise its offset is computed afresh (both fold to
-      // constants once the loops are unrolled).
+      const char* a_ptr = a_src;
 #pragma unroll
       for (int i = 0; i < ACopy::kCopies; ++i) {
         const int dr = ACopy::row_of(i), dc = ACopy::col_of(i);
+        if (i > 0)
+          a_ptr = mma_detail::advance(a_ptr, static_cast<long long>(dr - ACopy::row_of(i - 1)) * a_row_bytes +
+                                                 (dc - ACopy::col_of(i - 1)));
         const int dst = dr % ATile::kKeyPeriod == 0 ? ATile::shifted(a_dst, dr, dc) : ATile::offset(a_r0 + dr, a_c0 + dc);
-        mma_detail::cp_async<VEC>(stage + dst, a_src + static_cast<long long>(dr) * a_row_bytes + dc,
-                                  dr < a_rows_left && dc < a_cols_left);
+        mma_detail::cp_async<VEC>(stage + dst, a_ptr, dr < a_rows_left && dc < a_cols_left);
       }
+      const char* b_ptr = b_src;
 #pragma unroll
       for (int i = 0; i < BCopy::kCopies; ++i) {
         const int dr = BCopy::row_of(i), dc = BCopy::col_of(i);
+        if (i > 0)
+          b_ptr = mma_detail::advance(b_ptr, static_cast<long long>(dr - BCopy::row_of(i - 1)) * b_row_bytes +
+                                                 (dc - BCopy::col_of(i - 1)));
         const int dst = dr % BTile::kKeyPeriod == 0 ? BTile::shifted(b_dst, dr, dc) : BTile::offset(b_r0 + dr, b_c0 + dc);
-        mma_detail::cp_async<VEC>(stage + ATile::kBytes + dst, b_src + static_cast<long long>(dr) * b_row_bytes + dc,
-                                  dr < b_rows_left && dc < b_cols_left);
+        mma_detail::cp_async<VEC>(stage + ATile::kBytes + dst, b_ptr, dr < b_rows_left && dc < b_cols_left);
       }
       a_src += BK;
       a_cols_left -= BK;
@@ -373,51 +392,63 @@ struct MmaMainloop {
   }
 };
 
-/// The epilogue store: C = Epi(acc, bias[n]) in registers, rounded once to C's type, two
-/// adjacent columns per store where N allows, predicated at the matrix edges.
+/// The epilogue store. A warp stages its accumulators through shared memory 16 rows (one mma
+/// tile row) at a time, then each lane reads back 4 adjacent columns, applies Epi(acc, bias[n])
+/// and stores them rounded once to C's type (8 bytes of bf16/f16 or 16 of f32 where N allows),
+/// predicated at the matrix edges. Staging makes the stores row-contiguous and keeps the
+/// epilogue's code small: the activation is written once per 16-row pass instead of once per
+/// accumulator (an erf GELU on 128 accumulators, fully unrolled, tripled NVRTC's compile time).
+/// `smem` is the mainloop's ring, free once every warp has passed the barrier below.
 template <class Tile, class Gemm, class Epi>
 __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.wm / 16][Tile::config.wn / 8][4],
                                                const typename Gemm::Bias* __restrict__ bias,
-                                               typename Gemm::C* __restrict__ C, int M, int N, int m0, int n0) {
+                                               typename Gemm::C* __restrict__ C, int M, int N, int m0, int n0,
+                                               unsigned char* smem) {
   constexpr MmaConfig cfg = Tile::config;
   constexpr int MI = cfg.wm / 16, NI = cfg.wn / 8;
+  using Staged = mma_layout::StagedEpilogue<cfg.wn>;
+  static_assert(Staged::kStride == MmaConfig::epilogue_row_floats(cfg.wn), "MmaConfig::epilogue_bytes() sizes the stage");
   using CT = typename Gemm::C;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_m = warp / (cfg.bn / cfg.wn), warp_n = warp % (cfg.bn / cfg.wn);
-  const int row0 = m0 + warp_m * cfg.wm + lane / 4;
-  const int col0 = n0 + warp_n * cfg.wn + 2 * (lane % 4);
+  float* stage = reinterpret_cast<float*>(smem) + warp * 16 * Staged::kStride;
+  const int my_row = Staged::read_row(lane), my_col = Staged::read_col(lane);
+  const int col = n0 + warp_n * cfg.wn + my_col;
 
-  float bias_frag[NI][2];
+  float b[4];
 #pragma unroll
-  for (int ni = 0; ni < NI; ++ni)
+  for (int j = 0; j < 4; ++j) b[j] = (Epi::kUsesBias && col + j < N) ? to_float(bias[col + j]) : 0.0f;
+  // With N a multiple of 4, 4 columns from a multiple of 4 are all inside or all outside C and
+  // aligned for one store.
+  const bool vectors = N % 4 == 0;
+  __syncthreads();  // every warp has read its last fragments out of the ring
+
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int col = col0 + ni * 8 + j;
-      bias_frag[ni][j] = (Epi::kUsesBias && col < N) ? to_float(bias[col]) : 0.0f;
-    }
-  // With N even, an even column and its neighbour are both inside or both outside C, and the
-  // pair is aligned for one store.
-  const bool pairs = N % 2 == 0;
+  for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
+    for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + mi * 16 + h * 8;
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<float2*>(stage + Staged::fragment_offset(lane, ni, h)) =
+            make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+    __syncwarp();
+#pragma unroll 1
+    for (int r = my_row; r < 16; r += Staged::kRowsPerPass) {
+      const float4 v = *reinterpret_cast<const float4*>(stage + r * Staged::kStride + my_col);
+      const int row = m0 + warp_m * cfg.wm + mi * 16 + r;
       if (row >= M) continue;
-      CT* c_row = C + static_cast<long long>(row) * N;
+      const float out[4] = {Epi::apply(v.x, b[0]), Epi::apply(v.y, b[1]), Epi::apply(v.z, b[2]), Epi::apply(v.w, b[3])};
+      CT* c = C + static_cast<long long>(row) * N + col;
+      if (vectors) {
+        if (col < N) mma_detail::store4(c, out);
+      } else {
 #pragma unroll
-      for (int ni = 0; ni < NI; ++ni) {
-        const int col = col0 + ni * 8;
-        const float v0 = Epi::apply(acc[mi][ni][2 * h], bias_frag[ni][0]);
-        const float v1 = Epi::apply(acc[mi][ni][2 * h + 1], bias_frag[ni][1]);
-        if (pairs) {
-          if (col < N) mma_detail::store_pair(c_row + col, v0, v1);
-        } else {
-          if (col < N) c_row[col] = from_float<CT>(v0);
-          if (col + 1 < N) c_row[col + 1] = from_float<CT>(v1);
-        }
+        for (int j = 0; j < 4; ++j)
+          if (col + j < N) c[j] = from_float<CT>(out[j]);
       }
     }
+    __syncwarp();  // the next 16 rows overwrite this stage
+  }
 }
 
 /// The kernel body: scheduler, mainloop, epilogue store. Launch with grid =
@@ -447,7 +478,7 @@ __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restri
       for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.0f;
 
   MmaMainloop<Tile, Gemm>::run(A, B, M, N, K, m0, n0, mma_smem, acc);
-  mma_store_tile<Tile, Gemm, Epi>(acc, bias, C, M, N, m0, n0);
+  mma_store_tile<Tile, Gemm, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
 }
 
 /// The kernel for nvcc-compiled instantiations (tests).

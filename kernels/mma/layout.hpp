@@ -40,12 +40,14 @@ struct SmemTile {
     }
     return row * kStride + col;
   }
-  /// offset(row + dr, col + dc) given base == offset(row, col), in two instructions at most.
-  /// Preconditions (the kernel's shifts meet them; layout_test replays each one): dr is a
-  /// multiple of kKeyPeriod, and the chunk position of `col` within its 128-byte line has no bit
-  /// in common with (dc % 128) / 16, so that adding dc's chunks is XOR-ing them.
+  /// offset(row + dr, col + dc) given base == offset(row, col). Preconditions (the kernel's
+  /// shifts meet them; layout_test replays each one): dr is a multiple of kKeyPeriod, and the
+  /// chunk position of `col` within its 128-byte line has no bit in common with (dc % 128) / 16,
+  /// so that adding dc's chunks is XOR-ing them. The XOR comes first: base ^ (dc % 128) takes
+  /// one register per distinct dc % 128 (at most 4 per operand, computed once), and the rest of
+  /// the shift, a multiple of 128 bytes, is an instruction's immediate offset.
   COALESCE_HD static constexpr int shifted(int base, int dr, int dc) {
-    if (SWIZZLE) return (base + dr * kStride + (dc & ~127)) ^ (dc & 127);
+    if (SWIZZLE) return (base ^ (dc & 127)) + dr * kStride + (dc & ~127);
     return base + dr * kStride + dc;
   }
 };
@@ -86,6 +88,27 @@ struct LdmatrixLanes {
 struct Tf32BLanes {
   COALESCE_HD static constexpr int row(int lane) { return lane % 4; }
   COALESCE_HD static constexpr int col(int lane) { return (lane / 4) * 4; }
+};
+
+/// The epilogue's staging of one warp's accumulators, 16 rows (one row of mma tiles) at a time,
+/// in rows of WN + 8 floats. Lane (g = lane/4, t = lane%4) writes accumulators c0c1 of 8-column
+/// tile ni at (g, 8·ni + 2t) and c2c3 at (g + 8, 8·ni + 2t), 8 bytes each (the C fragment
+/// layout of mma.m16n8k16 and m16n8k8); then lane l reads 4 adjacent floats at column
+/// 4·(l % (WN/4)) of rows l / (WN/4), + 32/(WN/4), ... With the 8-float padding a half-warp's
+/// 8-byte writes fall in 16 different bank pairs, and a quarter-warp's 16-byte reads cover one
+/// contiguous 128-byte row piece (WN >= 32).
+template <int WN>
+struct StagedEpilogue {
+  static constexpr int kStride = WN + 8;
+  static constexpr int kLanesPerRow = WN / 4;
+  static constexpr int kRowsPerPass = 32 / kLanesPerRow;
+  static_assert(WN % 16 == 0 && WN <= 128, "a warp tile row is read by at most 32 lanes, 4 floats each");
+  /// Float offset of accumulators 2h and 2h+1 of tile ni in the 16-row stage.
+  COALESCE_HD static constexpr int fragment_offset(int lane, int ni, int h) {
+    return (lane / 4 + 8 * h) * kStride + ni * 8 + 2 * (lane % 4);
+  }
+  COALESCE_HD static constexpr int read_row(int lane) { return lane / kLanesPerRow; }
+  COALESCE_HD static constexpr int read_col(int lane) { return (lane % kLanesPerRow) * 4; }
 };
 
 }  // namespace coalesce::mma_layout

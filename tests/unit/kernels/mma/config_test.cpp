@@ -102,19 +102,31 @@ TEST(MmaConfig, SharedMemoryLimitPrunes) {
 }
 
 TEST(MmaConfig, RegisterModelAndCap) {
-  MmaConfig c = kLarge;  // 256 threads
+  MmaConfig c = kLarge;  // 256 threads, 6 copies per thread and slice
   EXPECT_EQ(c.accumulator_registers(), 128);
   EXPECT_EQ(c.fragment_registers(), 4 * 4 + 8 * 2);
-  EXPECT_EQ(c.predicted_registers(), 128 + 2 * 32 + 40);
+  EXPECT_EQ(c.copies_per_thread(), (128 * 64 + 64 * 256) / 16 / 256);
+  EXPECT_EQ(c.model_registers(), 128 + 2 * 32 + 60);
+  EXPECT_EQ(c.predicted_registers(), c.model_registers());
   EXPECT_EQ(c.register_cap(), 255);
   EXPECT_EQ(c.check(DeviceLimits{}, 256).violation, Violation::registers);
   EXPECT_TRUE(c.check(DeviceLimits{}, 240).ok());
   c.min_blocks = 2;  // 128 registers cannot hold 128 accumulators and their fragments
   EXPECT_EQ(c.register_cap(), 128);
+  EXPECT_EQ(c.predicted_registers(), 128);
   EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::registers);
-  c.wn = 32;  // 64x32 warps: 64 accumulators fit under 128
+  c.bn = 128;
+  c.wm = 32;
+  c.wn = 32;  // 16 warps of 32x32: 124 registers, under the cap of 65536 / 512
   c.min_blocks = 1;
+  EXPECT_EQ(c.model_registers(), 32 + 2 * 16 + 60);
   EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+  // 4-byte copies: 32 per thread and slice for 4 warps of 64x64, whose addresses do not fit
+  // beside 192 registers of accumulators and fragments (ptxas spills from about 40 copies on).
+  c = MmaConfig{128, 128, 64, 64, 64, 4, 4, 1, 8, 1};
+  EXPECT_EQ(c.copies_per_thread(), 32);
+  EXPECT_EQ(c.model_registers(), 192 + 66 + 28);
+  EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::registers);
 }
 
 TEST(MmaConfig, OccupancyNeedsTheMinBlocksAndOneBlock) {

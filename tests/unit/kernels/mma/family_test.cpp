@@ -88,6 +88,7 @@ TEST(MmaFamily, AnswersWithMmaConfigsRule) {
   EXPECT_EQ(r.smem_bytes, c.smem_bytes());
   EXPECT_EQ(r.blocks_per_sm, c.blocks_per_sm(h200, c.predicted_registers()));
   EXPECT_EQ(mma().resources(from_mma(c), h200, 240).blocks_per_sm, 1);
+  EXPECT_EQ(mma().check(from_mma(c), h200, 240).violation, Violation::none);
   EXPECT_EQ(mma().check_problem(from_mma(c), {1000, 1002, 1000, Dtype::bf16, Epilogue::none}).violation,
             Violation::divisibility);
   EXPECT_EQ(mma().check_problem(from_mma(c), {4096, 4096, 4096, Dtype::f32, Epilogue::none}).violation,

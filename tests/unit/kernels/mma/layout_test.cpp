@@ -6,7 +6,9 @@
 //     each lane exactly the elements the mma fragment layouts of the PTX ISA ask for, in the
 //     order the kernel passes them to mma.sync;
 //   - no fragment read has a shared-memory bank conflict (one wavefront per 8 ldmatrix rows,
-//     per 32 words of a 32-bit load).
+//     per 32 words of a 32-bit load);
+//   - the epilogue's staging puts every accumulator of the C fragment layout at its row and
+//     column and reads each back exactly once, without bank conflicts.
 // This is the part of the kernel a wrong index would break silently; the GPU test
 // (tests/gpu/mma_test.cu) checks the arithmetic end to end.
 #include <gtest/gtest.h>
@@ -223,6 +225,55 @@ void replay_both(const char* what) {
     EXPECT_TRUE(errors.empty()) << what << (elem == 2 ? " (bf16/f16)" : " (tf32)") << ": " << errors.size()
                                 << " problems:" << all;
   }
+}
+
+// The epilogue's staging for a warp tile WN wide: writes of the C fragments (c0c1 at
+// (g, 8ni + 2t), c2c3 at (g + 8, ...)) and the 16-byte reads.
+template <int WN>
+void replay_epilogue() {
+  using S = StagedEpilogue<WN>;
+  SCOPED_TRACE("WN " + std::to_string(WN));
+  std::vector<int> at(16 * S::kStride, -1);  // which (row, col) each staged float holds
+  for (int ni = 0; ni < WN / 8; ++ni)
+    for (int h = 0; h < 2; ++h) {
+      int words[32];
+      for (int l = 0; l < 32; ++l) {
+        const int off = S::fragment_offset(l, ni, h);
+        words[l] = off;
+        for (int v = 0; v < 2; ++v) {
+          ASSERT_EQ(at[off + v], -1) << "staged twice";
+          at[off + v] = (l / 4 + 8 * h) * WN + ni * 8 + 2 * (l % 4) + v;
+        }
+      }
+      // 8-byte writes: each half-warp's 16 pairs of words in 16 different bank pairs.
+      for (int half = 0; half < 2; ++half) {
+        std::set<int> pairs;
+        for (int l = 16 * half; l < 16 * half + 16; ++l) pairs.insert((words[l] / 2) % 16);
+        EXPECT_EQ(pairs.size(), 16u) << "bank conflict staging tile " << ni;
+      }
+    }
+  std::vector<int> read(16 * WN, 0);
+  for (int pass = 0; pass < 16 / S::kRowsPerPass; ++pass) {
+    std::set<int> groups[4];
+    for (int l = 0; l < 32; ++l) {
+      const int r = S::read_row(l) + pass * S::kRowsPerPass, c = S::read_col(l);
+      for (int v = 0; v < 4; ++v) {
+        EXPECT_EQ(at[r * S::kStride + c + v], r * WN + c + v) << "lane " << l << " reads the wrong accumulator";
+        ++read[static_cast<std::size_t>(r * WN + c + v)];
+      }
+      groups[l / 8].insert(((r * S::kStride + c) / 4) % 8);
+    }
+    if (WN >= 32)
+      for (const auto& g : groups) EXPECT_EQ(g.size(), 8u) << "bank conflict reading the stage";
+  }
+  for (int n : read) EXPECT_EQ(n, 1) << "an accumulator is stored " << n << " times";
+}
+
+TEST(MmaLayout, EpilogueStaging) {
+  replay_epilogue<16>();
+  replay_epilogue<32>();
+  replay_epilogue<64>();
+  replay_epilogue<128>();
 }
 
 #define COALESCE_REPLAY(BM, BN, BK, WM, WN, VEC) \
