@@ -7,7 +7,7 @@
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.other.db device=H200" 2>&1 | FileCheck %s --check-prefix=NOT-RESULTS
 
 // A config name is what coalesce::config_name derives; anything else is refused.
-// NOT-A-NAME: error: config 'simt_f32_bm64' is not the name of a config of any family (simt; see coalesce::config_name)
+// NOT-A-NAME: error: config 'simt_f32_bm64' is not the name of a config of any family (simt, mma; see coalesce::config_name)
 
 // A config names its epilogue: it only goes on ops of that epilogue.
 // EPILOGUE: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias' is for f32 bias, but this op computes 256x30x128 f32 bias_gelu
