@@ -259,7 +259,9 @@ struct MmaMainloop {
   using BCopy = mma_layout::CopyPlan<B_ROWS, BN * kElem, VEC, THREADS>;
   static constexpr int kStageBytes = ATile::kBytes + BTile::kBytes;
   static_assert(kStageBytes == cfg.stage_bytes(), "the layout's stage size is MmaConfig::stage_bytes()");
-  static_assert(KS >= 2, "the pipeline waits for the next slice during the last k-step of the current one");
+  static_assert(KS >= 2 && KS % 2 == 0,
+                "the pipeline waits for the next slice during the last k-step of the current one, and the two "
+                "fragment sets alternate so that every slice starts on the first");
   static_assert(16 % ATile::kKeyPeriod == 0 && B_STEP_ROWS % BTile::kKeyPeriod == 0,
                 "fragment reads 16 rows of A or one k-step of B apart see the same swizzle");
 
@@ -273,11 +275,11 @@ struct MmaMainloop {
     const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
     const unsigned smem_base = mma_detail::smem_address(smem);
 
-    // Copies. A thread's copies of a slice are fixed offsets from a base computed here (the simt
-    // kernel lost ~10% of its issue slots recomputing them per copy). Row offsets in global
-    // memory are 64-bit (a slice of B can sit past 2^31 bytes into B); a copy outside the matrix
-    // has src-size 0, so its address is never read. vec_bytes divides every row
-    // (check_problem), so a copy is wholly inside or wholly past a row's end.
+    // Copies. A thread's copies start from bases and predicates computed here (the simt kernel
+    // lost ~10% of its issue slots recomputing them per copy). Row offsets in global memory are
+    // 64-bit (a slice of B can sit past 2^31 bytes into B); a copy outside the matrix has
+    // src-size 0, so its address is never read. vec_bytes divides every row (check_problem), so
+    // a copy is wholly inside or wholly past a row's end.
     const int a_row_bytes = K * kElem, b_row_bytes = N * kElem;
     const int a_r0 = ACopy::row0(tid), a_c0 = ACopy::col0(tid);
     const int b_r0 = BCopy::row0(tid), b_c0 = BCopy::col0(tid);
