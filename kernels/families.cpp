@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/core/family.hpp"
+#include "kernels/mma/family.hpp"
 #include "kernels/simt/family.hpp"
 #include "kernels/wgmma/family.hpp"
 
@@ -11,6 +12,7 @@ namespace coalesce {
 std::vector<const Family*>& builtin_family_list() {
   static std::vector<const Family*> list = {
       &simt_family(),
+      &mma_family(),
       &wgmma_family(),
   };
   return list;

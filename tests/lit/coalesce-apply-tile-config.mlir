@@ -49,3 +49,20 @@ func.func @elementwise_untouched(%x: memref<256x64xf32>, %y: memref<256x64xf32>)
   coalesce.gelu ins(%x : memref<256x64xf32>) outs(%y : memref<256x64xf32>)
   return
 }
+
+// A bf16 problem falls back to the first legal built-in config of the first family that
+// computes it: the mma family's 128x256 tile (simt computes f32 only).
+// CHECK-LABEL: func.func @bf16_falls_back_to_mma
+// CHECK-NEXT: coalesce.fused_matmul bias_gelu {{.*}} {tile = #coalesce.tile<mma, bm = 128, bn = 256, bk_bytes = 64, wm = 64, wn = 64, stages = 4, vec_bytes = 16, swizzle = 1, group_m = 8, min_blocks = 1>}
+func.func @bf16_falls_back_to_mma(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %bias: memref<64xbf16>, %c: memref<256x64xbf16>) {
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<256x128xbf16>, memref<128x64xbf16>) bias(%bias : memref<64xbf16>) outs(%c : memref<256x64xbf16>)
+  return
+}
+
+// Rows of 60 bytes (N = 30 f16) take the mma fallback with 4-byte copies.
+// CHECK-LABEL: func.func @f16_narrow_rows
+// CHECK-NEXT: coalesce.fused_matmul bias {{.*}} {tile = #coalesce.tile<mma, {{.*}}, vec_bytes = 4, swizzle = 1, group_m = 8, min_blocks = 1>}
+func.func @f16_narrow_rows(%a: memref<256x128xf16>, %b: memref<128x30xf16>, %bias: memref<30xf16>, %c: memref<256x30xf16>) {
+  coalesce.fused_matmul bias ins(%a, %b : memref<256x128xf16>, memref<128x30xf16>) bias(%bias : memref<30xf16>) outs(%c : memref<256x30xf16>)
+  return
+}

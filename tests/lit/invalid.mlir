@@ -136,6 +136,16 @@ func.func @tile_invalid_for_family(%a: memref<256x128xf32>, %b: memref<128x64xf3
 
 // -----
 
+// An mma tile is legal by MmaConfig::check(): a K slice holds at least two 32-byte k-steps.
+func.func @mma_tile_invalid_for_family(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: memref<256x64xbf16>) {
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xbf16>, memref<128x64xbf16>) outs(%c : memref<256x64xbf16>)
+      // expected-error @+1 {{invalid mma tile config (shape): bk_bytes must be 64, 128 or 256}}
+      {tile = #coalesce.tile<mma, bm = 128, bn = 128, bk_bytes = 32, wm = 64, wn = 64, stages = 4, vec_bytes = 16, swizzle = 1, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
 // A tile config must fit its target: this pipeline needs 50688 bytes of shared memory.
 func.func @tile_exceeds_target(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
   // expected-error @+1 {{tile config does not fit the target (smem): the pipeline's shared memory exceeds the device's per-block limit}}
@@ -172,6 +182,26 @@ func.func @tile_on_bf16(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: m
   // expected-error @+1 {{tile config does not fit the problem 256x64x128 bf16 (dtype): the simt family computes in f32 on the CUDA cores only}}
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xbf16>, memref<128x64xbf16>) outs(%c : memref<256x64xbf16>)
       {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// The mma family computes on tensor cores: its plug-in refuses f32.
+func.func @mma_tile_on_f32(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
+  // expected-error @+1 {{tile config does not fit the problem 256x64x128 f32 (dtype): the mma family computes on tensor cores (tf32, bf16, f16); f32 math is the simt family's}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
+      {tile = #coalesce.tile<mma, bm = 128, bn = 128, bk_bytes = 64, wm = 64, wn = 64, stages = 4, vec_bytes = 16, swizzle = 1, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// 16-byte copies of a bf16 B need rows of a multiple of 16 bytes: N = 30 has 60.
+func.func @mma_vec_vs_problem(%a: memref<256x128xbf16>, %b: memref<128x30xbf16>, %c: memref<256x30xbf16>) {
+  // expected-error @+1 {{tile config does not fit the problem 256x30x128 bf16 (divisibility): vec_bytes must divide a row of B (N times the element size)}}
+  coalesce.fused_matmul none ins(%a, %b : memref<256x128xbf16>, memref<128x30xbf16>) outs(%c : memref<256x30xbf16>)
+      {tile = #coalesce.tile<mma, bm = 128, bn = 128, bk_bytes = 64, wm = 64, wn = 64, stages = 4, vec_bytes = 16, swizzle = 1, group_m = 8, min_blocks = 2>}
   return
 }
 

@@ -1,0 +1,178 @@
+// The mma family's plug-in (see family.hpp): every answer comes from MmaConfig, the one rule.
+#include "kernels/mma/family.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "kernels/mma/builtin.hpp"
+
+namespace coalesce {
+
+namespace {
+
+const std::vector<ParamSpec> kParams = {
+    {"bm", "bm"},     {"bn", "bn"},        {"bk_bytes", "kb"}, {"wm", "wm"},      {"wn", "wn"},
+    {"stages", "s"},  {"vec_bytes", "v"},  {"swizzle", "sw"},  {"group_m", "g"},  {"min_blocks", "o"},
+};
+
+class MmaFamily final : public Family {
+ public:
+  std::string_view name() const override { return "mma"; }
+  std::string_view summary() const override {
+    return "bf16/f16/tf32 GEMM on the tensor cores through mma.sync, ldmatrix, cp.async pipeline (kernels/mma/gemm.cuh)";
+  }
+  const std::vector<ParamSpec>& params() const override { return kParams; }
+
+  Verdict supports(Dtype dtype) const override {
+    if (dtype == Dtype::f32)
+      return {Violation::dtype,
+              "the mma family computes on tensor cores (tf32, bf16, f16); f32 math is the simt family's"};
+    return {};
+  }
+  Verdict supports(const Target& target) const override {
+    if (target.cc_major < 8)
+      return {Violation::arch, "mma.sync on bf16 and tf32, ldmatrix and cp.async need sm_80 or later"};
+    return {};
+  }
+  // mma.sync, ldmatrix and cp.async are portable from sm_80 on: one cubin for every GPU of the
+  // compute capability.
+  std::string nvrtc_arch(const Target& target) const override { return target.base_arch(); }
+
+  std::vector<Config> sweep_configs(const Problem& problem) const override {
+    const MmaLists& l = mma_lists();
+    // An odd K or N in bf16/f16 has no legal copy width: the configs are enumerated with the
+    // 16-byte copy and every one is refused by check_problem(), with its reason.
+    const int vec = mma_widest_vec(problem) ? mma_widest_vec(problem) : 16;
+    std::vector<Config> out;
+    // Every combination of the lists, in the lists' order (the last list varies fastest).
+    std::size_t total = 1;
+    for (const auto* list : {&l.bm, &l.bn, &l.bk_bytes, &l.wm, &l.wn, &l.stages, &l.swizzle, &l.group_m, &l.min_blocks})
+      total *= list->size();
+    out.reserve(total);
+    for (std::size_t index = 0; index < total; ++index) {
+      std::size_t rest = index;
+      auto pick = [&rest](const std::vector<int>& list) {
+        int v = list[rest % list.size()];
+        rest /= list.size();
+        return v;
+      };
+      MmaConfig c;
+      c.min_blocks = pick(l.min_blocks);
+      c.group_m = pick(l.group_m);
+      c.swizzle = pick(l.swizzle);
+      c.stages = pick(l.stages);
+      c.wn = pick(l.wn);
+      c.wm = pick(l.wm);
+      c.bk_bytes = pick(l.bk_bytes);
+      c.bn = pick(l.bn);
+      c.bm = pick(l.bm);
+      c.vec_bytes = vec;
+      out.push_back(from_mma(c));
+    }
+    return out;
+  }
+
+  std::vector<Config> builtin_configs(const Problem&) const override {
+    std::vector<Config> out;
+    for (const MmaConfig& c : mma_builtin::kConfigs) out.push_back(from_mma(c));
+    return out;
+  }
+
+  Verdict check(const Config& config) const override { return to_mma(config).check(); }
+  Verdict check(const Config& config, const DeviceLimits& limits, int registers) const override {
+    return to_mma(config).check(limits, registers);
+  }
+  Verdict check_problem(const Config& config, const Problem& problem) const override {
+    return to_mma(config).check_problem(problem.m, problem.n, problem.k, problem.dtype);
+  }
+
+  Resources predict(const Config& config, const DeviceLimits& limits) const override {
+    const MmaConfig c = to_mma(config);
+    const int regs = c.predicted_registers();
+    return {c.threads(), regs, c.register_cap(limits.regs_per_sm), c.smem_bytes(), c.blocks_per_sm(limits, regs)};
+  }
+  Geometry geometry(const Config& config, const Problem& problem, const Target&) const override {
+    const MmaConfig c = to_mma(config);
+    Geometry g;
+    g.grid_x = static_cast<unsigned>(static_cast<long long>((problem.m + c.bm - 1) / c.bm) *
+                                     ((problem.n + c.bn - 1) / c.bn));
+    g.block_x = static_cast<unsigned>(c.threads());
+    g.smem_bytes = c.smem_bytes();
+    return g;
+  }
+
+  std::string_view kernel_header() const override { return "kernels/mma/gemm.cuh"; }
+  std::string tile_type(const Config& config) const override {
+    const MmaConfig c = to_mma(config);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "coalesce::MmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d>", c.bm, c.bn,
+                  c.bk_bytes, c.wm, c.wn, c.stages, c.vec_bytes, c.swizzle, c.group_m, c.min_blocks);
+    return buf;
+  }
+  std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
+                            std::string_view symbol) const override {
+    if (Verdict v = supports(dtype); !v.ok()) throw std::invalid_argument(v.why);
+    return "COALESCE_DEFINE_MMA_KERNEL(" + std::string(symbol) + ", " + tile_type(config) +
+           ", coalesce::GemmOf<coalesce::Dtype::" + std::string(to_string(dtype)) +
+           ">, coalesce::EpilogueFor<coalesce::Epilogue::" + std::string(to_string(epilogue)) + ">)";
+  }
+};
+
+}  // namespace
+
+const Family& mma_family() {
+  static const MmaFamily family;
+  return family;
+}
+
+MmaConfig to_mma(const Config& config) {
+  if (config.family != "mma" || config.values.size() != kParams.size())
+    throw std::invalid_argument("not an mma config (family '" + config.family + "', " +
+                                std::to_string(config.values.size()) + " parameters)");
+  const std::vector<int>& v = config.values;
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+}
+
+Config from_mma(const MmaConfig& c) {
+  return {"mma", {c.bm, c.bn, c.bk_bytes, c.wm, c.wn, c.stages, c.vec_bytes, c.swizzle, c.group_m, c.min_blocks}};
+}
+
+const MmaLists& mma_lists() {
+  // Sized so that a full sweep at 4096 is a few hundred legal configs (370 on the H200 for each
+  // dtype, docs/tuner.md): at up to a second to measure each, the sweep stays within 10
+  // minutes. Block tiles of 64 to 256 per side: 128x128 to 128x256 is where CUTLASS's sm80
+  // tensor-core GEMMs run fastest at large shapes, 64-wide tiles keep small problems busy. Warp
+  // tiles of 32 or 64 per side: a 64x64 warp tile holds 128 accumulators plus 64 fragment
+  // registers (the most that fits 255 registers), and 16-wide ones issue two ldmatrix per
+  // four mma. K slices of 64 or 128 bytes (two or four mma k-steps per barrier) in 3 or 4
+  // stages keep 96 to 256 elements of K in flight. Both shared-memory layouts, so a sweep shows
+  // what the swizzle buys over padding. group_m stays at 8, the L2-friendly rasterization
+  // Triton and CUTLASS default to. min_blocks 1 or 2: two resident blocks need at most 128
+  // registers per thread at 256 threads, which only 32-wide warp tiles fit; the rule prunes
+  // the rest.
+  static const MmaLists lists{
+      .bm = {64, 128, 256},
+      .bn = {64, 128, 256},
+      .bk_bytes = {64, 128},
+      .wm = {32, 64},
+      .wn = {32, 64},
+      .stages = {3, 4},
+      .swizzle = {1, 0},
+      .group_m = {8},
+      .min_blocks = {1, 2},
+  };
+  return lists;
+}
+
+int mma_widest_vec(const Problem& problem) {
+  // The one rule decides: the widest copy that check_problem() accepts for this shape.
+  for (int v : {16, 8, 4}) {
+    MmaConfig probe;
+    probe.vec_bytes = v;
+    if (probe.check_problem(problem.m, problem.n, problem.k, problem.dtype).violation != Violation::divisibility)
+      return v;
+  }
+  return 0;
+}
+
+}  // namespace coalesce

@@ -1,0 +1,510 @@
+// The `mma` family: GEMM on the tensor cores through mma.sync (sm_80 and later) with a fused
+// epilogue,
+//   C[m][n] = Epi(sum_k A[m][k] * B[k][n], bias[n])      A: M×K, B: K×N, C: M×N, row-major,
+// for bf16 and f16 (mma.m16n8k16, f32 accumulation) and tf32 (mma.m16n8k8 on f32 storage, each
+// operand rounded to TF32 by cvt.rna).
+//
+// One block computes a BM×BN tile of C; each warp a WM×WN warp tile as (WM/16)×(WN/8) mma
+// tiles whose accumulators stay in registers. K is walked in slices of BK_BYTES bytes per row of
+// A through a STAGES-deep shared-memory ring filled with 16-byte (or narrower) cp.async, so the
+// copy of slice k+STAGES-1 overlaps the arithmetic on slice k. Fragments are read from shared
+// memory with ldmatrix (A for every dtype, B with .trans for bf16/f16; tf32 B with 32-bit
+// loads) one 32-byte k-step ahead of the mma that uses them. A ([BM][BK]) and B ([BK][BN]) keep
+// their global row-major layout in shared memory, either XOR-swizzled or padded (the `swizzle`
+// knob) so that no fragment read or copy has a bank conflict. Edges are predicated: a copy past
+// the matrix reads nothing and zero-fills (cp.async src-size 0), and stores are guarded, so any
+// M, N, K that MmaConfig::check_problem() accepts works.
+//
+// Layered as CUTLASS 3's GemmUniversal: the tile scheduler picks the block's output tile
+// (kernels/core/tile_scheduler.cuh), MmaMainloop accumulates it in registers, mma_store_tile
+// applies the fused epilogue (kernels/core/epilogue.cuh) and stores C once, rounding once.
+//
+// Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16" / "mma.m16n8k8"), with lane =
+// 4·g + t (g = groupID, t = threadID_in_group):
+//   bf16/f16 A (16×16): reg0 (g, 2t..2t+1), reg1 (g+8, 2t..), reg2 (g, 2t+8..), reg3 (g+8, 2t+8..)
+//   bf16/f16 B (16×8):  reg0 (k = 2t..2t+1, n = g), reg1 (k = 2t+8.., n = g)
+//   tf32 A (16×8):      reg0 (g, t), reg1 (g+8, t), reg2 (g, t+4), reg3 (g+8, t+4)
+//   tf32 B (8×8):       reg0 (k = t, n = g), reg1 (k = t+4, n = g)
+//   C (16×8, f32):      c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1)
+// ldmatrix.x4 hands lane l row l/4, bytes 4·(l%4)..+3 of each of four 8-row × 16-byte matrices,
+// whose row addresses lanes 8i..8i+7 supply: for A that is exactly reg0..reg3 above in both
+// dtypes (a tf32 value is the 4 bytes ldmatrix moves as two b16); .trans hands lane l the
+// 16-bit elements (2·(l%4), l/4) and (2·(l%4)+1, l/4), exactly a B register of bf16/f16.
+//
+// Device-safe: compiles under nvcc and NVRTC (no standard headers).
+#pragma once
+
+#include "kernels/core/epilogue.cuh"
+#include "kernels/core/numeric.cuh"
+#include "kernels/core/tile_scheduler.cuh"
+#include "kernels/mma/config.hpp"
+#include "kernels/mma/layout.hpp"
+
+namespace coalesce {
+
+/// An mma config as a type, so the kernel is specialized on every tile parameter. Offers the
+/// launch contract every family's tile type offers (threads, shared memory, grid, rules), which
+/// the runtime's host entries use (compiler/runtime/fused_entry.cuh).
+template <int BM, int BN, int BK_BYTES, int WM, int WN, int STAGES, int VEC_BYTES, int SWIZZLE, int GROUP_M,
+          int MIN_BLOCKS>
+struct MmaTile {
+  static constexpr MmaConfig config{BM, BN, BK_BYTES, WM, WN, STAGES, VEC_BYTES, SWIZZLE, GROUP_M, MIN_BLOCKS};
+  static constexpr int kThreads = config.threads();
+  static constexpr int kSmemBytes = config.smem_bytes();
+  /// Blocks of the 1-D grid (the kernel rasterizes them itself). Host-side, like the rules below.
+  static constexpr long long grid_blocks(int m, int n) {
+    return static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+  }
+  static constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) {
+    return config.check_problem(m, n, k, dtype);
+  }
+  /// The launch contract's form: the runtime's host entries take f32 memrefs, a problem the
+  /// family refuses (Violation::dtype), so an mma tile is never launched through them.
+  static constexpr Verdict check_problem(int m, int n, int k) { return config.check_problem(m, n, k, Dtype::f32); }
+  static constexpr Verdict check_device(const DeviceLimits& limits) { return config.check(limits); }
+};
+
+namespace mma_detail {
+
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+/// cp.async of BYTES (4, 8 or 16) from global to shared memory; when `pred` is false nothing is
+/// read and the destination is zero-filled (src-size 0), which is how edges are predicated.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(unsigned dst, const void* src, bool pred) {
+  const int src_bytes = pred ? BYTES : 0;
+  if constexpr (BYTES == 16) {
+    // .cg: bypass L1, a tile is read once per block from L2.
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES),
+                 "r"(src_bytes));
+  }
+}
+/// p + bytes through an add the compiler cannot see into, so it cannot rewrite a chain of them
+/// as loop-invariant offsets to hoist (MmaMainloop::run's copies).
+__device__ __forceinline__ const char* advance(const char* p, long long bytes) {
+  const char* r;
+  asm("add.s64 %0, %1, %2;\n" : "=l"(r) : "l"(p), "l"(bytes));
+  return r;
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// The shared-memory reads are volatile: the compiler must not move them across the cp.async
+// waits and barriers that order them, nor merge two reads of one address in different slices.
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ unsigned ld_shared_b32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+/// f32 bits to TF32, rounding to nearest with ties away from zero (the low 13 bits become 0).
+__device__ __forceinline__ unsigned to_tf32(unsigned f32_bits) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(f32_bits)));
+  return r;
+}
+
+/// The tensor-core instruction of a math mode and how its B fragments are read. Dispatch tag:
+/// a math mode without a specialization fails to compile with a sentence.
+template <Math M>
+struct MmaMath {
+  static_assert(M == Math::bf16 || M == Math::f16 || M == Math::tf32,
+                "the mma family computes bf16, f16 and tf32 on tensor cores; f32 math is the simt family's");
+};
+
+/// bf16/f16: mma.m16n8k16; B (k-rows of 16-bit elements) read with ldmatrix.trans, two 8-column
+/// tiles per instruction.
+template <Math M>
+struct MmaMath16 {
+  static constexpr int kBSpread = 1;
+  using BLanes = mma_layout::LdmatrixLanes;
+  /// Reads the B fragments of one k-step (16 k-rows, ks·16 rows into the slice) for NI 8-column
+  /// tiles, two per ldmatrix; `lane_off` is BTile's offset of the lane's BLanes position.
+  template <class BTile, int NI>
+  __device__ __forceinline__ static void load_b(unsigned (&b)[NI][2], unsigned b_stage, int ks, int lane_off) {
+#pragma unroll
+    for (int p = 0; p < NI / 2; ++p) {
+      unsigned r[4];
+      ldmatrix_x4_trans(r, b_stage + BTile::shifted(lane_off, ks * 16, p * 32));
+      b[2 * p][0] = r[0];      // k 0..7 of columns 0..7
+      b[2 * p][1] = r[1];      // k 8..15 of columns 0..7
+      b[2 * p + 1][0] = r[2];  // k 0..7 of columns 8..15
+      b[2 * p + 1][1] = r[3];  // k 8..15 of columns 8..15
+    }
+  }
+  __device__ __forceinline__ static unsigned a_value(unsigned r) { return r; }
+  __device__ __forceinline__ static void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]);
+};
+template <>
+__device__ __forceinline__ void MmaMath16<Math::bf16>::mma(float (&d)[4], const unsigned (&a)[4],
+                                                           const unsigned (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <>
+__device__ __forceinline__ void MmaMath16<Math::f16>::mma(float (&d)[4], const unsigned (&a)[4],
+                                                          const unsigned (&b)[2]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+template <> struct MmaMath<Math::bf16> : MmaMath16<Math::bf16> {};
+template <> struct MmaMath<Math::f16> : MmaMath16<Math::f16> {};
+
+/// tf32: mma.m16n8k8 on f32 storage. ldmatrix cannot transpose 32-bit elements, so B is read
+/// with 32-bit loads: lane (g, t) reads k-rows t and t+4 of column g of each 8-column tile.
+/// Every operand is rounded with cvt.rna.tf32.f32 after it is read.
+template <>
+struct MmaMath<Math::tf32> {
+  static constexpr int kBSpread = 2;
+  using BLanes = mma_layout::Tf32BLanes;
+  /// Reads the B fragments of one k-step (8 k-rows, ks·8 rows into the slice) for NI 8-column
+  /// tiles; `lane_off` is BTile's offset of the lane's BLanes position.
+  template <class BTile, int NI>
+  __device__ __forceinline__ static void load_b(unsigned (&b)[NI][2], unsigned b_stage, int ks, int lane_off) {
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+      b[j][0] = to_tf32(ld_shared_b32(b_stage + BTile::shifted(lane_off, ks * 8, j * 32)));
+      b[j][1] = to_tf32(ld_shared_b32(b_stage + BTile::shifted(lane_off, ks * 8 + 4, j * 32)));
+    }
+  }
+  __device__ __forceinline__ static unsigned a_value(unsigned r) { return to_tf32(r); }
+  __device__ __forceinline__ static void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+
+/// Four adjacent values of C stored at once: 8 bytes of bf16/f16 or 16 bytes of f32 (`p` is
+/// aligned: its column and N are multiples of 4).
+__device__ __forceinline__ unsigned pack(bf16_t lo, bf16_t hi) {
+  return static_cast<unsigned>(lo.bits) | (static_cast<unsigned>(hi.bits) << 16);
+}
+__device__ __forceinline__ unsigned pack(f16_t lo, f16_t hi) {
+  return static_cast<unsigned>(lo.bits) | (static_cast<unsigned>(hi.bits) << 16);
+}
+template <class T>
+__device__ __forceinline__ void store4(T* p, const float (&v)[4]) {
+  *reinterpret_cast<uint2*>(p) = make_uint2(pack(from_float<T>(v[0]), from_float<T>(v[1])),
+                                            pack(from_float<T>(v[2]), from_float<T>(v[3])));
+}
+__device__ __forceinline__ void store4(float* p, const float (&v)[4]) {
+  *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/// The messaged compile-time guard: every category of MmaConfig::check() gets its sentence.
+template <class Tile>
+struct MmaGuard {
+  static constexpr Violation kViolation = Tile::config.check().violation;
+  static_assert(kViolation != Violation::shape,
+                "mma config: tile sides must be powers of two with BN >= 64, bk_bytes 64/128/256, stages 2..8, "
+                "vec_bytes 4/8/16, swizzle 0/1, group_m >= 1, min_blocks 1..8");
+  static_assert(kViolation != Violation::divisibility,
+                "mma config: WM and WN must be multiples of 16 and the warp tile must divide the block tile");
+  static_assert(kViolation != Violation::threads,
+                "mma config: at most 32 warps, and the threads must split the A and B tiles into equal copies");
+  static constexpr bool ok = kViolation == Violation::none;
+};
+
+/// A kernel's types: the tile, the GEMM's storage and math types (GemmOf<Dtype>), the epilogue.
+template <class Tile, class Gemm, class Epi>
+struct MmaKernelOf {
+  static_assert(MmaGuard<Tile>::ok, "invalid mma config");
+  using A = typename Gemm::A;
+  using B = typename Gemm::B;
+  using Bias = typename Gemm::Bias;
+  using C = typename Gemm::C;
+  static constexpr int kThreads = Tile::config.threads();
+  static constexpr int kMinBlocks = Tile::config.min_blocks;
+};
+
+}  // namespace mma_detail
+
+/// The mainloop: acc += A[m0.., :] · B[:, n0..] for one warp's WM×WN tile, walking K in
+/// BK_BYTES slices through a STAGES-deep cp.async ring at `smem`.
+template <class Tile, class Gemm>
+struct MmaMainloop {
+  static constexpr MmaConfig cfg = Tile::config;
+  using Math = mma_detail::MmaMath<Gemm::math>;
+  static constexpr int kElem = element_bytes(Gemm::types.a);  // 2 (bf16/f16) or 4 (tf32 on f32)
+  static constexpr int BM = cfg.bm, BN = cfg.bn, BK = cfg.bk_bytes, WM = cfg.wm, WN = cfg.wn;
+  static constexpr int STAGES = cfg.stages, VEC = cfg.vec_bytes, THREADS = cfg.threads();
+  static constexpr int MI = WM / 16, NI = WN / 8, KS = cfg.k_steps();
+  static constexpr int B_ROWS = BK / kElem;  // k-rows of B per slice
+  static constexpr int B_STEP_ROWS = MmaConfig::kStepBytes / kElem;  // k-rows of B per k-step
+  using ATile = mma_layout::SmemTile<BM, BK, cfg.swizzle != 0, 1>;
+  using BTile = mma_layout::SmemTile<B_ROWS, BN * kElem, cfg.swizzle != 0, Math::kBSpread>;
+  using ACopy = mma_layout::CopyPlan<BM, BK, VEC, THREADS>;
+  using BCopy = mma_layout::CopyPlan<B_ROWS, BN * kElem, VEC, THREADS>;
+  static constexpr int kStageBytes = ATile::kBytes + BTile::kBytes;
+  static_assert(kStageBytes == cfg.stage_bytes(), "the layout's stage size is MmaConfig::stage_bytes()");
+  static_assert(KS >= 2 && KS % 2 == 0,
+                "the pipeline waits for the next slice during the last k-step of the current one, and the two "
+                "fragment sets alternate so that every slice starts on the first");
+  static_assert(16 % ATile::kKeyPeriod == 0 && B_STEP_ROWS % BTile::kKeyPeriod == 0,
+                "fragment reads 16 rows of A or one k-step of B apart see the same swizzle");
+
+  using Frags = unsigned[MI][4];
+  using BFrags = unsigned[NI][2];
+
+  __device__ __forceinline__ static void run(const typename Gemm::A* __restrict__ A,
+                                             const typename Gemm::B* __restrict__ B, int M, int N, int K, int m0,
+                                             int n0, unsigned char* smem, float (&acc)[MI][NI][4]) {
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
+    const unsigned smem_base = mma_detail::smem_address(smem);
+
+    // Copies. A thread's copies start from bases and predicates computed here (the simt kernel
+    // lost ~10% of its issue slots recomputing them per copy). Row offsets in global memory are
+    // 64-bit (a slice of B can sit past 2^31 bytes into B); a copy outside the matrix has
+    // src-size 0, so its address is never read. vec_bytes divides every row (check_problem), so
+    // a copy is wholly inside or wholly past a row's end.
+    const int a_row_bytes = K * kElem, b_row_bytes = N * kElem;
+    const int a_r0 = ACopy::row0(tid), a_c0 = ACopy::col0(tid);
+    const int b_r0 = BCopy::row0(tid), b_c0 = BCopy::col0(tid);
+    const char* a_src = reinterpret_cast<const char*>(A) + static_cast<long long>(m0 + a_r0) * a_row_bytes + a_c0;
+    const char* b_src = reinterpret_cast<const char*>(B) + static_cast<long long>(b_r0) * b_row_bytes +
+                        static_cast<long long>(n0) * kElem + b_c0;
+    const int a_rows_left = M - m0 - a_r0;
+    const int b_cols_left = b_row_bytes - n0 * kElem - b_c0;
+    int a_cols_left = a_row_bytes - a_c0;  // of the next slice to copy
+    int b_rows_left = K - b_r0;
+    const int a_dst = ATile::offset(a_r0, a_c0);
+    const int b_dst = BTile::offset(b_r0, b_c0);
+
+    // A thread walks its copies of a slice with one pointer per operand, stepping from copy to
+    // copy through an opaque add (mma_detail::advance): written as base + i*step, the compiler
+    // hoisted one 64-bit address per copy out of the K loop, and ptxas spilled every config
+    // with more than about 16 copies per thread. A copy's shared-memory shift is a multiple of
+    // 128 bytes along the row (col_of), so it keeps the swizzle whenever its row shift does;
+    // otherwise its offset is computed afresh (both fold to constants once unrolled).
+    auto load_slice = [&](unsigned stage) {
+      const char* a_ptr = a_src;
+#pragma unroll
+      for (int i = 0; i < ACopy::kCopies; ++i) {
+        const int dr = ACopy::row_of(i), dc = ACopy::col_of(i);
+        if (i > 0)
+          a_ptr = mma_detail::advance(a_ptr, static_cast<long long>(dr - ACopy::row_of(i - 1)) * a_row_bytes +
+                                                 (dc - ACopy::col_of(i - 1)));
+        const int dst = dr % ATile::kKeyPeriod == 0 ? ATile::shifted(a_dst, dr, dc) : ATile::offset(a_r0 + dr, a_c0 + dc);
+        mma_detail::cp_async<VEC>(stage + dst, a_ptr, dr < a_rows_left && dc < a_cols_left);
+      }
+      const char* b_ptr = b_src;
+#pragma unroll
+      for (int i = 0; i < BCopy::kCopies; ++i) {
+        const int dr = BCopy::row_of(i), dc = BCopy::col_of(i);
+        if (i > 0)
+          b_ptr = mma_detail::advance(b_ptr, static_cast<long long>(dr - BCopy::row_of(i - 1)) * b_row_bytes +
+                                                 (dc - BCopy::col_of(i - 1)));
+        const int dst = dr % BTile::kKeyPeriod == 0 ? BTile::shifted(b_dst, dr, dc) : BTile::offset(b_r0 + dr, b_c0 + dc);
+        mma_detail::cp_async<VEC>(stage + ATile::kBytes + dst, b_ptr, dr < b_rows_left && dc < b_cols_left);
+      }
+      a_src += BK;
+      a_cols_left -= BK;
+      b_src += static_cast<long long>(B_ROWS) * b_row_bytes;
+      b_rows_left -= B_ROWS;
+    };
+
+    // Fragment reads (mma_layout::LdmatrixLanes, Tf32BLanes): each lane's offset in the warp's
+    // tiles is computed once; every read is a shift of it (SmemTile::shifted).
+    const int a_lane_off = ATile::offset(warp_m * WM + mma_layout::LdmatrixLanes::row(lane),
+                                         mma_layout::LdmatrixLanes::col(lane));
+    const int b_lane_off =
+        BTile::offset(Math::BLanes::row(lane), warp_n * WN * kElem + Math::BLanes::col(lane));
+
+    auto load_fragments = [&](Frags& a, BFrags& b, unsigned stage, int ks) {
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) {
+        mma_detail::ldmatrix_x4(a[mi], stage + ATile::shifted(a_lane_off, mi * 16, ks * MmaConfig::kStepBytes));
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[mi][r] = Math::a_value(a[mi][r]);
+      }
+      Math::template load_b<BTile, NI>(b, stage + ATile::kBytes, ks, b_lane_off);
+    };
+
+    const int k_slices = (K * kElem + BK - 1) / BK;
+    // Prologue: STAGES-1 slices in flight. Every slice step commits exactly one group (possibly
+    // empty), so "at most STAGES-2 groups pending" always means "the next slice has landed".
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < k_slices) load_slice(smem_base + s * kStageBytes);
+      mma_detail::cp_async_commit();
+    }
+    mma_detail::cp_async_wait<STAGES - 2>();
+    __syncthreads();
+
+    Frags a_frag[2];
+    BFrags b_frag[2];
+    unsigned read_stage = smem_base, write_stage = smem_base + (STAGES - 1) * kStageBytes;
+    const unsigned ring_end = smem_base + STAGES * kStageBytes;
+    load_fragments(a_frag[0], b_frag[0], read_stage, 0);
+
+    for (int kt = 0; kt < k_slices; ++kt) {
+#pragma unroll
+      for (int ks = 0; ks < KS; ++ks) {
+        if (ks == KS - 1) {
+          // Slice kt+1 has landed (committed: STAGES-1 + kt+1 groups), and after the barrier
+          // every warp has read slice kt-1's stage, which the copy issued at the next ks == 0
+          // overwrites.
+          mma_detail::cp_async_wait<STAGES - 2>();
+          __syncthreads();
+          read_stage = read_stage + kStageBytes == ring_end ? smem_base : read_stage + kStageBytes;
+        }
+        // The next k-step's fragments (the next slice's first one at the last k-step) load while
+        // this k-step's mma run.
+        load_fragments(a_frag[(ks + 1) % 2], b_frag[(ks + 1) % 2], read_stage, (ks + 1) % KS);
+        if (ks == 0) {
+          if (kt + STAGES - 1 < k_slices) load_slice(write_stage);
+          mma_detail::cp_async_commit();
+          write_stage = write_stage + kStageBytes == ring_end ? smem_base : write_stage + kStageBytes;
+        }
+        // Serpentine order: consecutive mma share an A or a B fragment.
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int j = 0; j < NI; ++j) {
+            const int ni = mi % 2 ? NI - 1 - j : j;
+            Math::mma(acc[mi][ni], a_frag[ks % 2][mi], b_frag[ks % 2][ni]);
+          }
+      }
+    }
+    // Drain: no copy may still target shared memory when the block exits.
+    mma_detail::cp_async_wait<0>();
+  }
+};
+
+/// The epilogue store. A warp stages its accumulators through shared memory 16 rows (one mma
+/// tile row) at a time, then each lane reads back 4 adjacent columns, applies Epi(acc, bias[n])
+/// and stores them rounded once to C's type (8 bytes of bf16/f16 or 16 of f32 where N allows),
+/// predicated at the matrix edges. Staging makes the stores row-contiguous and keeps the
+/// epilogue's code small: the activation is written once per 16-row pass instead of once per
+/// accumulator (an erf GELU on 128 accumulators, fully unrolled, tripled NVRTC's compile time).
+/// `smem` is the mainloop's ring, free once every warp has passed the barrier below.
+template <class Tile, class Gemm, class Epi>
+__device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.wm / 16][Tile::config.wn / 8][4],
+                                               const typename Gemm::Bias* __restrict__ bias,
+                                               typename Gemm::C* __restrict__ C, int M, int N, int m0, int n0,
+                                               unsigned char* smem) {
+  constexpr MmaConfig cfg = Tile::config;
+  constexpr int MI = cfg.wm / 16, NI = cfg.wn / 8;
+  using Staged = mma_layout::StagedEpilogue<cfg.wn>;
+  static_assert(Staged::kStride == MmaConfig::epilogue_row_floats(cfg.wn), "MmaConfig::epilogue_bytes() sizes the stage");
+  using CT = typename Gemm::C;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int warp_m = warp / (cfg.bn / cfg.wn), warp_n = warp % (cfg.bn / cfg.wn);
+  float* stage = reinterpret_cast<float*>(smem) + warp * 16 * Staged::kStride;
+  const int my_row = Staged::read_row(lane), my_col = Staged::read_col(lane);
+  const int col = n0 + warp_n * cfg.wn + my_col;
+
+  float b[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) b[j] = (Epi::kUsesBias && col + j < N) ? to_float(bias[col + j]) : 0.0f;
+  // With N a multiple of 4, 4 columns from a multiple of 4 are all inside or all outside C and
+  // aligned for one store.
+  const bool vectors = N % 4 == 0;
+  __syncthreads();  // every warp has read its last fragments out of the ring
+
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<float2*>(stage + Staged::fragment_offset(lane, ni, h)) =
+            make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+    __syncwarp();
+#pragma unroll 1
+    for (int r = my_row; r < 16; r += Staged::kRowsPerPass) {
+      const float4 v = *reinterpret_cast<const float4*>(stage + r * Staged::kStride + my_col);
+      const int row = m0 + warp_m * cfg.wm + mi * 16 + r;
+      if (row >= M) continue;
+      const float out[4] = {Epi::apply(v.x, b[0]), Epi::apply(v.y, b[1]), Epi::apply(v.z, b[2]), Epi::apply(v.w, b[3])};
+      CT* c = C + static_cast<long long>(row) * N + col;
+      if (vectors) {
+        if (col < N) mma_detail::store4(c, out);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (col + j < N) c[j] = from_float<CT>(out[j]);
+      }
+    }
+    __syncwarp();  // the next 16 rows overwrite this stage
+  }
+}
+
+/// The kernel body: scheduler, mainloop, epilogue store. Launch with grid =
+/// Tile::grid_blocks(M, N) blocks (1-D), Tile::kThreads threads and Tile::kSmemBytes of dynamic
+/// shared memory.
+template <class Tile, class Gemm, class Epi>
+__device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restrict__ A,
+                                                const typename Gemm::B* __restrict__ B,
+                                                const typename Gemm::Bias* __restrict__ bias,
+                                                typename Gemm::C* __restrict__ C, int M, int N, int K) {
+  static_assert(mma_detail::MmaGuard<Tile>::ok, "invalid mma config");
+  constexpr MmaConfig cfg = Tile::config;
+  extern __shared__ __align__(128) unsigned char mma_smem[];
+
+  const int tiles_m = (M + cfg.bm - 1) / cfg.bm;
+  const int tiles_n = (N + cfg.bn - 1) / cfg.bn;
+  const TileCoord tile = grouped_tile<cfg.group_m>(blockIdx.x, tiles_m, tiles_n);
+  const int m0 = tile.m * cfg.bm;
+  const int n0 = tile.n * cfg.bn;
+
+  float acc[cfg.wm / 16][cfg.wn / 8][4];
+#pragma unroll
+  for (int mi = 0; mi < cfg.wm / 16; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < cfg.wn / 8; ++ni)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.0f;
+
+  MmaMainloop<Tile, Gemm>::run(A, B, M, N, K, m0, n0, mma_smem, acc);
+  mma_store_tile<Tile, Gemm, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
+}
+
+/// The kernel for nvcc-compiled instantiations (tests).
+template <class Tile, class Gemm, class Epi>
+__global__ void __launch_bounds__(mma_detail::MmaKernelOf<Tile, Gemm, Epi>::kThreads,
+                                  mma_detail::MmaKernelOf<Tile, Gemm, Epi>::kMinBlocks)
+    mma_gemm_kernel(const typename Gemm::A* __restrict__ A, const typename Gemm::B* __restrict__ B,
+                    const typename Gemm::Bias* __restrict__ bias, typename Gemm::C* __restrict__ C, int M, int N,
+                    int K) {
+  mma_gemm_device<Tile, Gemm, Epi>(A, B, bias, C, M, N, K);
+}
+
+}  // namespace coalesce
+
+/// Defines `extern "C" __global__ void SYMBOL(A, B, bias, C, M, N, K)` for one tile, GEMM types
+/// and epilogue, with the dtype's storage types in its signature:
+/// COALESCE_DEFINE_MMA_KERNEL(symbol, coalesce::MmaTile<...>, coalesce::GemmOf<coalesce::Dtype::bf16>,
+/// coalesce::EpilogueX). Variadic because the tile type's template arguments contain commas.
+#define COALESCE_DEFINE_MMA_KERNEL(SYMBOL, ...)                                                              \
+  extern "C" __global__ void __launch_bounds__(::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::kThreads,   \
+                                               ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::kMinBlocks) \
+      SYMBOL(const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::A* __restrict__ A,                      \
+             const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::B* __restrict__ B,                      \
+             const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::Bias* __restrict__ bias,                \
+             ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::C* __restrict__ C, int M, int N, int K) {     \
+    ::coalesce::mma_gemm_device<__VA_ARGS__>(A, B, bias, C, M, N, K);                                       \
+  }

@@ -1,0 +1,222 @@
+// The mma family's kernel (kernels/mma/gemm.cuh) compiled by nvcc, against the fp64 reference:
+// six tiles (four built-ins, a padded 128-byte-slice tile, a two-stage 8-byte-copy tile) in
+// bf16, f16 and tf32, with the empty and the erf-GELU epilogue (the first tile with every
+// epilogue), at square, edge, narrow-row, tall, tiny and long-K shapes, on normal and bend
+// inputs; a shape every 16-bit config refuses; and two runs giving the same bits.
+//
+// A failure names the kernel, the shape, the inputs and the check's figures, then says where
+// the wrong elements are (diagnose()): how many, the first few, their rows modulo 16 and
+// columns modulo 8 (an mma tile: a fragment-layout mistake shows as a pattern there), and
+// whether they sit only in edge tiles (a predication mistake) or everywhere (the mainloop).
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/kernel_method.hpp"
+#include "harness/method.hpp"
+#include "harness/workspace.hpp"
+#include "kernels/mma/family.hpp"
+#include "kernels/mma/gemm.cuh"
+
+namespace {
+
+using namespace coalesce;
+
+struct Kernel {
+  MmaConfig config;
+  Dtype dtype;
+  Epilogue epilogue;
+  const void* fn;
+};
+
+//                                BM   BN  BK_B WM  WN  S  VEC SW  G  MINB
+using Large = MmaTile<          128, 256,  64, 64, 64, 4, 16, 1, 8, 1>;  // built-in 1
+using Medium = MmaTile<         128, 128,  64, 64, 64, 4, 16, 1, 8, 2>;  // built-in 2
+using Small = MmaTile<           64,  64,  64, 32, 32, 4, 16, 1, 8, 4>;  // built-in 3
+using Narrow = MmaTile<         128, 128,  64, 64, 32, 4,  4, 1, 8, 1>;  // built-in 5: 4-byte copies
+using Padded = MmaTile<         128, 128, 128, 64, 32, 3, 16, 0, 8, 1>;  // padded rows, 4 k-steps per slice
+using TwoStage = MmaTile<        64, 128, 128, 32, 64, 2,  8, 0, 4, 1>;  // 8-byte copies, the shortest ring
+
+template <class Tile, Dtype D, class Epi>
+Kernel kernel(Epilogue e) {
+  static_assert(Tile::config.check(DeviceLimits{}).ok(), "a tested tile is legal on the H200");
+  return {Tile::config, D, e, reinterpret_cast<const void*>(&mma_gemm_kernel<Tile, GemmOf<D>, Epi>)};
+}
+
+template <class Tile, Dtype D>
+void add_tile(std::vector<Kernel>& out, bool every_epilogue) {
+  out.push_back(kernel<Tile, D, EpilogueNone>(Epilogue::none));
+  out.push_back(kernel<Tile, D, EpilogueBiasGeluErf>(Epilogue::bias_gelu));
+  if (every_epilogue) {
+    out.push_back(kernel<Tile, D, EpilogueBias>(Epilogue::bias));
+    out.push_back(kernel<Tile, D, EpilogueBiasRelu>(Epilogue::bias_relu));
+  }
+}
+
+template <Dtype D>
+void add_dtype(std::vector<Kernel>& out) {
+  add_tile<Large, D>(out, true);
+  add_tile<Medium, D>(out, false);
+  add_tile<Small, D>(out, false);
+  add_tile<Narrow, D>(out, false);
+  add_tile<Padded, D>(out, false);
+  add_tile<TwoStage, D>(out, false);
+}
+
+const std::vector<Kernel>& kernels() {
+  static const std::vector<Kernel> all = [] {
+    std::vector<Kernel> out;
+    add_dtype<Dtype::bf16>(out);
+    add_dtype<Dtype::f16>(out);
+    add_dtype<Dtype::tf32>(out);
+    return out;
+  }();
+  return all;
+}
+
+struct Shape {
+  int m, n, k;
+};
+std::string str(const Shape& s) { return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k); }
+
+// Square and tile-aligned; 1000 (a multiple of no block tile, rows of 16-byte multiples in
+// every dtype); rows of 2004 and 1996 bytes in bf16/f16 (4-byte copies only) and 4008 and 3992
+// bytes in tf32 (8-byte copies); odd N and K (tf32 with 4-byte copies only; no 16-bit config);
+// M past a power of two with few columns; a single row with K under one slice; K of 64 slices
+// and more; a problem smaller than every block tile.
+constexpr Shape kShapes[] = {{512, 512, 512},  {1000, 1000, 1000}, {1000, 1002, 998}, {1000, 1001, 999},
+                             {4097, 128, 264}, {1, 64, 16},        {256, 2048, 4096}, {96, 160, 40}};
+
+double to_double(const unsigned char* c, std::size_t i, Dtype d) {
+  if (d == Dtype::tf32) {
+    float f;
+    std::memcpy(&f, c + 4 * i, 4);
+    return f;
+  }
+  unsigned short bits;
+  std::memcpy(&bits, c + 2 * i, 2);
+  if (d == Dtype::bf16) {
+    const unsigned u = static_cast<unsigned>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return __half2float(__half(raw));
+}
+
+// Where the output is wrong: elements off by more than 20x the check's elementwise tolerance
+// (or not finite), counted by row % 16 and column % 8 and by edge vs interior block tile.
+std::string diagnose(Workspace& ws, const ReferenceKind& kind, const MmaConfig& cfg, double tolerance) {
+  const Problem& p = ws.problem();
+  const std::size_t count = static_cast<std::size_t>(p.m) * p.n;
+  std::vector<double> ref(count);
+  std::vector<unsigned char> out(ws.c_bytes());
+  COALESCE_CUDA(cudaMemcpy(ref.data(), ws.reference(kind), count * sizeof(double), cudaMemcpyDeviceToHost));
+  COALESCE_CUDA(cudaMemcpy(out.data(), ws.c(), out.size(), cudaMemcpyDeviceToHost));
+  double sum = 0;
+  for (double r : ref) sum += r * r;
+  const double rms = std::sqrt(sum / static_cast<double>(count));
+  long long bad = 0, bad_edge = 0, non_finite = 0;
+  long long by_row16[16] = {}, by_col8[8] = {};
+  std::ostringstream first;
+  const int full_m = p.m / cfg.bm * cfg.bm, full_n = p.n / cfg.bn * cfg.bn;
+  for (int i = 0; i < p.m; ++i)
+    for (int j = 0; j < p.n; ++j) {
+      const std::size_t at = static_cast<std::size_t>(i) * p.n + j;
+      const double o = to_double(out.data(), at, p.dtype), r = ref[at];
+      const bool finite = std::isfinite(o);
+      if (finite && std::fabs(o - r) <= 20 * tolerance * (std::fabs(r) + rms)) continue;
+      ++bad;
+      non_finite += !finite;
+      bad_edge += i >= full_m || j >= full_n;
+      ++by_row16[i % 16];
+      ++by_col8[j % 8];
+      if (bad <= 4) first << " (" << i << ", " << j << "): " << o << " vs " << r << ";";
+    }
+  std::ostringstream s;
+  s << "\n  where: " << bad << " of " << count << " elements off by more than 20x the tolerance (" << non_finite
+    << " not finite), " << bad_edge << " of them in edge tiles (rows >= " << full_m << " or columns >= " << full_n
+    << ")";
+  if (bad == 0) return s.str();
+  s << "\n  first:" << first.str() << "\n  by row % 16:";
+  for (long long c : by_row16) s << " " << c;
+  s << "\n  by column % 8:";
+  for (long long c : by_col8) s << " " << c;
+  return s.str();
+}
+
+std::string figures(const CheckResult& c) {
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "rel_frobenius %.3g (tolerance %.3g), max_scaled %.3g (tolerance %.3g), non-finite %lld",
+                c.errors.rel_frobenius, c.tolerance.rel_frobenius, c.errors.max_scaled_err, c.tolerance.max_scaled,
+                c.errors.non_finite);
+  return buf;
+}
+
+TEST(Mma, EveryKernelMatchesTheReferenceOrRefusesTheShape) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  int checked = 0, refused = 0;
+  for (const Shape& s : kShapes)
+    for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) {
+      Workspace ws({s.m, s.n, s.k, d, Epilogue::bias_gelu}, 300 + s.n + static_cast<int>(d), stream.get());
+      for (const Kernel& k : kernels()) {
+        if (k.dtype != d) continue;
+        const std::string where = config_name(from_mma(k.config), d, k.epilogue) + " at " + str(s);
+        if (!k.config.check_problem(s.m, s.n, s.k, d).ok()) {
+          EXPECT_THROW(kernel_method(from_mma(k.config), k.epilogue, k.fn, ws), std::invalid_argument) << where;
+          ++refused;
+          continue;
+        }
+        const Method m = kernel_method(from_mma(k.config), k.epilogue, k.fn, ws);
+        for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+          const CheckResult c = check_method(m, ws, inputs);
+          EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal") << " inputs: "
+                                << c.why << "\n  " << figures(c)
+                                << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
+          ++checked;
+        }
+      }
+    }
+  // Every kernel takes 512^3, 1000^3, 4097x128x264, 1x64x16, 256x2048x4096 and 96x160x40; the
+  // 4-byte-copy tile also takes 1000x1002x998 in every dtype and 1000x1001x999 in tf32; the
+  // 8-byte-copy tile takes 1000x1002x998 in tf32.
+  const int per_dtype = static_cast<int>(kernels().size()) / 3;
+  EXPECT_EQ(checked, 2 * (3 * 6 * per_dtype + 3 * 2 + 2 + 2));
+  EXPECT_EQ(refused, 3 * 2 * per_dtype - (3 * 2 + 2 + 2 + 2));
+}
+
+// A race shows as an output that changes between runs on the same inputs: run kernels with edge
+// tiles three times each and require the same bits (the mainloop's order of accumulation is
+// fixed, so a correct kernel is deterministic).
+TEST(Mma, RepeatedRunsAreBitIdentical) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  for (Dtype d : {Dtype::bf16, Dtype::tf32}) {
+    Workspace ws({1000, 1000, 1000, d, Epilogue::bias_gelu}, 11, stream.get());
+    for (const Kernel& k : kernels()) {
+      if (k.dtype != d || k.epilogue != Epilogue::bias_gelu) continue;
+      const Method m = kernel_method(from_mma(k.config), k.epilogue, k.fn, ws);
+      std::vector<unsigned char> first(ws.c_bytes()), again(ws.c_bytes());
+      for (int run = 0; run < 3; ++run) {
+        ws.poison_output();
+        m.launch(ws.stream());
+        COALESCE_CUDA(cudaStreamSynchronize(ws.stream()));
+        COALESCE_CUDA(cudaMemcpy(run == 0 ? first.data() : again.data(), ws.c(), first.size(), cudaMemcpyDeviceToHost));
+        if (run > 0)
+          EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size()), 0)
+              << config_name(from_mma(k.config), d, k.epilogue) << ": run " << run << " differs from run 0";
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,307 @@
+// Replays on the CPU every copy and every fragment read the mma kernel makes for a config, with
+// the layout functions the kernel itself calls (kernels/mma/layout.hpp), and checks that
+//   - the block's copies put every byte of an A or B tile in shared memory exactly once, where
+//     SmemTile::offset says it is;
+//   - every ldmatrix (emulated as the PTX ISA describes it) and every 32-bit load of tf32 B hands
+//     each lane exactly the elements the mma fragment layouts of the PTX ISA ask for, in the
+//     order the kernel passes them to mma.sync;
+//   - no fragment read has a shared-memory bank conflict (one wavefront per 8 ldmatrix rows,
+//     per 32 words of a 32-bit load);
+//   - the epilogue's staging puts every accumulator of the C fragment layout at its row and
+//     column and reads each back exactly once, without bank conflicts.
+// This is the part of the kernel a wrong index would break silently; the GPU test
+// (tests/gpu/mma_test.cu) checks the arithmetic end to end.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/mma/config.hpp"
+#include "kernels/mma/layout.hpp"
+
+namespace {
+
+using namespace coalesce;
+using namespace coalesce::mma_layout;
+
+// A byte of the logical operand tile: distinct for every (row, col) of a tile up to 2^16 x 2^8.
+std::uint8_t logical_byte(int operand, int row, int col) {
+  std::uint32_t h = static_cast<std::uint32_t>(operand * 0x9e3779b1u) ^ static_cast<std::uint32_t>(row * 0x85ebca6bu) ^
+                    static_cast<std::uint32_t>(col * 0xc2b2ae35u);
+  h ^= h >> 15;
+  h *= 0x2c1b3c6du;
+  h ^= h >> 12;
+  return static_cast<std::uint8_t>(h);
+}
+std::uint32_t logical_bytes(int operand, int row, int col, int n) {
+  std::uint32_t v = 0;
+  for (int b = 0; b < n; ++b) v |= static_cast<std::uint32_t>(logical_byte(operand, row, col + b)) << (8 * b);
+  return v;
+}
+
+struct Smem {
+  std::vector<std::uint8_t> bytes;
+  std::uint32_t word(int at) const {  // little-endian, as the GPU reads it
+    std::uint32_t v;
+    std::memcpy(&v, &bytes.at(static_cast<std::size_t>(at)), 4);
+    return v;
+  }
+  std::uint32_t half(int at) const { return bytes.at(static_cast<std::size_t>(at)) | (bytes.at(static_cast<std::size_t>(at) + 1) << 8); }
+};
+
+// Fills a tile through the kernel's copies (MmaMainloop::run's load_slice) and checks coverage.
+template <class Tile, class Plan, int THREADS, int VEC>
+Smem copy_tile(int operand, int rows, int row_bytes, std::vector<std::string>& errors) {
+  Smem s{std::vector<std::uint8_t>(Tile::kBytes, 0)};
+  std::vector<int> written(Tile::kBytes, 0);
+  std::set<long> logical;
+  for (int tid = 0; tid < THREADS; ++tid) {
+    const int r0 = Plan::row0(tid), c0 = Plan::col0(tid);
+    const int base = Tile::offset(r0, c0);
+    for (int i = 0; i < Plan::kCopies; ++i) {
+      const int dr = Plan::row_of(i), dc = Plan::col_of(i);
+      const int dst = dr % Tile::kKeyPeriod == 0 ? Tile::shifted(base, dr, dc) : Tile::offset(r0 + dr, c0 + dc);
+      const int row = r0 + dr, col = c0 + dc;
+      if (row >= rows || col + VEC > row_bytes || dst < 0 || dst + VEC > Tile::kBytes) {
+        errors.push_back("copy outside the tile: thread " + std::to_string(tid) + " copy " + std::to_string(i));
+        continue;
+      }
+      if (dst != Tile::offset(row, col)) errors.push_back("a copy's shifted offset differs from offset()");
+      logical.insert(static_cast<long>(row) * row_bytes + col);
+      for (int b = 0; b < VEC; ++b) {
+        s.bytes[static_cast<std::size_t>(dst + b)] = logical_byte(operand, row, col + b);
+        ++written[static_cast<std::size_t>(dst + b)];
+      }
+    }
+  }
+  int total = 0;
+  for (int w : written) {
+    if (w > 1) errors.push_back("a shared-memory byte is written twice");
+    total += w;
+  }
+  if (total != rows * row_bytes || static_cast<int>(logical.size()) * VEC != rows * row_bytes)
+    errors.push_back("the copies do not cover the tile exactly once");
+  for (int row = 0; row < rows; ++row)
+    for (int col = 0; col < row_bytes; ++col)
+      if (s.bytes[static_cast<std::size_t>(Tile::offset(row, col))] != logical_byte(operand, row, col)) {
+        errors.push_back("offset(" + std::to_string(row) + ", " + std::to_string(col) + ") does not hold its byte");
+        return s;
+      }
+  return s;
+}
+
+// ldmatrix.x4: lanes 8i..8i+7 give the row addresses of matrix i; lane l receives, in register
+// i, bytes 4(l%4)..4(l%4)+3 of row l/4 of matrix i.
+void ldmatrix_x4(const Smem& s, const int (&addr)[32], std::uint32_t (&r)[32][4]) {
+  for (int l = 0; l < 32; ++l)
+    for (int i = 0; i < 4; ++i) r[l][i] = s.word(addr[8 * i + l / 4] + 4 * (l % 4));
+}
+// ldmatrix.x4.trans (16-bit elements): lane l receives, in register i, the elements of matrix i
+// at (row 2(l%4), column l/4) in its low half and (row 2(l%4)+1, column l/4) in its high half.
+void ldmatrix_x4_trans(const Smem& s, const int (&addr)[32], std::uint32_t (&r)[32][4]) {
+  for (int l = 0; l < 32; ++l)
+    for (int i = 0; i < 4; ++i)
+      r[l][i] = s.half(addr[8 * i + 2 * (l % 4)] + 2 * (l / 4)) | (s.half(addr[8 * i + 2 * (l % 4) + 1] + 2 * (l / 4)) << 16);
+}
+
+// One ldmatrix phase per matrix: its 8 16-byte rows must sit in 8 different bank groups.
+bool ldmatrix_conflict_free(const int (&addr)[32]) {
+  for (int i = 0; i < 4; ++i) {
+    std::set<int> groups;
+    for (int r = 0; r < 8; ++r) {
+      if (addr[8 * i + r] % 16 != 0) return false;
+      groups.insert((addr[8 * i + r] / 16) % 8);
+    }
+    if (groups.size() != 8) return false;
+  }
+  return true;
+}
+// A 32-bit load: distinct words must sit in distinct banks.
+bool words_conflict_free(const int (&addr)[32]) {
+  for (int a = 0; a < 32; ++a)
+    for (int b = a + 1; b < 32; ++b)
+      if (addr[a] != addr[b] && (addr[a] / 4) % 32 == (addr[b] / 4) % 32) return false;
+  return true;
+}
+
+// Every copy and fragment read of one config for one element size (2: bf16/f16, 4: tf32).
+template <int BM, int BN, int BK, int WM, int WN, int VEC, int SWIZZLE, int ELEM>
+std::vector<std::string> replay() {
+  constexpr MmaConfig cfg{BM, BN, BK, WM, WN, 3, VEC, SWIZZLE, 8, 1};
+  static_assert(cfg.check().ok(), "a replayed config is legal");
+  constexpr int THREADS = cfg.threads(), KS = cfg.k_steps(), MI = WM / 16, NI = WN / 8;
+  constexpr int B_ROWS = BK / ELEM;
+  constexpr bool TF32 = ELEM == 4;
+  using ATile = SmemTile<BM, BK, SWIZZLE != 0, 1>;
+  using BTile = SmemTile<B_ROWS, BN * ELEM, SWIZZLE != 0, TF32 ? 2 : 1>;
+  static_assert(ATile::kBytes + BTile::kBytes == cfg.stage_bytes(), "the layouts are MmaConfig's stage");
+  std::vector<std::string> errors;
+  const Smem a = copy_tile<ATile, CopyPlan<BM, BK, VEC, THREADS>, THREADS, VEC>(0, BM, BK, errors);
+  const Smem b = copy_tile<BTile, CopyPlan<B_ROWS, BN * ELEM, VEC, THREADS>, THREADS, VEC>(1, B_ROWS, BN * ELEM, errors);
+  if (!errors.empty()) return errors;
+
+  for (int warp = 0; warp < THREADS / 32; ++warp) {
+    const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
+    for (int ks = 0; ks < KS; ++ks) {
+      // A: for tile mi the lane receives reg i = row g + 8(i%2), bytes 16(i/2) + 4t of the
+      // k-step: bf16/f16 a0a1, a2a3, a4a5, a6a7 and tf32 a0, a1, a2, a3 of the PTX layouts.
+      for (int mi = 0; mi < MI; ++mi) {
+        int addr[32];
+        for (int l = 0; l < 32; ++l) {
+          const int row = warp_m * WM + LdmatrixLanes::row(l), col = LdmatrixLanes::col(l);
+          addr[l] = ATile::shifted(ATile::offset(row, col), mi * 16, ks * 32);
+          if (addr[l] != ATile::offset(row + mi * 16, col + ks * 32)) errors.push_back("A: shifted() != offset()");
+        }
+        if (!ldmatrix_conflict_free(addr)) errors.push_back("A: ldmatrix bank conflict");
+        std::uint32_t r[32][4];
+        ldmatrix_x4(a, addr, r);
+        for (int l = 0; l < 32; ++l)
+          for (int i = 0; i < 4; ++i) {
+            const int g = l / 4, t = l % 4;
+            const int row = warp_m * WM + mi * 16 + g + 8 * (i % 2), col = ks * 32 + 16 * (i / 2) + 4 * t;
+            if (r[l][i] != logical_bytes(0, row, col, 4))
+              errors.push_back("A fragment: warp " + std::to_string(warp) + " ks " + std::to_string(ks) + " mi " +
+                               std::to_string(mi) + " lane " + std::to_string(l) + " reg " + std::to_string(i));
+          }
+      }
+      if (!TF32) {
+        // B (16-bit), tiles 2p and 2p+1 from one ldmatrix.trans: b[n][j] holds k = 2t+8j and
+        // 2t+8j+1 (low, high) of column g.
+        for (int p = 0; p < NI / 2; ++p) {
+          int addr[32];
+          for (int l = 0; l < 32; ++l) {
+            const int row = LdmatrixLanes::row(l), col = warp_n * WN * ELEM + LdmatrixLanes::col(l);
+            addr[l] = BTile::shifted(BTile::offset(row, col), ks * 16, p * 32);
+            if (addr[l] != BTile::offset(row + ks * 16, col + p * 32)) errors.push_back("B: shifted() != offset()");
+          }
+          if (!ldmatrix_conflict_free(addr)) errors.push_back("B: ldmatrix bank conflict");
+          std::uint32_t r[32][4];
+          ldmatrix_x4_trans(b, addr, r);
+          for (int l = 0; l < 32; ++l)
+            for (int i = 0; i < 4; ++i) {
+              const int g = l / 4, t = l % 4;
+              const int n = warp_n * WN + (2 * p + i / 2) * 8 + g, k = ks * 16 + 8 * (i % 2) + 2 * t;
+              const std::uint32_t want = logical_bytes(1, k, 2 * n, 2) | (logical_bytes(1, k + 1, 2 * n, 2) << 16);
+              if (r[l][i] != want)
+                errors.push_back("B fragment: warp " + std::to_string(warp) + " ks " + std::to_string(ks) + " pair " +
+                                 std::to_string(p) + " lane " + std::to_string(l) + " reg " + std::to_string(i));
+            }
+        }
+      } else {
+        // B (tf32): b[j][h] holds k = t + 4h of column g, one 32-bit load each.
+        for (int j = 0; j < NI; ++j)
+          for (int h = 0; h < 2; ++h) {
+            int addr[32];
+            for (int l = 0; l < 32; ++l) {
+              const int row = Tf32BLanes::row(l), col = warp_n * WN * ELEM + Tf32BLanes::col(l);
+              addr[l] = BTile::shifted(BTile::offset(row, col), ks * 8 + 4 * h, j * 32);
+              if (addr[l] != BTile::offset(row + ks * 8 + 4 * h, col + j * 32))
+                errors.push_back("tf32 B: shifted() != offset()");
+            }
+            if (!words_conflict_free(addr)) errors.push_back("tf32 B: bank conflict");
+            for (int l = 0; l < 32; ++l) {
+              const int g = l / 4, t = l % 4;
+              const int n = warp_n * WN + j * 8 + g, k = ks * 8 + t + 4 * h;
+              if (b.word(addr[l]) != logical_bytes(1, k, 4 * n, 4))
+                errors.push_back("tf32 B fragment: warp " + std::to_string(warp) + " lane " + std::to_string(l));
+            }
+          }
+      }
+      if (errors.size() > 20) return errors;
+    }
+  }
+  return errors;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int VEC, int SWIZZLE>
+void replay_both(const char* what) {
+  for (const auto& [elem, errors] :
+       {std::pair{2, replay<BM, BN, BK, WM, WN, VEC, SWIZZLE, 2>()}, std::pair{4, replay<BM, BN, BK, WM, WN, VEC, SWIZZLE, 4>()}}) {
+    std::string all;
+    for (std::size_t i = 0; i < errors.size() && i < 8; ++i) all += "\n  " + errors[i];
+    EXPECT_TRUE(errors.empty()) << what << (elem == 2 ? " (bf16/f16)" : " (tf32)") << ": " << errors.size()
+                                << " problems:" << all;
+  }
+}
+
+// The epilogue's staging for a warp tile WN wide: writes of the C fragments (c0c1 at
+// (g, 8ni + 2t), c2c3 at (g + 8, ...)) and the 16-byte reads.
+template <int WN>
+void replay_epilogue() {
+  using S = StagedEpilogue<WN>;
+  SCOPED_TRACE("WN " + std::to_string(WN));
+  std::vector<int> at(16 * S::kStride, -1);  // which (row, col) each staged float holds
+  for (int ni = 0; ni < WN / 8; ++ni)
+    for (int h = 0; h < 2; ++h) {
+      int words[32];
+      for (int l = 0; l < 32; ++l) {
+        const int off = S::fragment_offset(l, ni, h);
+        words[l] = off;
+        for (int v = 0; v < 2; ++v) {
+          ASSERT_EQ(at[off + v], -1) << "staged twice";
+          at[off + v] = (l / 4 + 8 * h) * WN + ni * 8 + 2 * (l % 4) + v;
+        }
+      }
+      // 8-byte writes: each half-warp's 16 pairs of words in 16 different bank pairs.
+      for (int half = 0; half < 2; ++half) {
+        std::set<int> pairs;
+        for (int l = 16 * half; l < 16 * half + 16; ++l) pairs.insert((words[l] / 2) % 16);
+        EXPECT_EQ(pairs.size(), 16u) << "bank conflict staging tile " << ni;
+      }
+    }
+  std::vector<int> read(16 * WN, 0);
+  for (int pass = 0; pass < 16 / S::kRowsPerPass; ++pass) {
+    std::set<int> groups[4];
+    for (int l = 0; l < 32; ++l) {
+      const int r = S::read_row(l) + pass * S::kRowsPerPass, c = S::read_col(l);
+      for (int v = 0; v < 4; ++v) {
+        EXPECT_EQ(at[r * S::kStride + c + v], r * WN + c + v) << "lane " << l << " reads the wrong accumulator";
+        ++read[static_cast<std::size_t>(r * WN + c + v)];
+      }
+      groups[l / 8].insert(((r * S::kStride + c) / 4) % 8);
+    }
+    if (WN >= 32)
+      for (const auto& g : groups) EXPECT_EQ(g.size(), 8u) << "bank conflict reading the stage";
+  }
+  for (int n : read) EXPECT_EQ(n, 1) << "an accumulator is stored " << n << " times";
+}
+
+TEST(MmaLayout, EpilogueStaging) {
+  replay_epilogue<16>();
+  replay_epilogue<32>();
+  replay_epilogue<64>();
+  replay_epilogue<128>();
+}
+
+#define COALESCE_REPLAY(BM, BN, BK, WM, WN, VEC) \
+  replay_both<BM, BN, BK, WM, WN, VEC, 1>(#BM "x" #BN " bk" #BK " w" #WM "x" #WN " v" #VEC " swizzled"); \
+  replay_both<BM, BN, BK, WM, WN, VEC, 0>(#BM "x" #BN " bk" #BK " w" #WM "x" #WN " v" #VEC " padded")
+
+// The built-in configs' tiles and copies.
+TEST(MmaLayout, BuiltinTiles) {
+  COALESCE_REPLAY(128, 256, 64, 64, 64, 16);
+  COALESCE_REPLAY(128, 128, 64, 64, 64, 16);
+  COALESCE_REPLAY(64, 64, 64, 32, 32, 16);
+  COALESCE_REPLAY(128, 128, 64, 64, 64, 8);
+  COALESCE_REPLAY(128, 128, 64, 64, 64, 4);
+}
+
+// Every K slice, warp shape and copy width of the sweep's lists, and the extremes of the rule
+// (16x16 warps, 256-byte slices, a block wider than its threads' copies).
+TEST(MmaLayout, SweepTiles) {
+  COALESCE_REPLAY(128, 128, 128, 64, 32, 16);
+  COALESCE_REPLAY(128, 128, 128, 32, 64, 16);
+  COALESCE_REPLAY(256, 128, 64, 64, 64, 16);
+  COALESCE_REPLAY(64, 256, 128, 32, 64, 16);
+  COALESCE_REPLAY(256, 256, 64, 64, 64, 16);
+  COALESCE_REPLAY(64, 64, 256, 32, 32, 16);
+  COALESCE_REPLAY(64, 128, 256, 64, 64, 4);
+  COALESCE_REPLAY(32, 64, 64, 16, 16, 8);
+  COALESCE_REPLAY(64, 64, 128, 64, 64, 4);
+  COALESCE_REPLAY(128, 64, 64, 32, 32, 4);
+}
+
+}  // namespace

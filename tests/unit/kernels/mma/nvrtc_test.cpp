@@ -1,0 +1,145 @@
+// The mma kernel compiles under NVRTC, as the tuner compiles it, for sm_80 and sm_90 without
+// spills and within its __launch_bounds__ register cap: every built-in config with every
+// epilogue, and a seeded draw of 40 legal sweep configs per dtype and architecture (the same
+// draw coalesce-tune's random strategy makes). bf16/f16 units come from the compiler
+// (emit_fused_kernel); tf32 units are built from the family's kernel_header() and
+// define_kernel(), which is what emission writes, until the dialect carries TF32 math. Uses the
+// tuner's JIT (embedded headers, ptxas report) with a fresh cache. No GPU needed.
+//
+// Prints ptxas' registers beside the family's register model for every built-in config and the
+// compile times (docs/kernels.md quotes them).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "Coalesce/Emit.h"
+#include "kernels/mma/builtin.hpp"
+#include "kernels/mma/family.hpp"
+#include "tuner/jit.hpp"
+#include "tuner/space.hpp"
+
+namespace coalesce {
+namespace {
+
+namespace fs = std::filesystem;
+
+DeviceLimits a100_limits() {
+  DeviceLimits d;
+  d.smem_per_block_optin = 166912;
+  d.smem_per_sm = 167936;
+  return d;
+}
+
+struct Case {
+  Target target;
+  Problem problem;
+  Config config;
+  bool builtin;
+};
+
+// The translation unit the tuner compiles for the case.
+compiler::EmittedKernel unit_for(const Case& c) {
+  const Family& mma = mma_family();
+  if (c.problem.dtype != Dtype::tf32) return compiler::emit_fused_kernel(c.problem, c.config, c.target);
+  // The fused op's verifier would check the config against the target and the problem.
+  for (Verdict v : {mma.check(c.config, c.target.limits, mma.predict(c.config, c.target.limits).registers),
+                    mma.check_problem(c.config, c.problem)})
+    if (!v.ok()) throw std::runtime_error(v.why);
+  const std::string symbol = config_name(c.config, c.problem.dtype, c.problem.epilogue);
+  return {symbol, "#include \"" + std::string(mma.kernel_header()) + "\"\n\n" +
+                      mma.define_kernel(c.config, c.problem.dtype, c.problem.epilogue, symbol) + "\n"};
+}
+
+std::vector<Case> cases() {
+  const Family& mma = mma_family();
+  std::vector<Case> out;
+  for (const Target& target : {Target{8, 0, false, a100_limits(), 108}, Target{9, 0, false, DeviceLimits{}, 132}})
+    for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) {
+      for (const Config& c : mma.builtin_configs({4096, 4096, 4096, d}))
+        for (Epilogue e : all_epilogues()) out.push_back({target, {4096, 4096, 4096, d, e}, c, true});
+      // 40 of the sweep's legal configs at 4096 for this target, each with one epilogue in turn.
+      const Problem p{4096, 4096, 4096, d, Epilogue::bias_gelu};
+      const auto drawn = tuner::select(tuner::enumerate(mma, p, target), tuner::Strategy::random, 40,
+                                       0x6d6d61u + static_cast<unsigned>(d));
+      for (std::size_t i = 0; i < drawn.size(); ++i)
+        out.push_back({target, {4096, 4096, 4096, d, all_epilogues()[i % 4]}, drawn[i].config, false});
+    }
+  return out;
+}
+
+TEST(MmaNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90WithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-mma-nvrtc-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit sm80(cache, "sm_80"), sm90(cache, "sm_90");
+  const std::vector<Case> all = cases();
+  ASSERT_EQ(all.size(), 2u * 3u * (mma_builtin::kCount * 4u + 40u));
+
+  struct Outcome {
+    std::string name, log;
+    bool emitted = false, compiled = false, reported = false, spills = true;
+    int registers = 0;
+    double seconds = 0;
+  };
+  std::vector<Outcome> outcomes(all.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < all.size();) {
+      Outcome& o = outcomes[i];
+      const Case& c = all[i];
+      o.name = config_name(c.config, c.problem.dtype, c.problem.epilogue) + " on " + c.target.arch();
+      compiler::EmittedKernel k;
+      try {
+        k = unit_for(c);
+      } catch (const std::exception& e) {
+        o.log = e.what();
+        continue;
+      }
+      o.emitted = k.symbol == config_name(c.config, c.problem.dtype, c.problem.epilogue);
+      const tuner::Jit& jit = mma_family().nvrtc_arch(c.target) == "sm_80" ? sm80 : sm90;
+      const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+      o.compiled = r.ok;
+      o.log = r.log;
+      o.seconds = r.compile_seconds;
+      if (r.ptxas) {
+        o.reported = true;
+        o.spills = r.ptxas->spills();
+        o.registers = r.ptxas->registers;
+      }
+    }
+  };
+  // Two compiles at a time: the development machines have two cores.
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, std::min(2u, std::thread::hardware_concurrency())); ++t)
+    pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  fs::remove_all(cache);
+
+  double total = 0, slowest = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Outcome& o = outcomes[i];
+    const MmaConfig cfg = to_mma(all[i].config);
+    SCOPED_TRACE(o.name);
+    EXPECT_TRUE(o.emitted) << o.log;
+    EXPECT_TRUE(o.compiled) << o.log;
+    EXPECT_TRUE(o.reported) << o.log;
+    EXPECT_FALSE(o.spills) << o.log;
+    // __launch_bounds__(threads, min_blocks) caps what ptxas may use.
+    EXPECT_LE(o.registers, cfg.register_cap());
+    total += o.seconds;
+    slowest = std::max(slowest, o.seconds);
+    if (all[i].builtin && all[i].problem.epilogue == Epilogue::bias_gelu)
+      std::printf("%-70s %3d registers (model %3d, cap %3d) %5.2f s\n", o.name.c_str(), o.registers,
+                  cfg.predicted_registers(), cfg.register_cap(), o.seconds);
+  }
+  std::printf("%zu compiles, %.2f s each on average, %.2f s at most\n", all.size(), total / all.size(), slowest);
+}
+
+}  // namespace
+}  // namespace coalesce
