@@ -1,10 +1,9 @@
 // The mma kernel compiles under NVRTC, as the tuner compiles it, for sm_80 and sm_90 without
 // spills and within its __launch_bounds__ register cap: every built-in config with every
 // epilogue, and a seeded draw of 40 legal sweep configs per dtype and architecture (the same
-// draw coalesce-tune's random strategy makes). bf16/f16 units come from the compiler
-// (emit_fused_kernel); tf32 units are built from the family's kernel_header() and
-// define_kernel(), which is what emission writes, until the dialect carries TF32 math. Uses the
-// tuner's JIT (embedded headers, ptxas report) with a fresh cache. No GPU needed.
+// draw coalesce-tune's random strategy makes), every unit emitted by the compiler
+// (emit_fused_kernel; tf32 through the dialect's TF32 math mode). Uses the tuner's JIT (embedded
+// headers, the cubin's figures) with a fresh cache. No GPU needed.
 //
 // Prints ptxas' registers beside the family's register model for every built-in config and the
 // compile times (docs/kernels.md quotes them).
@@ -44,17 +43,10 @@ struct Case {
   bool builtin;
 };
 
-// The translation unit the tuner compiles for the case.
+// The translation unit the tuner compiles for the case, through the compiler (tf32 as the
+// dialect's TF32 math mode on f32 memrefs).
 compiler::EmittedKernel unit_for(const Case& c) {
-  const Family& mma = mma_family();
-  if (c.problem.dtype != Dtype::tf32) return compiler::emit_fused_kernel(c.problem, c.config, c.target);
-  // The fused op's verifier would check the config against the target and the problem.
-  for (Verdict v : {mma.check(c.config, c.target.limits, mma.predict(c.config, c.target.limits).registers),
-                    mma.check_problem(c.config, c.problem)})
-    if (!v.ok()) throw std::runtime_error(v.why);
-  const std::string symbol = config_name(c.config, c.problem.dtype, c.problem.epilogue);
-  return {symbol, "#include \"" + std::string(mma.kernel_header()) + "\"\n\n" +
-                      mma.define_kernel(c.config, c.problem.dtype, c.problem.epilogue, symbol) + "\n"};
+  return compiler::emit_fused_kernel(c.problem, c.config, c.target);
 }
 
 std::vector<Case> cases() {
