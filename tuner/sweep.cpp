@@ -151,9 +151,21 @@ std::string injected_source(const std::string& kind, const std::string& symbol, 
     // from a counter in the module that nothing resets, as a split-K semaphore left set would;
     // the launches of one stream run one after another, so ticket / warps is exactly the
     // launch's index. No shared memory (the config's budget is the template's), and a
-    // grid-stride loop covers C whatever the config's geometry.
-    return "#include \"kernels/core/epilogue.cuh\"\n#include \"kernels/core/numeric.cuh\"\n"
-           "using G = coalesce::GemmOf<coalesce::Dtype::" + std::string(to_string(problem.dtype)) + ">;\n"
+    // grid-stride loop covers C whatever the config's geometry. Only headers every family
+    // embeds are included (epilogue.cuh); A, B, bias and C share one storage type per dtype,
+    // converted as kernels/core/numeric.cuh does.
+    std::string storage = "typedef float T;\n"
+                          "__device__ float load(T x) { return x; }\n"
+                          "__device__ T store(float x) { return x; }\n";
+    if (problem.dtype == Dtype::bf16)
+      storage = "typedef unsigned short T;\n"
+                "__device__ float load(T x) { return __int_as_float(static_cast<int>(x) << 16); }\n"
+                "__device__ T store(float x) { T r; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n";
+    if (problem.dtype == Dtype::f16)
+      storage = "typedef unsigned short T;\n"
+                "__device__ float load(T x) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(x)); return f; }\n"
+                "__device__ T store(float x) { T r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n";
+    return "#include \"kernels/core/epilogue.cuh\"\n" + storage +
            "using Ep = coalesce::EpilogueFor<coalesce::Epilogue::" + std::string(to_string(problem.epilogue)) + ">;\n"
            "__device__ unsigned long long race_tickets;\n"
            "extern \"C\" __global__ void " + symbol +
@@ -167,17 +179,17 @@ std::string injected_source(const std::string& kind, const std::string& symbol, 
            "  if (tid % 32 == 0) ticket = atomicAdd(&race_tickets, 1ull);\n"
            "  const unsigned long long launch = __shfl_sync(__activemask(), ticket, 0) / warps;\n"
            "  const int k_end = launch < 2 ? K : K / 2;\n"
-           "  const G::A* A = static_cast<const G::A*>(a);\n"
-           "  const G::B* B = static_cast<const G::B*>(b);\n"
-           "  G::C* C = static_cast<G::C*>(c);\n"
+           "  const T* A = static_cast<const T*>(a);\n"
+           "  const T* B = static_cast<const T*>(b);\n"
+           "  T* C = static_cast<T*>(c);\n"
            "  for (unsigned long long i = bid * threads + tid; i < 1ull * M * N; i += blocks * threads) {\n"
            "    const int m = static_cast<int>(i / N), n = static_cast<int>(i % N);\n"
            "    float acc = 0.0f;\n"
            "    for (int k = 0; k < k_end; ++k)\n"
-           "      acc += coalesce::to_float(A[1ull * m * K + k]) * coalesce::to_float(B[1ull * k * N + n]);\n"
+           "      acc += load(A[1ull * m * K + k]) * load(B[1ull * k * N + n]);\n"
            "    float bias_n = 0.0f;\n"
-           "    if constexpr (Ep::kUsesBias) bias_n = coalesce::to_float(static_cast<const G::Bias*>(bias)[n]);\n"
-           "    C[i] = coalesce::from_float<G::C>(Ep::apply(acc, bias_n));\n"
+           "    if constexpr (Ep::kUsesBias) bias_n = load(static_cast<const T*>(bias)[n]);\n"
+           "    C[i] = store(Ep::apply(acc, bias_n));\n"
            "  }\n"
            "}\n";
   }

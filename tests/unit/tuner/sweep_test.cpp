@@ -181,7 +181,12 @@ TEST_F(StandInSweep, ATruncatedCacheEntryIsRecompiled) {
 TEST_F(StandInSweep, AKernelWrongAfterTimingIsAWrongResultWithoutATiming) {
   const fs::path db = dir_ / "race.db";
   const std::string victim = tuner::select(space(), tuner::Strategy::random, kBudget, kSeed).at(1).name;
+  // From a directory without kernels/ in it: NVRTC looks for an #include there too, and the GPU
+  // host has no source tree, so the race kernel must build from the embedded headers alone.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_);
   Exit e = sweep(db, {"COALESCE_TEST_INJECT=race:1", "STANDIN_WRONG_AFTER=" + victim});
+  fs::current_path(cwd);
   ASSERT_EQ(e.code, 0) << e.out;
   db::ResultSet r = query(db,
                           "SELECT status, message, rel_err, max_abs_err, max_scaled_err, grid_blocks, "
