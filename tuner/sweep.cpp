@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <future>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -73,11 +74,19 @@ std::string figures(const CompileResult& cr) {
 }
 
 // Test hooks, read from the environment (tests/gpu/tuner_sweep_test.cu):
-//   COALESCE_TEST_INJECT=fault:I or hang:I  the I-th selected candidate (0-based) of the first
-//       problem is compiled from a kernel that writes to an unmapped address or spins forever,
-//       under the candidate's own symbol, so the worker launches it like any other;
+//   COALESCE_TEST_INJECT=fault:I, hang:I or race:I  the I-th selected candidate (0-based) of the
+//       first problem is compiled from a kernel that writes to an unmapped address, spins
+//       forever, or is right for its first two launches and wrong from the third on (see
+//       injected_source), under the candidate's own symbol, so the worker launches it like any other;
 //   COALESCE_TEST_STOP_AFTER=N  the sweep kills itself with SIGKILL after committing N measured
 //       candidate rows, as `kill -9` would;
+//   COALESCE_TEST_PAUSE=STEP:N with COALESCE_TEST_PAUSE_MARKER=PATH  the N-th time (1-based) the
+//       sweep reaches STEP it writes PATH ("STEP N PID") and waits forever, so that a test can
+//       `kill -9` it at that point (tests/unit/tuner/sweep_kill_test.cpp). The steps:
+//         baseline  before a baseline's measurement (the baselines before it are stored);
+//         pruned    after a candidate pruned before compiling is stored;
+//         build     after a candidate's build is stored, before its measurement;
+//         unfused   after the winner's epilogue-none build is stored, before its measurement;
 //   COALESCE_TEST_STANDIN_WORKER=PATH  a sweep without a GPU: PATH answers the measurement
 //       requests (tests/unit/tuner/standin_worker.sh) for a stand-in device with the H200's
 //       limits, so the database side of a sweep is tested on machines without one.
@@ -85,9 +94,12 @@ std::string figures(const CompileResult& cr) {
 //       the H200 under 16 parallel compiles), or each fresh compile's first attempt yields a
 //       cut-off cubin, so the retry alone runs (JitFaults, jit.hpp).
 struct TestHooks {
-  std::string inject;  // "fault" or "hang"
+  std::string inject;  // "fault", "hang" or "race"
   int inject_at = -1;
   int stop_after = -1;
+  std::string pause_step;
+  int pause_at = 1;
+  fs::path pause_marker;
   std::string standin_worker;
   JitFaults nvrtc;
 
@@ -98,10 +110,23 @@ struct TestHooks {
       std::size_t colon = s.find(':');
       h.inject = s.substr(0, colon);
       h.inject_at = colon == std::string::npos ? 0 : std::atoi(s.c_str() + colon + 1);
-      if (h.inject != "fault" && h.inject != "hang")
-        throw std::invalid_argument("COALESCE_TEST_INJECT must be fault:<index> or hang:<index>");
+      if (h.inject != "fault" && h.inject != "hang" && h.inject != "race")
+        throw std::invalid_argument("COALESCE_TEST_INJECT must be fault:<index>, hang:<index> or race:<index>");
     }
     if (const char* v = std::getenv("COALESCE_TEST_STOP_AFTER"); v && *v) h.stop_after = std::atoi(v);
+    if (const char* v = std::getenv("COALESCE_TEST_PAUSE"); v && *v) {
+      std::string s(v);
+      std::size_t colon = s.find(':');
+      h.pause_step = s.substr(0, colon);
+      if (colon != std::string::npos) h.pause_at = std::atoi(s.c_str() + colon + 1);
+      const char* marker = std::getenv("COALESCE_TEST_PAUSE_MARKER");
+      if (h.pause_step != "baseline" && h.pause_step != "pruned" && h.pause_step != "build" &&
+          h.pause_step != "unfused")
+        throw std::invalid_argument("COALESCE_TEST_PAUSE must be baseline, pruned, build or unfused, then :<count>");
+      if (h.pause_at < 1 || !marker || !*marker)
+        throw std::invalid_argument("COALESCE_TEST_PAUSE needs a count >= 1 and COALESCE_TEST_PAUSE_MARKER=<path>");
+      h.pause_marker = marker;
+    }
     if (const char* v = std::getenv("COALESCE_TEST_STANDIN_WORKER"); v && *v) h.standin_worker = v;
     if (const char* v = std::getenv("COALESCE_TEST_NVRTC_FAULT"); v && *v) {
       std::istringstream faults(v);
@@ -118,7 +143,56 @@ struct TestHooks {
   }
 };
 
-std::string injected_source(const std::string& kind, const std::string& symbol) {
+std::string injected_source(const std::string& kind, const std::string& symbol, const Problem& problem) {
+  if (kind == "race") {
+    // Right for its first two launches and wrong from the third on, where it skips the second
+    // half of K: the harness's checks before timing (the activation's bend, then fresh inputs)
+    // pass, and only the re-check of the last timed run can catch it. Every warp draws a ticket
+    // from a counter in the module that nothing resets, as a split-K semaphore left set would;
+    // the launches of one stream run one after another, so ticket / warps is exactly the
+    // launch's index. No shared memory (the config's budget is the template's), and a
+    // grid-stride loop covers C whatever the config's geometry. Only headers every family
+    // embeds are included (epilogue.cuh); A, B, bias and C share one storage type per dtype,
+    // converted as kernels/core/numeric.cuh does.
+    std::string storage = "typedef float T;\n"
+                          "__device__ float load(T x) { return x; }\n"
+                          "__device__ T store(float x) { return x; }\n";
+    if (problem.dtype == Dtype::bf16)
+      storage = "typedef unsigned short T;\n"
+                "__device__ float load(T x) { return __int_as_float(static_cast<int>(x) << 16); }\n"
+                "__device__ T store(float x) { T r; asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n";
+    if (problem.dtype == Dtype::f16)
+      storage = "typedef unsigned short T;\n"
+                "__device__ float load(T x) { float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(x)); return f; }\n"
+                "__device__ T store(float x) { T r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x)); return r; }\n";
+    return "#include \"kernels/core/epilogue.cuh\"\n" + storage +
+           "using Ep = coalesce::EpilogueFor<coalesce::Epilogue::" + std::string(to_string(problem.epilogue)) + ">;\n"
+           "__device__ unsigned long long race_tickets;\n"
+           "extern \"C\" __global__ void " + symbol +
+           "(const void* a, const void* b, const void* bias, void* c, int M, int N, int K) {\n"
+           "  const unsigned long long blocks = 1ull * gridDim.x * gridDim.y * gridDim.z;\n"
+           "  const unsigned long long threads = 1ull * blockDim.x * blockDim.y * blockDim.z;\n"
+           "  const unsigned long long tid = threadIdx.x + blockDim.x * (threadIdx.y + 1ull * blockDim.y * threadIdx.z);\n"
+           "  const unsigned long long bid = blockIdx.x + gridDim.x * (blockIdx.y + 1ull * gridDim.y * blockIdx.z);\n"
+           "  const unsigned long long warps = blocks * ((threads + 31) / 32);\n"
+           "  unsigned long long ticket = 0;\n"
+           "  if (tid % 32 == 0) ticket = atomicAdd(&race_tickets, 1ull);\n"
+           "  const unsigned long long launch = __shfl_sync(__activemask(), ticket, 0) / warps;\n"
+           "  const int k_end = launch < 2 ? K : K / 2;\n"
+           "  const T* A = static_cast<const T*>(a);\n"
+           "  const T* B = static_cast<const T*>(b);\n"
+           "  T* C = static_cast<T*>(c);\n"
+           "  for (unsigned long long i = bid * threads + tid; i < 1ull * M * N; i += blocks * threads) {\n"
+           "    const int m = static_cast<int>(i / N), n = static_cast<int>(i % N);\n"
+           "    float acc = 0.0f;\n"
+           "    for (int k = 0; k < k_end; ++k)\n"
+           "      acc += load(A[1ull * m * K + k]) * load(B[1ull * k * N + n]);\n"
+           "    float bias_n = 0.0f;\n"
+           "    if constexpr (Ep::kUsesBias) bias_n = load(static_cast<const T*>(bias)[n]);\n"
+           "    C[i] = store(Ep::apply(acc, bias_n));\n"
+           "  }\n"
+           "}\n";
+  }
   const std::string signature = "extern \"C\" __global__ void " + symbol +
                                 "(const float* A, const float* B, const float* bias, float* C, int M, int N, int K)";
   if (kind == "fault")
@@ -150,7 +224,7 @@ Prepared prepare(const Jit& jit, const Problem& problem, const Config& config, c
     p.emit_error = e.what();
     return p;
   }
-  if (!inject.empty()) source = injected_source(inject, p.symbol);
+  if (!inject.empty()) source = injected_source(inject, p.symbol, problem);
   p.compiled = jit.compile(p.symbol, source);
   return p;
 }
@@ -368,6 +442,16 @@ class Sweep {
     run_ = db_->begin_run(info);
   }
 
+  // COALESCE_TEST_PAUSE: the N-th time the sweep reaches `step`, it says so in the marker file
+  // (written whole, then renamed into place) and waits for the test's kill -9.
+  void pause_point(std::string_view step) {
+    if (hooks_.pause_step != step || ++pause_reached_ != hooks_.pause_at) return;
+    const fs::path tmp = hooks_.pause_marker.string() + ".tmp";
+    std::ofstream(tmp) << step << " " << pause_reached_ << " " << getpid() << "\n";
+    fs::rename(tmp, hooks_.pause_marker);
+    for (;;) pause();
+  }
+
   // Stores a row unless its key is already stored (a resumed sweep); true when stored.
   bool store(const db::MeasurementRow& row) { return db_->insert_measurement(row).has_value(); }
 
@@ -514,6 +598,7 @@ class Sweep {
         r.prune_reason = violation_name(c.verdict.violation);
         r.message = c.verdict.why;
         store(r);
+        pause_point("pruned");
       }
     } else {
       for (const Candidate& c : space.candidates)
@@ -553,6 +638,7 @@ class Sweep {
       const std::string method(baseline.name);
       if (g_interrupted) return;
       if (db_->baseline_measured(run_, device_id_, problem_id_, method)) continue;
+      pause_point("baseline");
       std::string why_not;
       std::optional<Outcome> o = measuring([&] { return worker_->baseline(method, &why_not); });
       if (!o) {
@@ -632,6 +718,7 @@ class Sweep {
       return "pruned";
     }
     build = db_->upsert_build(build_row(family, *id, c, p));
+    pause_point("build");
     // The worker runs in its own process group, so Ctrl-C stops the sweep after this
     // measurement rather than killing it halfway.
     const Outcome o = measuring([&] { return worker_->kernel(cr.cubin_path, p.symbol, c.config); });
@@ -670,6 +757,7 @@ class Sweep {
     const db::ConfigId gemm_id =
         db_->upsert_config(db::config_row(config, gemm_only.dtype, gemm_only.epilogue, p.compiled.source_hash));
     r.build = db_->upsert_build(build_row(family, gemm_id, gemm_candidate, p));
+    pause_point("unfused");
     const Outcome o =
         measuring([&] { return worker_->kernel_then_epilogue(p.compiled.cubin_path, p.symbol, config); });
     fill(r, o);
@@ -734,6 +822,7 @@ class Sweep {
   db::RunId run_ = 0;
   db::ProblemId problem_id_ = 0;
   TimeSplit time_;
+  int pause_reached_ = 0;  // times the sweep reached COALESCE_TEST_PAUSE's step
 };
 
 }  // namespace

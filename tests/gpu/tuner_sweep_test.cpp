@@ -1,7 +1,8 @@
 // coalesce-tune sweep on the GPU, run as the user runs it (the binary beside this test): a tiny
 // random sweep stores every row; a sweep killed with SIGKILL and started again ends with the same
 // rows as one that was never interrupted; a kernel that faults or hangs becomes a launch_failed
-// or timeout row while the sweep goes on (the test hooks are described in tuner/sweep.cpp).
+// or timeout row while the sweep goes on, and one that turns wrong only after repeated launches a
+// wrong_result row without a timing (the test hooks are described in tuner/sweep.cpp).
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -145,6 +146,39 @@ TEST_F(TunerSweep, AHungKernelIsTimeoutAndTheSweepGoesOn) {
   EXPECT_GE(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND status = 'ok' AND id > " +
                           db::as_text(r.rows[0][2])),
             1);
+}
+
+// Issue 14, item 5: a kernel right for its first two launches (the checks before timing) and
+// wrong from the third on (it skips half of K once a counter that nothing resets says so, as a
+// race that only repeated launches expose would) is caught by the re-check of the last timed
+// run: a wrong_result row with that check's figures and the harness' sentence, and no timing.
+TEST_F(TunerSweep, AKernelWrongOnlyAfterRepeatedLaunchesIsAWrongResult) {
+  const fs::path db = dir_ / "race.db";
+  const std::string victim = drawn().at(1).name;
+  Exit e = run_tune(sweep_args(db), {"COALESCE_TEST_INJECT=race:1"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  db::ResultSet r = query(db,
+                          "SELECT status, message, rel_err, max_abs_err, max_scaled_err, "
+                          "median_ms IS NULL AND min_ms IS NULL AND max_ms IS NULL AND p10_ms IS NULL AND p90_ms IS NULL "
+                          "AND samples IS NULL AND tflops IS NULL AND rel_spread IS NULL, measurement_id "
+                          "FROM v_measurements WHERE method = 'coalesce' AND config_name = '" + victim + "'");
+  ASSERT_EQ(r.rows.size(), 1u);
+  const auto& row = r.rows[0];
+  const std::string message = db::as_text(row[1]);
+  ASSERT_EQ(db::as_text(row[0]), "wrong_result") << message;
+  EXPECT_EQ(message.rfind("wrong after repeated runs (a race?): ", 0), 0u) << message;
+  // Half of K missing: far outside f32's tolerance (about 3e-6 normwise at K = 256), finite.
+  ASSERT_FALSE(db::is_null(row[2]) || db::is_null(row[3]) || db::is_null(row[4])) << message;
+  EXPECT_GT(db::as_double(row[2]), 1e-2) << message;
+  EXPECT_LT(db::as_double(row[2]), 10.0) << message;
+  EXPECT_GT(db::as_double(row[3]), 0.0) << message;
+  EXPECT_GT(db::as_double(row[4]), 1e-3) << message;
+  EXPECT_EQ(db::as_int(row[5]), 1) << "a timing was stored with the wrong result";
+  // The sweep went on, and the race is not the winner.
+  EXPECT_GE(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND status = 'ok' AND id > " +
+                          db::as_text(row[6])),
+            1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_best WHERE config_name = '" + victim + "'"), 0);
 }
 
 // A second sweep on a database another sweep is writing is refused in one line; the first

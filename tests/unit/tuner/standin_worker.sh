@@ -2,7 +2,10 @@
 # A stand-in for `coalesce-tune worker` on machines without a GPU (COALESCE_TEST_STANDIN_WORKER,
 # tuner/sweep.cpp): it speaks the worker's JSON lines and answers every measurement with a
 # timing derived from the request's text, so equal requests get equal rows. cuBLASLt is
-# "unavailable". With STANDIN_DELAY set, each kernel takes that many seconds.
+# "unavailable". With STANDIN_DELAY set, each kernel takes that many seconds. With
+# STANDIN_WRONG_AFTER set to a config's name, that config is answered as the harness answers a
+# kernel that passed its checks and then failed the re-check of its last timed run
+# (harness/method.cpp): wrong_result with the re-check's figures and no timing.
 [ "$1" = worker ] || exit 64
 ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 timing() {
@@ -15,6 +18,13 @@ while IFS= read -r line; do
     *'"method":"cublaslt_fused"'*) echo '{"status":"unavailable","detail":"the stand-in worker has no cuBLASLt"}' ;;
     *'"op":"baseline"'*) timing 1500 ;;
     *'"op":"kernel"'* | *'"op":"kernel_then_epilogue"'*)
+      if [ -n "${STANDIN_WRONG_AFTER:-}" ]; then
+        case "$line" in
+          *'"config":"'"$STANDIN_WRONG_AFTER"'"'*)
+            echo '{"status":"wrong_result","detail":"wrong after repeated runs (a race?): relative Frobenius error 0.42 exceeds 3.2e-06","rel_err":0.42,"max_abs_err":1.5,"max_scaled_err":0.875,"driver_registers":40,"grid_blocks":64}'
+            continue ;;
+        esac
+      fi
       [ -n "${STANDIN_DELAY:-}" ] && sleep "$STANDIN_DELAY"
       sum=$(printf '%s' "$line" | cksum | cut -d ' ' -f 1)
       timing $((1000 + sum % 1000)) ;;

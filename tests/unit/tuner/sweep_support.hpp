@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -92,6 +93,109 @@ inline std::multiset<RowKey> row_set(const std::filesystem::path& path, bool win
        query(path, "SELECT method, " + config + ", status, coalesce(prune_reason, '') FROM v_measurements").rows)
     rows.emplace(db::as_text(r[0]), db::as_text(r[1]), db::as_text(r[2]), db::as_text(r[3]));
   return rows;
+}
+
+/// One line per row of `sql`, every value spelled out: NULL, integers, reals to 17 digits (so
+/// equal lines are equal numbers), quoted text.
+inline std::multiset<std::string> rows_as_text(const std::filesystem::path& path, const std::string& sql) {
+  std::multiset<std::string> rows;
+  for (const auto& row : query(path, sql).rows) {
+    std::string line;
+    for (const db::Value& v : row) {
+      if (!line.empty()) line += " | ";
+      if (db::is_null(v)) {
+        line += "NULL";
+      } else if (const double* d = std::get_if<double>(&v)) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.17g", *d);
+        line += buf;
+      } else if (std::holds_alternative<std::string>(v)) {
+        line += "'" + db::as_text(v) + "'";
+      } else {
+        line += db::as_text(v);
+      }
+    }
+    rows.insert(line);
+  }
+  return rows;
+}
+
+/// Everything a sweep's database holds that the stand-in worker makes deterministic, table by
+/// table: every column but row ids (each foreign key is spelled by its natural key instead),
+/// timestamps and the runs' resume counter. Two databases of the same stand-in sweep, however
+/// often it was killed and resumed, must hold the same. A column a migration adds must be sorted
+/// here into compared or left out, or `unclassified` names it.
+using Content = std::map<std::string, std::multiset<std::string>>;
+inline Content deterministic_content(const std::filesystem::path& path, std::vector<std::string>* unclassified = nullptr) {
+  // Per table: the SELECT and the columns it leaves out on purpose.
+  struct Table {
+    const char* name;
+    const char* sql;
+    std::set<std::string> left_out;
+  };
+  const std::vector<Table> tables = {
+      {"devices", "SELECT uuid, name, arch, cc_major, cc_minor, sm_count, l2_bytes, global_mem_bytes, max_sm_clock_mhz, "
+                  "fp32_lanes_per_sm, smem_per_block_optin, smem_per_sm, max_threads_per_block, max_threads_per_sm, "
+                  "regs_per_sm, max_regs_per_thread, max_blocks_per_sm FROM devices",
+       {"id"}},
+      {"runs", "SELECT (SELECT uuid FROM devices d WHERE d.id = r.device_id), status, resume_key, tool, tool_version, "
+               "git_revision, command_line, host, driver_version, driver_release, runtime_version, toolkit, harness_json "
+               "FROM runs r",
+       {"id", "device_id", "started_at", "ended_at", "resumed"}},
+      {"problems", "SELECT m, n, k, dtype, epilogue FROM problems", {"id"}},
+      {"configs", "SELECT family, name, params_json, source_hash FROM configs", {"id"}},
+      {"builds", "SELECT c.name, c.source_hash, b.arch, b.toolkit, b.status, b.registers, b.spill_stores_bytes, "
+                 "b.spill_loads_bytes, b.stack_bytes, b.smem_bytes, b.threads, b.blocks_per_sm, b.predicted_registers, "
+                 "b.predicted_smem_bytes, b.predicted_blocks_per_sm, b.compile_ms, b.log, b.attempts, "
+                 "(SELECT COUNT(*) FROM measurements x WHERE x.build_id = b.id) AS measured_rows "
+                 "FROM builds b JOIN configs c ON c.id = b.config_id",
+       {"id", "config_id", "created_at"}},
+      {"measurements", "SELECT r.resume_key, d.uuid, p.m, p.n, p.k, p.dtype, p.epilogue, x.method, c.name, c.source_hash, "
+                       "bc.name, bc.source_hash, x.status, x.prune_reason, x.median_ms, x.min_ms, x.max_ms, x.p10_ms, "
+                       "x.p90_ms, x.rel_spread, x.samples, x.tflops, x.rel_err, x.max_abs_err, x.max_scaled_err, "
+                       "x.sm_clock_before_mhz, x.sm_clock_after_mhz, x.grid_blocks, x.message "
+                       "FROM measurements x JOIN runs r ON r.id = x.run_id JOIN devices d ON d.id = x.device_id "
+                       "JOIN problems p ON p.id = x.problem_id LEFT JOIN configs c ON c.id = x.config_id "
+                       "LEFT JOIN builds b ON b.id = x.build_id LEFT JOIN configs bc ON bc.id = b.config_id",
+       {"id", "run_id", "device_id", "problem_id", "config_id", "build_id", "created_at"}},
+  };
+  Content content;
+  for (const Table& t : tables) {
+    // The command line names the database: the same command on another file is the same sweep.
+    for (std::string row : rows_as_text(path, t.sql)) {
+      for (std::size_t at; (at = row.find(path.string())) != std::string::npos;) row.replace(at, path.string().size(), "<db>");
+      content[t.name].insert(std::move(row));
+    }
+    if (!unclassified) continue;
+    const std::string sql(t.sql);
+    for (const auto& column : query(path, std::string("SELECT name FROM pragma_table_info('") + t.name + "')").rows) {
+      const std::string c = db::as_text(column[0]);
+      // Compared when the SELECT names it (as `c`, `x.c`, `b.c`), else it must be left out.
+      const bool named = sql.find(" " + c + ",") != std::string::npos || sql.find("." + c + ",") != std::string::npos ||
+                         sql.find(" " + c + " ") != std::string::npos || sql.find("." + c + " ") != std::string::npos;
+      if (!named && !t.left_out.count(c)) unclassified->push_back(std::string(t.name) + "." + c);
+    }
+  }
+  return content;
+}
+
+/// The rows in which two contents differ, one line each ("<table> only in first: ..."); empty
+/// when they are the same.
+inline std::string content_diff(const Content& first, const Content& second) {
+  std::string diff;
+  auto only = [&](const Content& a, const Content& b, const char* which) {
+    for (const auto& [table, rows] : a) {
+      const auto it = b.find(table);
+      std::multiset<std::string> left = rows;
+      if (it != b.end())
+        for (const std::string& r : it->second)
+          if (auto f = left.find(r); f != left.end()) left.erase(f);
+      for (const std::string& r : left) diff += table + " only in " + which + ": " + r + "\n";
+    }
+  };
+  only(first, second, "first");
+  only(second, first, "second");
+  return diff;
 }
 
 }  // namespace coalesce::sweep_test
