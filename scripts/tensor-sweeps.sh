@@ -5,7 +5,7 @@
 # SHAPES at 4096 and below are swept exhaustively; larger ones draw a seeded random sample of
 # BUDGET configs per family (default 64: one config's timing at 8192^3 costs 8x that at 4096^3).
 # Each sweep's progress and summary go to LOGDIR/sweep-SHAPE-DTYPE.txt. An interrupted call
-# resumes where it stopped when run again.
+# resumes where it stopped when run again; an interrupted sweep ends the call (status 130).
 set -uo pipefail
 shapes=${1:?usage: scripts/tensor-sweeps.sh SHAPES [DB] [LOGDIR]}
 db=${2:-results/coalesce.db}
@@ -22,6 +22,8 @@ for shape in $shapes; do
     echo "== coalesce-tune sweep --shape $shape --dtype $dtype ${strategy[*]} --db $db  (log: $log)"
     "$bin/coalesce-tune" sweep --shape "$shape" --dtype "$dtype" "${strategy[@]}" --db "$db" > "$log" 2>&1 || status=$?
     tail -n 12 "$log"
+    # Interrupted (Ctrl-C, or SIGINT from a time limit): stop here; the same call resumes.
+    if [ "$status" = 130 ]; then exit 130; fi
   done
 done
 exit $status
