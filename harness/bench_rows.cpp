@@ -101,7 +101,7 @@ std::string format_table(const std::vector<BenchRow>& rows) {
                     err.c_str(), status.c_str());
       out << buf;
     }
-    // The comparison the issue asks for: best fused simt kernel against each baseline.
+    // The best fused simt kernel of each shape against each baseline of that shape.
     const BenchRow* best = nullptr;
     std::map<std::string, double> baseline;
     for (std::size_t j = i; j < end; ++j) {

@@ -1,5 +1,5 @@
-// The rows of a benchmark run and their printers: an aligned table, CSV with the fixed header
-// of issue 3, and JSON carrying every sample. One row per (problem, method, config).
+// The rows of a benchmark run and their printers: an aligned table, CSV with a fixed header
+// (kBenchCsvHeader), and JSON carrying every sample. One row per (problem, method, config).
 #pragma once
 
 #include <optional>

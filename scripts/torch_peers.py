@@ -43,7 +43,7 @@ DEFAULT_SEED = 1
 
 @dataclasses.dataclass(frozen=True)
 class DtypeSpec:
-    """How the peers compute a problem of one dtype (DESIGN.md, "Vocabulary"): the torch dtype
+    """How the peers compute a problem of one dtype (kernels/core/types.hpp, gemm_types()): the torch dtype
     of A, B, bias and C, and whether matmuls may use TF32."""
 
     storage: str

@@ -546,7 +546,7 @@ class Sweep {
     summarize(problem, family, space, chosen.size(), counts, resumed);
   }
 
-  // The baselines measured in every run, in kMethods' order (DESIGN.md).
+  // The baselines measured in every run, in kMethods' order (schema/vocabulary.hpp).
   void measure_baselines() {
     for (const db::MethodInfo& baseline : db::kMethods) {
       if (baseline.origin != db::MethodOrigin::baseline) continue;

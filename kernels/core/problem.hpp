@@ -1,5 +1,6 @@
 // The host-side vocabulary every layer shares: names of dtypes, epilogues, elements and math
-// modes, and the GEMM problem (DESIGN.md, "Vocabulary"). C++17, so .cu files include it too.
+// modes, and the GEMM problem (A M×K, B K×N, both row-major; bias of N; C M×N). C++17, so .cu
+// files include it too.
 #pragma once
 
 #include <optional>

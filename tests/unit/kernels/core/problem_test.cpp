@@ -17,7 +17,7 @@ TEST(Vocabulary, ParsesEveryDtypeAndEpilogueByItsName) {
   EXPECT_FALSE(parse_epilogue("gelu").has_value());
 }
 
-// DESIGN.md: f32 everywhere; tf32 = f32 storage with TF32 math; bf16/f16 = 16-bit A, B, bias
+// The dtypes: f32 everywhere; tf32 = f32 storage with TF32 math; bf16/f16 = 16-bit A, B, bias
 // and C with an f32 accumulator.
 TEST(GemmTypes, SeparateStorageAccumulatorAndMath) {
   const GemmTypes f32 = gemm_types(Dtype::f32), tf32 = gemm_types(Dtype::tf32);
