@@ -10,7 +10,7 @@
 namespace coalesce {
 
 /// Thrown when a command needs a GPU and the machine has none; tools print its message
-/// ("no CUDA device: ...") and exit with status 2.
+/// ("no CUDA device: ...") and exit with status 3 (docs/working.md, "Exit status").
 class NoDeviceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

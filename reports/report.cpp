@@ -85,7 +85,7 @@ std::vector<Value> problem_values(const std::string& device, int m, int n, int k
 Table runs_table(const db::Database& db, const SqlFilter& f) {
   Table t;
   t.name = "runs";
-  t.title = "Runs: the environment of every number below";
+  t.title = "Runs: the environment of every number above";
   t.records = true;
   t.columns = {col("run", "run"),
                col("device", "device"),
@@ -516,13 +516,15 @@ Document build_report(const db::Database& db, const Filters& filters,
   if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return is_peer(e.method); }))
     doc.notes.back() += " The peers (" + peer_methods("", ", ") +
                         ") are the exception: they come from runs of their own on the same device.";
+  // What a reader came for first, then the detail, then the environment of every number.
   SqlFilter f = filter_sql(filters, "v");
-  doc.tables.push_back(runs_table(db, f));
-  doc.tables.push_back(devices_table(db, f));
   doc.tables.push_back(comparison_table(entries));
   doc.tables.push_back(waves_table(db, f));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));
+  doc.tables.push_back(runs_table(db, f));
+  doc.tables.push_back(devices_table(db, f));
+  doc.meta_at_end = true;
   return doc;
 }
 

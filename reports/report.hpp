@@ -1,5 +1,5 @@
-// The report over a results database: environment, best config of each family against every
-// baseline, wave quantization, top configs, and how the others were pruned or failed. The
+// The report over a results database: the best config of each family against every baseline,
+// wave quantization, top configs, how the others were pruned or failed, then the environment. The
 // diff of two databases and the plot data use the same filters and the same noise rule.
 #pragma once
 
@@ -77,8 +77,8 @@ struct ReportOptions {
   std::string database;       ///< the path as the user gave it (printed in the meta)
 };
 
-/// The whole report as a Document: tables runs, devices, comparison, waves, top_configs,
-/// outcomes.
+/// The whole report as a Document: tables comparison, waves, top_configs, outcomes, then the
+/// environment (runs, devices).
 Document build_report(const db::Database& db, const Filters& f, const ReportOptions& options);
 
 /// Options of `coalesce-report diff`.

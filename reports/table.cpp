@@ -162,9 +162,14 @@ std::string format_value(const Value& v, int precision, const std::string& null_
 }
 
 void print_markdown(const Document& doc, std::ostream& out) {
+  auto print_meta = [&] {
+    for (const auto& [key, value] : doc.meta) out << "- " << key << ": `" << value << "`\n";
+  };
   out << "# " << doc.title << "\n\n";
-  for (const auto& [key, value] : doc.meta) out << "- " << key << ": `" << value << "`\n";
-  out << '\n';
+  if (!doc.meta_at_end) {
+    print_meta();
+    out << '\n';
+  }
   for (const auto& note : doc.notes) out << note << "\n\n";
   for (const auto& t : doc.tables) print_md_table(t, out);
   if (!doc.images.empty()) {
@@ -173,6 +178,10 @@ void print_markdown(const Document& doc, std::ostream& out) {
       out << "![" << caption << "](" << path << ")\n\n";
   }
   for (const auto& line : doc.footer) out << line << "\n";
+  if (doc.meta_at_end) {
+    out << (doc.footer.empty() ? "" : "\n") << "## This document\n\n";
+    print_meta();
+  }
 }
 
 void print_csv(const Document& doc, std::ostream& out) {

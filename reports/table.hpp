@@ -53,6 +53,9 @@ struct Document {
   std::vector<Table> tables;
   std::vector<std::pair<std::string, std::string>> images;  ///< caption, path
   std::vector<std::string> footer;  ///< closing lines (a diff's summary)
+  /// Markdown only: the meta list closes the document (after the footer) instead of opening it,
+  /// so a report's first screen is its findings. CSV and JSON always start with it.
+  bool meta_at_end = false;
 };
 
 /// A Document whose meta starts with the format, its version and the tool's version and

@@ -73,15 +73,17 @@ class PeerError(Exception):
 
 
 class UsageError(PeerError):
+    """Bad usage: status 2, as every Coalesce tool (docs/working.md, "Exit status")."""
     exit_code = 2
 
 
 class NoTorch(PeerError):
-    exit_code = 2
+    """This machine cannot measure: status 3, as a tool that finds no CUDA device."""
+    exit_code = 3
 
 
 class NoDevice(PeerError):
-    exit_code = 2
+    exit_code = 3
 
 
 # --- problems, configs, names -------------------------------------------------------------------

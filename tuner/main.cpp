@@ -1,14 +1,18 @@
 // coalesce-tune: enumerates, compiles, checks and times tile configs of the fused kernel and
 // stores every row in the results database; `record` stores measurements taken outside it
-// (docs/tuner.md).
+// (docs/tuner.md). Exit status as every tool's (docs/working.md): 0 done, 1 the work failed, 2 bad
+// usage or a bad feed line, 3 no CUDA device, 130 interrupted.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "coalesce/version.h"
@@ -25,7 +29,7 @@ namespace {
 
 using namespace coalesce;
 
-// Bad input: one sentence on stderr and exit status 2, before anything is opened or written.
+// Bad usage: one sentence on stderr and exit status 2, before anything is opened or written.
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -206,6 +210,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("coalesce-tune ") + COALESCE_VERSION + " (git " +
                                         COALESCE_GIT_REVISION + ")");
   app.require_subcommand(1);
+  app.footer("Exit status: 0 done, 1 the work failed, 2 bad usage or a bad feed line, 3 no CUDA device, 130 "
+             "interrupted (docs/working.md).");
 
   int env_device = 0;
   auto* env = app.add_subcommand("env", "Print the device, its limits and the environment");
@@ -255,11 +261,31 @@ int main(int argc, char** argv) {
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
 
+  // The first word is the command: one that is not gets named, with the list.
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string_view first = argv[1];
+    if (first != "-h" && first != "--help" && first != "--version") {
+      std::fprintf(stderr, "coalesce-tune: The following argument was not expected: %s (see --help)\n", argv[1]);
+      return 2;
+    }
+  } else if (argc > 1) {
+    std::string names;
+    bool known = false;
+    const std::function<bool(const CLI::App*)> listed = [](const CLI::App* s) { return !s->get_group().empty(); };
+    for (const CLI::App* sub : std::as_const(app).get_subcommands(listed)) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known && std::string_view(argv[1]) != "worker") {
+      std::fprintf(stderr, "coalesce-tune: '%s' is not a command (%s)\n", argv[1], names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    std::fprintf(stderr, "coalesce-tune: %s (see --help)\n", e.what());
     return 2;
   }
 
@@ -313,7 +339,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
-    return 2;
+    return 3;
   } catch (const db::Error& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 1;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# coalesce-bench answers --version/--help and refuses bad input with status 1 and one line naming
-# the problem. Each refusal is paired with the same option given a valid value, which must get past
-# the command line to the device query: `--device 99` makes that fail with "no CUDA device" and
-# status 2 on any machine, with or without a GPU, so a valid input is told from an invalid one
-# everywhere. Without a GPU a real run says so in one line with status 2.
+# coalesce-bench answers --version/--help and refuses bad input with status 2 (bad usage,
+# docs/working.md) and one line naming the problem. Each refusal is paired with the same option
+# given a valid value, which must get past the command line to the device query: `--device 99`
+# makes that fail with "no CUDA device" and status 3 on any machine, with or without a GPU. Without
+# a GPU a real run says so in one line with status 3.
 set -u
 bench=$1
 fail=0
@@ -20,9 +20,9 @@ check "--help names the CSV and the shapes" '"$bench" --help | grep -q -- "--csv
 while IFS='|' read -r bad expect good; do
   [ -z "$bad" ] && continue
   run $bad --device 99
-  check "$bad: status 1, one line naming '$expect'" '[ $rc -eq 1 ] && one_line && says "$expect" && ! says "no CUDA device"'
+  check "$bad: status 2, one line naming '$expect'" '[ $rc -eq 2 ] && one_line && says "$expect" && ! says "no CUDA device"'
   run $good --device 99
-  check "$good: accepted (reaches the device query)" '[ $rc -eq 2 ] && one_line && says "no CUDA device"'
+  check "$good: accepted (reaches the device query)" '[ $rc -eq 3 ] && one_line && says "no CUDA device"'
 done <<'CASES'
 --shapes 12x|bad shape|--shapes 12
 --shapes 0|bad shape|--shapes 1000x1002x998
@@ -36,6 +36,6 @@ CASES
 
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   run --quick
-  check "without a GPU exits 2 with one line saying so" '[ $rc -eq 2 ] && one_line && says "coalesce-bench: no CUDA device: "'
+  check "without a GPU exits 3 with one line saying so" '[ $rc -eq 3 ] && one_line && says "coalesce-bench: no CUDA device: "'
 fi
 exit $fail

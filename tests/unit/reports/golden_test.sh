@@ -54,14 +54,15 @@ compare_file() {
   fi
 }
 
-# refused NAME ARGS...: non-zero exit, one line on stderr naming the problem, nothing on stdout.
+# refused NAME STATUS EXPECT ARGS...: exit STATUS (1 the work failed, 2 bad usage:
+# docs/working.md), one line on stderr containing EXPECT, nothing on stdout.
 refused() {
-  local name=$1 expect=$2
-  shift 2
+  local name=$1 status=$2 expect=$3
+  shift 3
   local out rc lines
   out=$("$report" "$@" 2>"$work/stderr"); rc=$?
   lines=$(wc -l <"$work/stderr")
-  if [ $rc -eq 0 ]; then flunk "$name: exit 0"
+  if [ $rc -ne "$status" ]; then flunk "$name: exit $rc, not $status: $(cat "$work/stderr")"
   elif [ -n "$out" ]; then flunk "$name: wrote to stdout: $out"
   elif [ "$lines" -ne 1 ]; then flunk "$name: $lines lines on stderr: $(cat "$work/stderr")"
   elif ! grep -q -- "$expect" "$work/stderr"; then flunk "$name: '$(cat "$work/stderr")' lacks '$expect'"
@@ -86,6 +87,10 @@ comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'
 golden query_comparison.txt query --db fixture.db "$comparison_sql"
 golden query_comparison.csv query --db fixture.db --format csv "$comparison_sql"
 golden query_comparison.json query --db fixture.db --format json "$comparison_sql"
+# --db before the sub-command opens the same file as after it (the same golden output)
+golden query_comparison.txt --db fixture.db query "$comparison_sql"
+cp fixture.db other_name.db
+golden query_comparison.txt query "$comparison_sql" --db other_name.db
 golden query_outcomes.txt query --db fixture.db \
   "SELECT m, status, prune_reason, configs FROM v_outcomes ORDER BY m, status, prune_reason;"
 
@@ -96,7 +101,7 @@ golden diff.json diff fixture.db fixture_b.db --format json --shape 1024
 golden diff_summary.md diff fixture.db fixture_b.db --ignore-device --table summary
 
 # --- plots: the data is golden; the drawings need python3 with matplotlib ----------------------
-refused plots_without_python "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
+refused plots_without_python 1 "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
 compare_file plots_tflops_by_shape.csv plots/tflops_by_shape.csv
 compare_file plots_tile_landscape.csv plots/tile_landscape.csv
 out=$("$report" --db fixture.db --plots plots --out with_plots.md --python /nonexistent/python3 2>"$work/stderr"); rc=$?
@@ -124,29 +129,29 @@ printf 'not a database, just text\n%.0s' {1..200} >notes.txt
 sqlite3 other.db "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"
 cp fixture.db newer.db
 sqlite3 newer.db "PRAGMA user_version = 99"
-refused missing_file "does not exist" --db nosuch.db
-refused text_file "not a Coalesce database" --db notes.txt
-refused foreign_sqlite "not a Coalesce database" query --db other.db "SELECT 1"
-refused newer_schema "newer Coalesce" --db newer.db
-refused malformed_sql "syntax error" query --db fixture.db "SELEC * FROM runs"
-refused unknown_table "no such table" query --db fixture.db "SELECT * FROM no_such_table"
-refused two_statements "one statement" query --db fixture.db "SELECT 1; SELECT 2"
-refused bad_shape "bad --shape" --db fixture.db --shape 12x
-refused zero_shape "bad --shape" --db fixture.db --shape 0
-refused bad_dtype "unknown dtype" --db fixture.db --dtype f33
-refused bad_format "format" --db fixture.db --format xml
-refused bad_table "no table 'nope'" --db fixture.db --table nope
-refused diff_missing "does not exist" diff fixture.db nosuch.db
-refused diff_two_devices_ok_but_bad_flag "see --help" diff fixture.db fixture_b.db --no-such-flag
+refused missing_file 1 "does not exist" --db nosuch.db
+refused text_file 1 "not a Coalesce database" --db notes.txt
+refused foreign_sqlite 1 "not a Coalesce database" query --db other.db "SELECT 1"
+refused newer_schema 1 "newer Coalesce" --db newer.db
+refused malformed_sql 1 "syntax error" query --db fixture.db "SELEC * FROM runs"
+refused unknown_table 1 "no such table" query --db fixture.db "SELECT * FROM no_such_table"
+refused two_statements 2 "one statement" query --db fixture.db "SELECT 1; SELECT 2"
+refused bad_shape 2 "bad --shape" --db fixture.db --shape 12x
+refused zero_shape 2 "bad --shape" --db fixture.db --shape 0
+refused bad_dtype 2 "unknown dtype" --db fixture.db --dtype f33
+refused bad_format 2 "format" --db fixture.db --format xml
+refused bad_table 2 "no table 'nope'" --db fixture.db --table nope
+refused diff_missing 1 "does not exist" diff fixture.db nosuch.db
+refused diff_two_devices_ok_but_bad_flag 2 "see --help" diff fixture.db fixture_b.db --no-such-flag
 
 # --- read-only proof: refused writes leave the file and its directory as they were -------------
 before=$(cksum fixture.db)
 listing=$(ls -A)
-refused delete_refused "read-only" query --db fixture.db "DELETE FROM measurements"
-refused drop_refused "read-only" query --db fixture.db "DROP TABLE runs"
-refused pragma_refused "read-only" query --db fixture.db "PRAGMA user_version = 5"
-refused vacuum_into_refused "read-only" query --db fixture.db "VACUUM INTO 'copy.db'"
-refused attach_refused "attached" query --db fixture.db "ATTACH 'x.db' AS x"
+refused delete_refused 2 "read-only" query --db fixture.db "DELETE FROM measurements"
+refused drop_refused 2 "read-only" query --db fixture.db "DROP TABLE runs"
+refused pragma_refused 2 "read-only" query --db fixture.db "PRAGMA user_version = 5"
+refused vacuum_into_refused 2 "read-only" query --db fixture.db "VACUUM INTO 'copy.db'"
+refused attach_refused 1 "attached" query --db fixture.db "ATTACH 'x.db' AS x"
 if [ "$(cksum fixture.db)" = "$before" ] && [ "$(ls -A)" = "$listing" ]; then
   pass "fixture.db unchanged (cksum) and no file created by refused writes"
 else

@@ -191,9 +191,9 @@ class Refusals(unittest.TestCase):
         self.refused("--tune /nonexistent is not an executable", 2, self.db, "--tune",
                      "/nonexistent")
         self.fake_torch("raise ImportError(\"No module named 'torch'\")\n")
-        self.refused("PyTorch is not installed", 2, self.db, "--tune", tune)
+        self.refused("PyTorch is not installed", 3, self.db, "--tune", tune)
         missing = self.work / "new.db"
-        self.refused("PyTorch is not installed", 2, missing, "--tune", tune)
+        self.refused("PyTorch is not installed", 3, missing, "--tune", tune)
         self.assertFalse(missing.exists())
 
     def test_no_gpu(self):
@@ -207,7 +207,7 @@ class Refusals(unittest.TestCase):
                     return 0
             __version__ = "0.0-fake"
             """)
-        self.refused("no CUDA device", 2, self.db, "--tune", str(env_path("COALESCE_TUNE")))
+        self.refused("no CUDA device", 3, self.db, "--tune", str(env_path("COALESCE_TUNE")))
 
 
 class Feed(unittest.TestCase):

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # coalesce-tune's command line on a machine without a GPU: every bad input is one line on stderr
-# naming the problem and status 2 with the database file untouched (checksum) or never created; a
-# dry run compiles through NVRTC without a GPU, writes no database, and hits the cache the second
-# time; the cache verbs count, verify, clear and refuse a bad directory. A missing device is status
-# 2 too, so each refusal is told from an accepted input by its message, and valid inputs are shown
-# to get past the command line: with `--device 99` they stop at the device query ("no CUDA
-# device", on any machine) before the database is opened.
+# naming the problem and status 2 (bad usage, docs/working.md) with the database file untouched
+# (checksum) or never created; a dry run compiles through NVRTC without a GPU, writes no database,
+# and hits the cache the second time; the cache verbs count, verify, clear and refuse a bad
+# directory. Valid inputs are shown to get past the command line: with `--device 99` they stop at
+# the device query (status 3, "no CUDA device", on any machine) before the database is opened.
 set -u
 tune=$1
 work=$(mktemp -d)
@@ -51,8 +50,8 @@ CASES
 while read -r args; do
   [ -z "$args" ] && continue
   out=$("$tune" sweep $args --device 99 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
-  check "sweep $args: accepted (status 2 at the device query, one line)" \
-    '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
+  check "sweep $args: accepted (status 3 at the device query, one line)" \
+    '[ $rc -eq 3 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 done <<'CASES'
 --shape 4096
@@ -65,14 +64,14 @@ done <<'CASES'
 --shape 4096 --timeout 0.5
 CASES
 
-# Without a GPU a real sweep stops before opening the database: exit 2, one line.
+# Without a GPU a real sweep stops before opening the database: exit 3, one line.
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   out=$("$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
-  check "sweep without a GPU exits 2" '[ $rc -eq 2 ]'
+  check "sweep without a GPU exits 3" '[ $rc -eq 3 ]'
   check "sweep without a GPU says so in one line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep without a GPU leaves the database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
   out=$("$tune" sweep --shape 256 --db "$work/new.db" --cache-dir "$work/cache" 2>&1); rc=$?
-  check "sweep without a GPU creates no database" '[ $rc -eq 2 ] && [ ! -e "$work/new.db" ]'
+  check "sweep without a GPU creates no database" '[ $rc -eq 3 ] && [ ! -e "$work/new.db" ]'
 fi
 
 # record: a bad line is one sentence naming it, exit 2, the database untouched (or not created);
@@ -128,6 +127,6 @@ for verb in stats verify clear; do
   check "cache $verb of a file: exit 1, one line, file untouched" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "not a directory" && [ "$(sha256sum "$db")" = "$sum" ]'
 done
 out=$("$tune" cache 2>&1 >/dev/null); rc=$?
-check "cache without a verb: exit 2" '[ $rc -eq 2 ]'
+check "cache without a verb: exit 2, one line asking for one" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "A subcommand is required"'
 check "cache --help lists the verbs" '"$tune" cache --help | grep -q "verify"'
 exit $fail
