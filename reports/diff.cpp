@@ -111,7 +111,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
   doc.notes = {"Rows are matched by device, problem, method and config name; the latest row of "
                "each in either database counts. ratio = B median ÷ A median. B is faster or "
                "slower only when the [p10, p90] intervals of A and B do not overlap; otherwise "
-               "the change is within the measured noise (same)."};
+               "the change is within the measured noise."};
 
   Table t;
   t.name = "diff";
@@ -171,7 +171,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
   s.name = "summary";
   s.title = "Summary";
   s.columns = {col("compared", "compared"),        col("faster", "faster"),
-               col("slower", "slower"),            col("same", "same (within noise)"),
+               col("slower", "slower"),            col("within_noise", "within noise"),
                col("status_changed", "status changed"), col("only_in_a", "only in A"),
                col("only_in_b", "only in B"),      col("geomean_ratio", "geometric mean B/A", 3)};
   Value geomean = ratios.empty() ? Value() : Value(geometric_mean(ratios));
@@ -182,7 +182,7 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
 
   char line[400];
   std::snprintf(line, sizeof line,
-                "Summary: %d compared: %d faster, %d slower, %d same (within noise); %d changed "
+                "Summary: %d compared: %d faster, %d slower, %d within noise; %d changed "
                 "status; %d only in A, %d only in B; geometric mean B/A %s.",
                 faster + slower + same, faster, slower, same, changed, only_a, only_b,
                 ratios.empty() ? "n/a" : format_value(geomean, 3, "").c_str());

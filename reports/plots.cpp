@@ -141,7 +141,7 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (options.landscape_shape || !chosen.empty()) {
     // SQLite takes the bare columns (tflops, config) from the row holding MIN(median_ms).
     auto rs = db.query(R"sql(
-      SELECT v.device_name, v.m, v.n, v.k, v.dtype, v.epilogue, v.family,
+      SELECT )sql" + device_label_sql("v") + R"sql(, v.m, v.n, v.k, v.dtype, v.epilogue, v.family,
              json_extract(v.params_json, '$.bm') AS bm, json_extract(v.params_json, '$.bn') AS bn,
              MIN(v.median_ms), v.tflops, v.config_name
       FROM v_measurements v WHERE )sql" + timed + chosen + R"sql(

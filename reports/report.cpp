@@ -6,6 +6,7 @@
 #include <charconv>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -105,7 +106,8 @@ Table runs_table(const db::Database& db, const SqlFilter& f) {
                col("command_line", "command"),
                col("harness", "harness settings")};
   auto rs = db.query(R"sql(
-    SELECT r.id, d.name, r.status, r.started_at, r.ended_at, r.resumed, r.git_revision,
+    SELECT r.id, CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = d.name) > 1
+                      THEN d.name || ' (device ' || d.id || ')' ELSE d.name END, r.status, r.started_at, r.ended_at, r.resumed, r.git_revision,
            r.tool || ' ' || r.tool_version, r.driver_release, r.driver_version, r.runtime_version,
            r.toolkit,
            (SELECT MIN(c) FROM (SELECT sm_clock_before_mhz AS c FROM measurements WHERE run_id = r.id
@@ -163,13 +165,13 @@ Table devices_table(const db::Database& db, const SqlFilter& f) {
 Table comparison_table(const std::vector<ComparisonEntry>& entries) {
   Table t;
   t.name = "comparison";
-  t.title = "Best config of each family against the baselines";
+  t.title = "Detail: the best config of each family against every baseline";
   t.columns = problem_columns();
   for (Column c : {col("family", "family"), col("run", "run"), col("method", "method"),
                    col("config", "config"), col("status", "status"),
                    col("median_ms", "median (ms)", 4), col("p10_ms", "p10 (ms)", 4),
                    col("p90_ms", "p90 (ms)", 4), col("tflops", "TFLOP/s", 2),
-                   col("pct_peak", "% of peak", 1), col("speedup", "fused speedup (×)", 3),
+                   col("pct_peak", "% of peak", 1), col("speedup", "fused speed-up (×, >1: fused faster)", 3),
                    col("verdict", "fused is"), col("note", "note")})
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
@@ -196,16 +198,109 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
       "Each family's best ok `coalesce` row, then the rows of the same run: the baselines and "
       "`coalesce_unfused` (the winner's own GEMM with epilogue none, then the separate "
       "bias+GELU kernel: what fusion itself buys). A baseline the run did not measure is absent.",
-      "fused speedup = this row's median ÷ the best fused median (above 1: fused is faster). "
-      "\"fused is\" compares the [p10, p90] intervals: faster or slower only when they do not "
-      "overlap, otherwise \"same\" (within the measured noise). TFLOP/s counts 2·M·N·K for "
-      "every method."};
+      "fused speed-up = this row's median ÷ the best fused median: above 1 the fused kernel is "
+      "faster, below 1 slower. \"fused is\" compares the [p10, p90] intervals: faster or slower "
+      "only when they do not overlap, otherwise within noise. TFLOP/s counts 2·M·N·K for "
+      "every method; % of peak is of the dtype's math (the devices table)."};
   if (peers)
     t.notes.push_back(
         "`torch_eager`, `torch_compile` and `triton` are peers that scripts/torch_peers.py "
         "measured with the same harness rules on the same device, in a run of their own: for each, "
         "the latest run that measured it on the problem (its fastest ok config, else its first "
         "failure). Their ratios to the fused row cross runs; the run column says which.");
+  return t;
+}
+
+/// A library path: a baseline that computes the whole problem (cuBLAS GEMM alone computes no
+/// epilogue, so it is one only where the epilogue is none).
+bool is_library_path(const ComparisonEntry& e) {
+  const db::MethodInfo* m = db::find_method(e.method);
+  return m && m->origin == db::MethodOrigin::baseline &&
+         (e.method != "cublas_gemm" || e.epilogue == "none");
+}
+
+/// "4096×4096×4096"
+std::string shape_text(int m, int n, int k) {
+  return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k);
+}
+
+Table summary_table(const std::vector<ComparisonEntry>& entries) {
+  Table t;
+  t.name = "summary";
+  t.title = "Summary: the tuned fused kernel against the library";
+  t.columns = {col("device", "device"),
+               col("dtype", "dtype"),
+               col("epilogue", "epilogue"),
+               col("shape", "shape"),
+               col("m", "M", -1, false),
+               col("n", "N", -1, false),
+               col("k", "K", -1, false),
+               col("family", "family"),
+               col("config", "config", -1, false),
+               col("run", "run"),
+               col("fused_ms", "fused (ms)", 4),
+               col("library_method", "fastest library path"),
+               col("library_ms", "its time (ms)", 4),
+               col("vs_library", "fused vs it (×)", 3),
+               col("verdict", "fused is"),
+               col("vs_eager", "fused vs eager (×)", 3),
+               col("vs_cublas_gemm", "fused vs cuBLAS GEMM alone (×)", 3)};
+  t.group_by = {"device", "dtype", "epilogue"};
+  // Each family's best starts a block of its run's rows; per device and problem the fastest
+  // family's block speaks for the fused kernel.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> chosen;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t end = i + 1;
+    while (end < entries.size() && entries[end].method != "coalesce") ++end;
+    const auto key = std::make_pair(entries[i].device_id, entries[i].problem_id);
+    auto it = chosen.find(key);
+    if (it == chosen.end() || entries[i].best_median_ms < entries[it->second.first].best_median_ms)
+      chosen[key] = {i, end};
+    i = end;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;
+  for (const auto& [key, block] : chosen) blocks.push_back(block);
+  auto order = [&](const ComparisonEntry& e) {
+    return std::make_tuple(e.device_id, static_cast<int>(*parse_dtype(e.dtype)),
+                           static_cast<int>(*parse_epilogue(e.epilogue)), e.m, e.n, e.k);
+  };
+  std::sort(blocks.begin(), blocks.end(),
+            [&](const auto& a, const auto& b) { return order(entries[a.first]) < order(entries[b.first]); });
+  for (const auto& [begin, end] : blocks) {
+    const ComparisonEntry& fused = entries[begin];
+    const ComparisonEntry* library = nullptr;
+    std::optional<double> eager, cublas;
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      const ComparisonEntry& e = entries[i];
+      if (e.status != "ok" || !e.median_ms || e.run != fused.run) continue;
+      if (e.method == "eager") eager = e.median_ms;
+      if (e.method == "cublas_gemm") cublas = e.median_ms;
+      if (is_library_path(e) && (!library || *e.median_ms < *library->median_ms)) library = &e;
+    }
+    auto speedup = [&](const std::optional<double>& other) -> Value {
+      return other ? Value(*other / fused.best_median_ms) : Value();
+    };
+    Value verdict;
+    if (library)
+      verdict = text(std::string(to_string(compare_spread(fused.best_p10_ms, fused.best_p90_ms,
+                                                          *library->p10_ms, *library->p90_ms))));
+    t.rows.push_back({text(fused.device), text(fused.dtype), text(fused.epilogue),
+                      text(shape_text(fused.m, fused.n, fused.k)), integer(fused.m),
+                      integer(fused.n), integer(fused.k), text(fused.family), text(fused.config),
+                      integer(fused.run), Value(fused.best_median_ms),
+                      library ? text(library->method) : Value(),
+                      library ? Value(*library->median_ms) : Value(),
+                      speedup(library ? library->median_ms : std::nullopt), verdict,
+                      speedup(eager), speedup(cublas)});
+  }
+  t.notes = {
+      "Per device, dtype, epilogue and shape: the fastest family's best config and the library "
+      "paths of the same run (`eager`: cuBLAS GEMM, bias add, activation; `unfused`: cuBLAS GEMM "
+      "and one epilogue kernel; `cublaslt_fused`: cuBLASLt's fused epilogue). Every × is the "
+      "other's median ÷ the fused median: above 1 the fused kernel is faster, below 1 slower. "
+      "\"fused is\" compares the fused kernel with the fastest library path by their [p10, p90] "
+      "intervals: faster or slower only when they do not overlap, otherwise within noise. cuBLAS "
+      "GEMM alone computes no epilogue: it is the ceiling, not a path."};
   return t;
 }
 
@@ -226,7 +321,7 @@ Table waves_table(const db::Database& db, const SqlFilter& f) {
                                      ORDER BY v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                          f.where + R"sql()
-    SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.config_name,
+    SELECT )sql" + device_label_sql("r") + R"sql(, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.config_name,
            r.grid_blocks, d.sm_count, r.blocks_per_sm
     FROM ranked r JOIN devices d ON d.id = r.device_id
     WHERE r.best_rank = 1
@@ -274,7 +369,7 @@ Table top_table(const db::Database& db, const SqlFilter& f, int top) {
                                      ORDER BY v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                          f.where + R"sql()
-    SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
+    SELECT )sql" + device_label_sql("r") + R"sql(, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
            r.config_name, r.run_id, r.median_ms, r.p10_ms, r.p90_ms, r.tflops,
            r.tflops / r.peak_tflops * 100,
            r.params_json, r.registers, r.spill_stores_bytes + r.spill_loads_bytes, r.smem_bytes,
@@ -307,7 +402,7 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
   auto rs = db.query(R"sql(
-    SELECT g.device_name, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.prune_reason,
+    SELECT )sql" + device_label_sql("g") + R"sql(, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.prune_reason,
            g.configs, x.message
     FROM (SELECT v.device_id, v.device_name, v.problem_id, v.m, v.n, v.k, v.dtype, v.epilogue,
                  v.family, v.status, v.prune_reason, COUNT(*) AS configs,
@@ -406,6 +501,12 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
   return out;
 }
 
+std::string device_label_sql(const std::string& a) {
+  return "(CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = " + a +
+         ".device_name) > 1 THEN " + a + ".device_name || ' (device ' || " + a +
+         ".device_id || ')' ELSE " + a + ".device_name END)";
+}
+
 std::string problem_label(int m, int n, int k, const std::string& dtype,
                           const std::string& epilogue) {
   return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k) + " " + dtype +
@@ -420,7 +521,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
                                      ORDER BY v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                            f.where + R"sql()
-    SELECT r.device_id, r.device_name, r.peak_tflops,
+    SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,
            r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
            r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops
     FROM ranked r
@@ -518,6 +619,7 @@ Document build_report(const db::Database& db, const Filters& filters,
                         ") are the exception: they come from runs of their own on the same device.";
   // What a reader came for first, then the detail, then the environment of every number.
   SqlFilter f = filter_sql(filters, "v");
+  doc.tables.push_back(summary_table(entries));
   doc.tables.push_back(comparison_table(entries));
   doc.tables.push_back(waves_table(db, f));
   doc.tables.push_back(top_table(db, f, options.top));

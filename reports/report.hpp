@@ -68,6 +68,11 @@ struct ComparisonEntry {
 /// there or else its first failure (none with `run` set: they are not of that run).
 std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f);
 
+/// An SQL expression naming the device of the row aliased `alias` (columns device_id and
+/// device_name) for a reader: its name, or "NVIDIA H200 (device 2)" where the database holds
+/// several devices of that name, so rows of two GPUs of one model are never merged.
+std::string device_label_sql(const std::string& alias);
+
 /// "1024×1024×1024 f32 bias_gelu"
 std::string problem_label(int m, int n, int k, const std::string& dtype,
                           const std::string& epilogue);

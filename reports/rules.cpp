@@ -15,7 +15,7 @@ std::string_view to_string(Verdict v) {
   switch (v) {
     case Verdict::faster: return "faster";
     case Verdict::slower: return "slower";
-    case Verdict::same: return "same";
+    case Verdict::same: return "within noise";
   }
   return "?";
 }

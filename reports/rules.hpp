@@ -9,7 +9,7 @@ namespace coalesce::report {
 
 /// How one timing compares with another: only when the [p10, p90] intervals do not overlap is
 /// one called faster or slower; otherwise (touching counts as overlap) the difference is within
-/// the measured noise.
+/// the measured noise ("within noise").
 enum class Verdict { faster, slower, same };
 Verdict compare_spread(double p10, double p90, double other_p10, double other_p90);
 std::string_view to_string(Verdict v);

@@ -16,7 +16,9 @@ using db::Value;
 
 /// The version of the layout of every printed Document. Bump it when a table, column key or
 /// meta key is renamed or removed (adding one is compatible).
-inline constexpr int kFormatVersion = 1;
+/// 2: the report opens with its summary table, verdicts read "within noise" (was "same"), the
+/// waves table became part of "why", the diff's summary counts `within_noise`.
+inline constexpr int kFormatVersion = 2;
 
 /// One metric: `key` names it in CSV and JSON, `header` in markdown.
 struct Column {

@@ -40,6 +40,40 @@ TEST(Filters, UnknownDtypeIsRefused) {
   EXPECT_THROW(f.validate(), std::invalid_argument);
 }
 
+// The report opens with its summary: one row per problem in numeric order, the fastest library
+// path of the fused row's run named, every ratio > 1 when the fused kernel is faster, and the
+// verdict of the [p10, p90] rule against that path.
+TEST(Report, SummaryComesFirstWithRatiosAboveOneWhenFusedIsFaster) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Document d = build_report(db, {}, {});
+  const Table& t = d.tables.at(0);
+  ASSERT_EQ(t.name, "summary");
+  ASSERT_EQ(t.rows.size(), 2u);
+  auto at = [&](std::size_t r, const char* key) { return t.rows[r][t.index(key)]; };
+  EXPECT_EQ(db::as_text(at(0, "shape")), "1024×1024×1024");
+  EXPECT_EQ(db::as_text(at(1, "shape")), "4096×4096×4096");
+  // 1024: run 2's best (0.0688) against its unfused (0.0688, p10-p90 overlapping); cuBLASLt
+  // failed in that run, so it is not a path there.
+  EXPECT_EQ(db::as_int(at(0, "run")), 2);
+  EXPECT_EQ(db::as_text(at(0, "library_method")), "unfused");
+  EXPECT_DOUBLE_EQ(db::as_double(at(0, "vs_library")), 1.0);
+  EXPECT_EQ(db::as_text(at(0, "verdict")), "within noise");
+  EXPECT_NEAR(db::as_double(at(0, "vs_eager")), 0.0741 / 0.0688, 1e-12);
+  // 4096: run 1's best (2.902) is slower than cuBLASLt's fused epilogue (2.745) beyond noise,
+  // and faster than eager (2.934) within it.
+  EXPECT_EQ(db::as_text(at(1, "library_method")), "cublaslt_fused");
+  EXPECT_NEAR(db::as_double(at(1, "vs_library")), 2.745 / 2.902, 1e-12);
+  EXPECT_LT(db::as_double(at(1, "vs_library")), 1.0);
+  EXPECT_EQ(db::as_text(at(1, "verdict")), "slower");
+  EXPECT_GT(db::as_double(at(1, "vs_eager")), 1.0);
+  EXPECT_NEAR(db::as_double(at(1, "vs_cublas_gemm")), 2.712 / 2.902, 1e-12);
+  // Then the detail, then the environment.
+  std::vector<std::string> names;
+  for (const Table& table : d.tables) names.push_back(table.name);
+  EXPECT_EQ(names.at(1), "comparison");
+  EXPECT_EQ(names.back(), "devices");
+}
+
 TEST(Report, ComparisonAgreesWithTheView) {
   auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   auto entries = comparison_entries(db, {});
@@ -163,7 +197,7 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
   auto name = [](SimtConfig c) { return config_name(from_simt(c), Dtype::f32, Epilogue::bias_gelu); };
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 16, 64, 32, 8, 8, 3, 4, 8})], "faster");
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 8, 64, 32, 8, 8, 2, 4, 8})], "slower");
-  EXPECT_EQ(verdict["4096 coalesce " + name({128, 64, 16, 32, 32, 4, 8, 3, 4, 8})], "same");
+  EXPECT_EQ(verdict["4096 coalesce " + name({128, 64, 16, 32, 32, 4, 8, 3, 4, 8})], "within noise");
   EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 8, 32, 32, 4, 8, 2, 2, 1})], "now ok");
   EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 16, 32, 32, 4, 8, 2, 4, 4})],
             "now launch_failed");

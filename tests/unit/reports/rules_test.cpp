@@ -46,7 +46,7 @@ TEST(Noise, AnIntervalInsideAnotherIsTheSame) {
 TEST(Noise, VerdictsHaveTheirNames) {
   EXPECT_EQ(to_string(Verdict::faster), "faster");
   EXPECT_EQ(to_string(Verdict::slower), "slower");
-  EXPECT_EQ(to_string(Verdict::same), "same");
+  EXPECT_EQ(to_string(Verdict::same), "within noise");
 }
 
 // 132 SMs (the H200) with 2 resident blocks each: a wave is 264 blocks.
