@@ -163,11 +163,15 @@ int main(int argc, char** argv) {
 
   auto* diff = app.add_subcommand("diff", "What got faster or slower from database A to B");
   std::string diff_a, diff_b;
-  bool ignore_device = false;
+  bool ignore_device = false, diff_all = false;
+  std::optional<double> fail_on_slower;
   diff->add_option("a", diff_a, "Database A (before)")->required();
   diff->add_option("b", diff_b, "Database B (after)")->required();
   diff->add_flag("--ignore-device", ignore_device,
                  "Pair rows whatever their device (each database must hold one device)");
+  diff->add_flag("--all", diff_all, "List every compared row, not only those changed beyond noise");
+  diff->add_option("--fail-on-slower", fail_on_slower,
+                   "Exit with status 1 when a row is slower beyond noise by more than PCT percent");
   diff->fallthrough();
 
   auto* plots = app.add_subcommand("plots", "Draw the plots (python3 + matplotlib) into a directory");
@@ -233,12 +237,25 @@ int main(int argc, char** argv) {
                    "they shape the report");
       const std::string diff_format =
           format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "diff");
+      if (fail_on_slower && !(*fail_on_slower >= 0))
+        throw UsageError("--fail-on-slower " + diff->get_option("--fail-on-slower")->as<std::string>() +
+                         ": give a percentage, 0 or more");
       Filters f = filter_args.resolve(app);
       auto a = db::Database::open(diff_a, db::Mode::read_only);
       auto b = db::Database::open(diff_b, db::Mode::read_only);
-      Document doc = build_diff(a, b, f, {diff_a, diff_b, ignore_device});
+      Document doc = build_diff(a, b, f, {diff_a, diff_b, ignore_device, diff_all});
+      const std::vector<std::string> too_slow =
+          fail_on_slower ? slower_by_more_than(doc, *fail_on_slower) : std::vector<std::string>{};
       if (!table.empty()) keep_only_table(doc, table);
       emit(render(doc, diff_format), out_file);
+      if (!too_slow.empty()) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%g", *fail_on_slower);
+        std::cerr << "coalesce-report: " << too_slow.size() << " row" << (too_slow.size() == 1 ? " is" : "s are")
+                  << " slower beyond noise by more than " << pct << "% (--fail-on-slower): " << too_slow.front()
+                  << (too_slow.size() > 1 ? ", ..." : "") << '\n';
+        return 1;
+      }
       return 0;
     }
     if (*plots) {

@@ -90,11 +90,19 @@ Document build_report(const db::Database& db, const Filters& f, const ReportOpti
 struct DiffOptions {
   std::string a_label, b_label;  ///< the paths as given
   bool ignore_device = false;    ///< pair rows whatever their device (two GPUs, one each)
+  bool all = false;              ///< list every compared row, not only those changed beyond noise
 };
 
 /// What changed from database A to B, per (device, problem, method, config) present in both
-/// with an ok row in at least one; the latest row of each key counts.
+/// with an ok row in at least one; the latest row of each key counts. Tables: `summary` (the
+/// counts and the geometric mean over every compared row), then `diff`: the rows faster or
+/// slower beyond noise and those whose status changed (every compared row with `all`).
 Document build_diff(const db::Database& a, const db::Database& b, const Filters& f,
                     const DiffOptions& options);
+
+/// The rows of a diff that are slower beyond noise by more than `percent` (B/A above
+/// 1 + percent / 100), each as "device problem method config (B/A 1.104)": what
+/// `--fail-on-slower PCT` fails on.
+std::vector<std::string> slower_by_more_than(const Document& diff, double percent);
 
 }  // namespace coalesce::report

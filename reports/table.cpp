@@ -177,9 +177,8 @@ void print_markdown(const Document& doc, std::ostream& out) {
     for (const auto& [caption, path] : doc.images)
       out << "![" << caption << "](" << path << ")\n\n";
   }
-  for (const auto& line : doc.footer) out << line << "\n";
   if (doc.meta_at_end) {
-    out << (doc.footer.empty() ? "" : "\n") << "## This document\n\n";
+    out << "## This document\n\n";
     print_meta();
   }
 }
@@ -187,6 +186,7 @@ void print_markdown(const Document& doc, std::ostream& out) {
 void print_csv(const Document& doc, std::ostream& out) {
   // Comment lines carry the document's facts; pandas.read_csv(comment='#') reads past them.
   for (const auto& [key, value] : doc.meta) out << "# " << key << ": " << value << '\n';
+  for (const auto& note : doc.notes) out << "# note: " << note << '\n';
   bool first = true;
   for (const auto& t : doc.tables) {
     if (!first) out << '\n';
@@ -201,7 +201,6 @@ void print_csv(const Document& doc, std::ostream& out) {
       out << '\n';
     }
   }
-  for (const auto& line : doc.footer) out << "# " << line << '\n';
 }
 
 void print_json(const Document& doc, std::ostream& out) {
@@ -232,7 +231,6 @@ void print_json(const Document& doc, std::ostream& out) {
   j["images"] = nlohmann::ordered_json::array();
   for (const auto& [caption, path] : doc.images)
     j["images"].push_back({{"caption", caption}, {"path", path}});
-  j["footer"] = doc.footer;
   out << j.dump(2) << '\n';
 }
 

@@ -17,7 +17,8 @@ using db::Value;
 /// The version of the layout of every printed Document. Bump it when a table, column key or
 /// meta key is renamed or removed (adding one is compatible).
 /// 2: the report opens with its summary table, verdicts read "within noise" (was "same"), the
-/// waves table became part of "why", the diff's summary counts `within_noise`.
+/// diff's summary table comes first and counts `within_noise`, its summary line is a note (the
+/// JSON `footer` is gone), and it lists only rows changed beyond noise unless --all.
 inline constexpr int kFormatVersion = 2;
 
 /// One metric: `key` names it in CSV and JSON, `header` in markdown.
@@ -54,8 +55,7 @@ struct Document {
   std::vector<std::string> notes;
   std::vector<Table> tables;
   std::vector<std::pair<std::string, std::string>> images;  ///< caption, path
-  std::vector<std::string> footer;  ///< closing lines (a diff's summary)
-  /// Markdown only: the meta list closes the document (after the footer) instead of opening it,
+  /// Markdown only: the meta list closes the document instead of opening it,
   /// so a report's first screen is its findings. CSV and JSON always start with it.
   bool meta_at_end = false;
 };

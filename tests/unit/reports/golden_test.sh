@@ -99,6 +99,22 @@ golden diff.md diff fixture.db fixture_b.db
 golden diff.csv diff fixture.db fixture_b.db --format csv
 golden diff.json diff fixture.db fixture_b.db --format json --shape 1024
 golden diff_summary.md diff fixture.db fixture_b.db --ignore-device --table summary
+golden diff_all.md diff fixture.db fixture_b.db --all
+# --fail-on-slower PCT: the diff is printed either way; status 1 and one line when a row is slower
+# beyond noise by more than PCT percent (b's config B is 10% slower), 0 otherwise.
+out=$("$report" diff fixture.db fixture_b.db --fail-on-slower 5 2>"$work/stderr"); rc=$?
+if [ $rc -eq 1 ] && [ -n "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] \
+   && grep -q "1 row is slower beyond noise by more than 5% (--fail-on-slower): .*(B/A 1.100)" "$work/stderr"; then
+  pass "diff --fail-on-slower 5: status 1, the slower row named"
+else
+  flunk "diff --fail-on-slower 5 (exit $rc): $(cat "$work/stderr")"
+fi
+out=$("$report" diff fixture.db fixture_b.db --fail-on-slower 12.5 2>"$work/stderr"); rc=$?
+if [ $rc -eq 0 ] && [ -n "$out" ] && [ ! -s "$work/stderr" ]; then
+  pass "diff --fail-on-slower 12.5: status 0"
+else
+  flunk "diff --fail-on-slower 12.5 (exit $rc): $(cat "$work/stderr")"
+fi
 
 # --- plots: the data is golden; the drawings need python3 with matplotlib ----------------------
 refused plots_without_python 1 "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
@@ -143,6 +159,8 @@ refused bad_format 2 "format" --db fixture.db --format xml
 refused bad_table 2 "no table 'nope'" --db fixture.db --table nope
 refused diff_missing 1 "does not exist" diff fixture.db nosuch.db
 refused diff_two_devices_ok_but_bad_flag 2 "see --help" diff fixture.db fixture_b.db --no-such-flag
+refused diff_negative_threshold 2 "--fail-on-slower -5: give a percentage, 0 or more" diff fixture.db fixture_b.db --fail-on-slower -5
+refused diff_with_db 2 "--db is not an option of diff" diff fixture.db fixture_b.db --db fixture.db
 
 # --- read-only proof: refused writes leave the file and its directory as they were -------------
 before=$(cksum fixture.db)

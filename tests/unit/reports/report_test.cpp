@@ -188,8 +188,9 @@ TEST(Report, PeersFollowTheBaselinesAndLeaveWithRunFilter) {
 TEST(Diff, VerdictsFollowTheNoiseRule) {
   auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
-  Document d = build_diff(a, b, {}, {"a", "b", false});
-  const Table& t = d.tables.at(0);
+  Document d = build_diff(a, b, {}, {"a", "b", false, /*all=*/true});
+  ASSERT_EQ(d.tables.at(0).name, "summary");  // the summary first
+  const Table& t = d.tables.at(1);
   std::map<std::string, std::string> verdict;  // "<m> <method> <config>" -> verdict
   for (const auto& row : t.rows)
     verdict[db::as_text(row[t.index("m")]) + " " + db::as_text(row[t.index("method")]) + " " +
@@ -201,7 +202,7 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
   EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 8, 32, 32, 4, 8, 2, 2, 1})], "now ok");
   EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 16, 32, 32, 4, 8, 2, 4, 4})],
             "now launch_failed");
-  const Table& s = d.tables.at(1);
+  const Table& s = d.tables.at(0);
   EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_a")]), 1);  // D at 1024
   EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_b")]), 1);  // N at 1024
   EXPECT_EQ(db::as_int(s.rows[0][s.index("faster")]), 1);
@@ -212,6 +213,38 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
     if (!db::is_null(row[t.index("ratio")])) ratios.push_back(db::as_double(row[t.index("ratio")]));
   ASSERT_GE(ratios.size(), 2u);
   EXPECT_DOUBLE_EQ(db::as_double(s.rows[0][s.index("geomean_ratio")]), geometric_mean(ratios));
+}
+
+// By default a diff lists only what changed beyond noise (and changes of status); the summary
+// still counts every compared row.
+TEST(Diff, ListsOnlyChangesBeyondNoiseUnlessAll) {
+  auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
+  Document all = build_diff(a, b, {}, {"a", "b", false, true});
+  Document changed = build_diff(a, b, {}, {"a", "b", false, false});
+  const Table& s = changed.tables.at(0);
+  const Table& t = changed.tables.at(1);
+  const std::int64_t within = db::as_int(s.rows[0][s.index("within_noise")]);
+  ASSERT_GT(within, 0);
+  EXPECT_EQ(static_cast<std::int64_t>(all.tables.at(1).rows.size()),
+            static_cast<std::int64_t>(t.rows.size()) + within);
+  for (const auto& row : t.rows) EXPECT_NE(db::as_text(row[t.index("verdict")]), "within noise");
+  EXPECT_EQ(all.tables.at(0).rows, changed.tables.at(0).rows);  // the same summary
+}
+
+// --fail-on-slower PCT: rows slower beyond noise by more than PCT percent. The fixture's B
+// config is 10% slower in b (beyond its noise), nothing else is slower.
+TEST(Diff, FailOnSlowerCountsRowsSlowerBeyondTheThreshold) {
+  auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
+  Document d = build_diff(a, b, {}, {"a", "b", false, false});
+  EXPECT_EQ(slower_by_more_than(d, 0).size(), 1u);
+  EXPECT_EQ(slower_by_more_than(d, 9.9).size(), 1u);
+  EXPECT_TRUE(slower_by_more_than(d, 10.1).empty());
+  ASSERT_EQ(slower_by_more_than(d, 5).size(), 1u);
+  EXPECT_NE(slower_by_more_than(d, 5)[0].find("(B/A 1.100)"), std::string::npos);
+  Document reversed = build_diff(b, a, {}, {"b", "a", false, false});  // now A's best got slower
+  EXPECT_EQ(slower_by_more_than(reversed, 5).size(), 1u);
 }
 
 }  // namespace
