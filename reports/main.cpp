@@ -104,6 +104,13 @@ std::optional<Shape> landscape_of(const std::string& text) {
   return shape;
 }
 
+/// Says on stderr when the filters select nothing of `db`: the output is then empty, and a
+/// mistyped --device or --shape should not pass for a database without those rows unnoticed.
+void warn_if_nothing_matches(const db::Database& db, const Filters& f, const std::string& path) {
+  if (f.describe() != "none" && !matches_any(db, f))
+    std::cerr << "coalesce-report: no row of " << path << " matches " << f.describe() << '\n';
+}
+
 /// Refuses each of `flags` given on the command line: they mean nothing to `command`.
 void refuse_flags(const CLI::App& app, std::initializer_list<const char*> flags,
                   const std::string& command, const std::string& why) {
@@ -243,6 +250,8 @@ int main(int argc, char** argv) {
       Filters f = filter_args.resolve(app);
       auto a = db::Database::open(diff_a, db::Mode::read_only);
       auto b = db::Database::open(diff_b, db::Mode::read_only);
+      warn_if_nothing_matches(a, f, diff_a);
+      warn_if_nothing_matches(b, f, diff_b);
       Document doc = build_diff(a, b, f, {diff_a, diff_b, ignore_device, diff_all});
       const std::vector<std::string> too_slow =
           fail_on_slower ? slower_by_more_than(doc, *fail_on_slower) : std::vector<std::string>{};
@@ -263,6 +272,7 @@ int main(int argc, char** argv) {
                    "it writes PNG and CSV files into --out-dir");
       Filters f = filter_args.resolve(app);
       auto database = db::Database::open(db_path, db::Mode::read_only);
+      warn_if_nothing_matches(database, f, db_path);
       PlotResult result =
           make_plots(database, f, {plots_out, landscape_of(landscape), python});
       if (!result.skipped.empty()) {
@@ -279,6 +289,7 @@ int main(int argc, char** argv) {
     Filters f = filter_args.resolve(app);
     std::optional<Shape> landscape_shape = landscape_of(landscape);
     auto database = db::Database::open(db_path, db::Mode::read_only);
+    warn_if_nothing_matches(database, f, db_path);
     Document doc = build_report(database, f, {top, db_path});
     if (!plots_dir.empty()) {
       PlotResult result = make_plots(database, f, {plots_dir, landscape_shape, python});

@@ -430,6 +430,14 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
 
 }  // namespace
 
+DeviceKey device_key_kind(std::string_view key) {
+  if (!key.empty() && key.find_first_not_of("0123456789") == std::string_view::npos)
+    return DeviceKey::id;
+  if (key.size() > 4 && (key.substr(0, 4) == "GPU-" || key.substr(0, 4) == "gpu-"))
+    return DeviceKey::uuid;
+  return DeviceKey::name;
+}
+
 std::optional<Shape> parse_shape(std::string_view s) {
   int v[3] = {0, 0, 0};
   int count = 0;
@@ -480,10 +488,24 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
     out.params.push_back(std::move(v));
     return "?" + std::to_string(out.params.size());
   };
-  if (!f.device.empty())
-    terms.push_back("(" + a + ".device_name LIKE " + param(text("%" + f.device + "%")) + " OR " +
-                    a + ".device_uuid = " + param(text(f.device)) + " OR CAST(" + a +
-                    ".device_id AS TEXT) = " + param(text(f.device)) + ")");
+  if (!f.device.empty()) {
+    switch (device_key_kind(f.device)) {
+      case DeviceKey::id:
+        terms.push_back("CAST(" + a + ".device_id AS TEXT) = " + param(text(f.device)));
+        break;
+      case DeviceKey::uuid: {
+        // Databases written before 2026-11-29 key a GPU by its UUID's first 39 characters (see
+        // db::Database::find_device): the full UUID finds such a row too.
+        const std::string full = param(text(f.device));
+        terms.push_back("(" + a + ".device_uuid = " + full + " OR (length(" + full + ") = 40 AND " +
+                        a + ".device_uuid = substr(" + full + ", 1, 39)))");
+        break;
+      }
+      case DeviceKey::name:
+        terms.push_back(a + ".device_name LIKE " + param(text("%" + f.device + "%")));
+        break;
+    }
+  }
   if (!f.dtype.empty()) terms.push_back(a + ".dtype = " + param(text(f.dtype)));
   if (!f.epilogue.empty()) terms.push_back(a + ".epilogue = " + param(text(f.epilogue)));
   if (!f.family.empty()) terms.push_back(a + ".family = " + param(text(f.family)));
@@ -499,6 +521,12 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
   for (const auto& t : terms) out.where += (out.where.empty() ? "" : " AND ") + t;
   if (out.where.empty()) out.where = "1";
   return out;
+}
+
+bool matches_any(const db::Database& db, const Filters& filters) {
+  SqlFilter f = filter_sql(filters, "v");
+  auto rs = db.query("SELECT EXISTS (SELECT 1 FROM v_measurements v WHERE " + f.where + ")", f.params);
+  return as_int(rs.rows.at(0).at(0)) != 0;
 }
 
 std::string device_label_sql(const std::string& a) {

@@ -22,9 +22,15 @@ struct Shape {
 /// nullopt unless `text` is N or MxNxK with positive integers.
 std::optional<Shape> parse_shape(std::string_view text);
 
+/// How `--device` reads its value: digits are a device id (never part of a name), `GPU-...` a
+/// UUID (the full one; it also finds the 39-character form older databases stored), anything else
+/// part of the device name (every device of that model).
+enum class DeviceKey { id, uuid, name };
+DeviceKey device_key_kind(std::string_view key);
+
 /// Which rows a report, diff or plot covers; empty fields match everything.
 struct Filters {
-  std::string device;    ///< part of the device name, its uuid, or its id
+  std::string device;    ///< a device id, its UUID, or part of its name (device_key_kind)
   std::string dtype;     ///< f32, tf32, bf16
   std::string epilogue;  ///< none, bias, bias_relu, bias_gelu
   std::string family;    ///< simt, mma, wgmma, ...
@@ -36,6 +42,9 @@ struct Filters {
   /// The filters as command-line options, or "none".
   std::string describe() const;
 };
+
+/// True when some measurement of `db` passes the filters (every database does without filters).
+bool matches_any(const db::Database& db, const Filters& f);
 
 /// A WHERE clause over v_measurements aliased `alias`, with its parameters.
 struct SqlFilter {

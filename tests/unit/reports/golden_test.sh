@@ -27,7 +27,7 @@ fail=0
 pass() { echo "ok: $1"; }
 flunk() { echo "FAIL: $1"; fail=1; }
 
-# golden NAME ARGS...: stdout of a successful run equals golden/NAME.
+# golden NAME ARGS...: stdout of a successful run equals golden/NAME (stderr is not compared).
 golden() {
   local name=$1
   shift
@@ -78,6 +78,16 @@ golden report_filtered.md --db fixture.db --shape 4096 --family simt --top 3 --d
 golden report_run2.md --db fixture.db --run 2 --dtype f32 --epilogue bias_gelu
 golden report_comparison.csv --db fixture.db --format csv --table comparison
 golden report_empty.md --db fixture.db --shape 8192
+if "$report" --db fixture.db --shape 8192 2>&1 >/dev/null | grep -q "^coalesce-report: no row of fixture.db matches --shape 8192x8192x8192$"; then
+  pass "a filter that matches nothing says so on stderr"
+else
+  flunk "a filter that matches nothing says nothing on stderr"
+fi
+if "$report" --db fixture.db --device 2 2>&1 >/dev/null | grep -q "no row of fixture.db matches --device 2$"; then
+  pass "--device 2 is device id 2, which the fixture does not hold (not the 2 of H200)"
+else
+  flunk "--device 2 matched something"
+fi
 # the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
 golden report_peers.md --db fixture_peers.db
 golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison

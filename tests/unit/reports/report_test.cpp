@@ -3,6 +3,8 @@
 // rules themselves: rules_test.cpp).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "kernels/simt/family.hpp"
@@ -72,6 +74,81 @@ TEST(Report, SummaryComesFirstWithRatiosAboveOneWhenFusedIsFaster) {
   for (const Table& table : d.tables) names.push_back(table.name);
   EXPECT_EQ(names.at(1), "comparison");
   EXPECT_EQ(names.back(), "devices");
+}
+
+// The device ids the filter selects in `db`.
+std::vector<std::int64_t> devices_matched(const db::Database& db, const std::string& device) {
+  Filters f;
+  f.device = device;
+  SqlFilter sql = filter_sql(f, "v");
+  auto rs = db.query("SELECT DISTINCT v.device_id FROM v_measurements v WHERE " + sql.where +
+                         " ORDER BY v.device_id",
+                     sql.params);
+  std::vector<std::int64_t> ids;
+  for (const auto& row : rs.rows) ids.push_back(db::as_int(row[0]));
+  return ids;
+}
+
+// --device reads digits as an id, never as part of a name: the fixture's one device is
+// "NVIDIA H200", id 1, and --device 2 used to match it by the "2" in its name.
+TEST(Filters, DeviceDigitsAreAnIdAndNeverPartOfTheName) {
+  EXPECT_EQ(device_key_kind("2"), DeviceKey::id);
+  EXPECT_EQ(device_key_kind("GPU-5e1f0c2a"), DeviceKey::uuid);
+  EXPECT_EQ(device_key_kind("H200"), DeviceKey::name);
+  EXPECT_EQ(device_key_kind("A100-80GB"), DeviceKey::name);
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  EXPECT_EQ(devices_matched(db, "1"), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(devices_matched(db, "2").empty());
+  EXPECT_TRUE(devices_matched(db, "0").empty());
+  EXPECT_TRUE(devices_matched(db, "99999999999999999999999").empty());
+  EXPECT_EQ(devices_matched(db, "H200"), std::vector<std::int64_t>{1});
+  EXPECT_EQ(devices_matched(db, "GPU-5e1f0c2a-0000-4000-8000-fixture00001"), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(devices_matched(db, "GPU-5e1f0c2a").empty());  // a UUID is matched whole
+}
+
+// A second H200 stored, as databases before 2026-11-29 stored it, under its UUID's first 39
+// characters: the full UUID finds it, and so does the stored form; its id finds only it; the
+// name finds both.
+TEST(Filters, DeviceByFullUuidFindsTheStoredShortForm) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("report_test_devices_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "two_devices.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  const std::string full = "GPU-a1f23bfd-0ce3-ffce-ff38-8340399765fe";
+  {
+    auto db = db::Database::open(path, db::Mode::read_write);
+    db::DeviceRow second;
+    second.uuid = full.substr(0, 39);
+    second.name = "NVIDIA H200";
+    second.arch = "sm_90";
+    second.cc_major = 9;
+    second.sm_count = 132;
+    const db::DeviceId id = db.upsert_device(second);
+    ASSERT_EQ(id, 2);
+    db::RunInfo info;
+    info.device = id;
+    info.tool = "coalesce-tune";
+    info.resume_key = "second device";
+    const db::RunId run = db.begin_run(info);
+    db::MeasurementRow row;
+    row.run = run;
+    row.device = id;
+    row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
+    row.method = "cublas_gemm";
+    row.status = db::Status::launch_failed;
+    row.message = "synthetic";
+    ASSERT_TRUE(db.insert_measurement(row));
+    db.end_run(run, db::RunStatus::completed);
+  }
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    EXPECT_EQ(devices_matched(db, "2"), std::vector<std::int64_t>{2});
+    EXPECT_EQ(devices_matched(db, full), std::vector<std::int64_t>{2});
+    EXPECT_EQ(devices_matched(db, full.substr(0, 39)), std::vector<std::int64_t>{2});
+    EXPECT_EQ(devices_matched(db, "H200"), (std::vector<std::int64_t>{1, 2}));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Report, ComparisonAgreesWithTheView) {
