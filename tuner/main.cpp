@@ -3,8 +3,14 @@
 // (docs/tuner.md). Exit status as every tool's (docs/working.md): 0 done, 1 the work failed, 2 bad
 // usage or a bad feed line, 3 no CUDA device, 130 interrupted.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -132,42 +138,124 @@ struct ProblemOptions {
   }
 };
 
-// `space`: every candidate of every family with its verdict before compiling.
-int print_space(const std::vector<Problem>& problems, const std::string& family_option, int ordinal, bool all) {
+// One line of `space`: a candidate, a list combination that is no config, or a family refused.
+struct SpaceRow {
+  const Problem* problem;
+  std::string family, config, verdict;  // verdict: legal, pruned, not_a_config, refused
+  std::optional<Resources> predicted;
+  std::string reason, message;
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// `space`: every candidate of every family with its verdict before compiling, as text (a header
+// line per problem and family), CSV (one header, one row per line) or JSON.
+int print_space(const std::vector<Problem>& problems, const std::string& family_option, int ordinal, bool all,
+                const std::string& format) {
   Target target{9, 0, true, DeviceLimits{}};
+  std::string judged_by = "device " + std::to_string(ordinal);
   if (device_count() > 0) {
-    target = query_device(ordinal).target();
+    const DeviceInfo d = query_device(ordinal);
+    target = d.target();
+    judged_by = d.name + " (" + d.arch() + ")";
   } else {
+    judged_by = "no GPU here: the H200's limits (sm_90)";
     std::fprintf(stderr, "coalesce-tune: no GPU here: judging against the H200's limits (sm_90)\n");
   }
+  std::vector<SpaceRow> rows;
   for (const Problem& p : problems) {
     for (const Family* family : families()) {
       if (family_option != "all" && family->name() != family_option) continue;
       const std::string name(family->name());
       if (Verdict v = tuner::refused(*family, p, target); !v.ok()) {
-        std::printf("# %dx%dx%d %s %s %s: refused (%s): %s\n", p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(),
-                    std::string(to_string(p.epilogue)).c_str(), name.c_str(), violation_name(v.violation), v.why);
+        rows.push_back({&p, name, "", "refused", std::nullopt, violation_name(v.violation), v.why});
+        if (format == "text")
+          std::printf("# %dx%dx%d %s %s %s: refused (%s): %s\n", p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(),
+                      std::string(to_string(p.epilogue)).c_str(), name.c_str(), violation_name(v.violation), v.why);
         continue;
       }
       tuner::Space space = tuner::enumerate(*family, p, target);
-      std::printf("# %dx%dx%d %s %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not %s configs\n",
-                  p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
-                  name.c_str(), space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size(),
-                  name.c_str());
-      std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
+      if (format == "text") {
+        std::printf("# %dx%dx%d %s %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not %s configs\n",
+                    p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
+                    name.c_str(), space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size(),
+                    name.c_str());
+        std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
+      }
       for (const tuner::Candidate& c : space.candidates) {
+        rows.push_back({&p, name, c.name, c.pruned() ? "pruned" : "legal", c.predicted,
+                        c.pruned() ? violation_name(c.verdict.violation) : "", c.pruned() ? c.verdict.why : ""});
+        if (format != "text") continue;
         std::printf("%s  %s  %d  %d  %d", c.name.c_str(), c.pruned() ? "pruned" : "legal", c.predicted.registers,
                     c.predicted.smem_bytes, c.predicted.blocks_per_sm);
         if (c.pruned()) std::printf("  %s: %s", violation_name(c.verdict.violation), c.verdict.why);
         std::printf("\n");
       }
       if (all)
-        for (const tuner::NonConfig& n : space.non_configs)
-          std::printf("%s  not_a_config  %s: %s\n", config_name(n.config, p.dtype, p.epilogue).c_str(),
-                      violation_name(n.verdict.violation), n.verdict.why);
+        for (const tuner::NonConfig& n : space.non_configs) {
+          const std::string config = config_name(n.config, p.dtype, p.epilogue);
+          rows.push_back({&p, name, config, "not_a_config", std::nullopt, violation_name(n.verdict.violation),
+                          n.verdict.why});
+          if (format == "text")
+            std::printf("%s  not_a_config  %s: %s\n", config.c_str(), violation_name(n.verdict.violation),
+                        n.verdict.why);
+        }
     }
   }
+  if (format == "csv") {
+    std::printf("m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message\n");
+    for (const SpaceRow& r : rows) {
+      std::printf("%d,%d,%d,%s,%s,%s,%s,%s,", r.problem->m, r.problem->n, r.problem->k,
+                  std::string(to_string(r.problem->dtype)).c_str(), std::string(to_string(r.problem->epilogue)).c_str(),
+                  r.family.c_str(), r.config.c_str(), r.verdict.c_str());
+      if (r.predicted) std::printf("%d,%d,%d,", r.predicted->registers, r.predicted->smem_bytes, r.predicted->blocks_per_sm);
+      else std::printf(",,,");
+      std::printf("%s,%s\n", r.reason.c_str(), csv_field(r.message).c_str());
+    }
+  } else if (format == "json") {
+    nlohmann::ordered_json j;
+    j["format"] = "coalesce-tune/space";
+    j["format_version"] = 1;
+    j["tool"] = std::string("coalesce-tune ") + COALESCE_VERSION;
+    j["tool_git_revision"] = COALESCE_GIT_REVISION;
+    j["judged_by"] = judged_by;
+    j["rows"] = nlohmann::ordered_json::array();
+    for (const SpaceRow& r : rows) {
+      nlohmann::ordered_json row = {{"m", r.problem->m}, {"n", r.problem->n}, {"k", r.problem->k},
+                                    {"dtype", to_string(r.problem->dtype)}, {"epilogue", to_string(r.problem->epilogue)},
+                                    {"family", r.family}, {"config", r.config}, {"verdict", r.verdict}};
+      row["predicted_registers"] = r.predicted ? nlohmann::ordered_json(r.predicted->registers) : nullptr;
+      row["smem_bytes"] = r.predicted ? nlohmann::ordered_json(r.predicted->smem_bytes) : nullptr;
+      row["blocks_per_sm"] = r.predicted ? nlohmann::ordered_json(r.predicted->blocks_per_sm) : nullptr;
+      row["reason"] = r.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.reason);
+      row["message"] = r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
+      j["rows"].push_back(std::move(row));
+    }
+    std::printf("%s\n", j.dump(1).c_str());
+  }
   return 0;
+}
+
+// The sweep's kernel cache, checked before any work: created when missing (as the sweep would),
+// refused in one sentence naming the flag when it is not a directory the sweep can write.
+void check_cache_dir(const std::string& given) {
+  const std::filesystem::path dir =
+      given.empty() ? tuner::default_cache_dir().value_or(std::filesystem::path()) : std::filesystem::path(given);
+  const std::string what = given.empty() ? "the default kernel cache " + dir.string() + " (pass --cache-dir)"
+                                          : "--cache-dir " + given;
+  if (dir.empty()) throw UsageError("no kernel cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(dir, ec);
+  if (exists && !std::filesystem::is_directory(dir, ec)) throw tuner::CacheDirError(what + ": not a directory");
+  if (!exists && !std::filesystem::create_directories(dir, ec))
+    throw tuner::CacheDirError(what + ": cannot create it (" + ec.message() + ")");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw tuner::CacheDirError(what + ": not writable (" + std::strerror(errno) + ")");
 }
 
 // `cache stats|verify|clear`: the kernel cache at --cache-dir, else the sweep's default.
@@ -220,10 +308,14 @@ int main(int argc, char** argv) {
   ProblemOptions space_problem;
   int space_device = 0;
   bool space_all = false;
+  std::string space_format = "text";
   auto* space = app.add_subcommand("space", "List the search space, each pruned config with its reason");
   space_problem.add_to(space);
   space->add_option("--device", space_device, "CUDA device whose limits judge the configs")->capture_default_str();
   space->add_flag("--all", space_all, "also list the list combinations that are not configs of their family");
+  space->add_option("--format", space_format, "text (a header per problem and family), csv or json")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
 
   ProblemOptions sweep_problem;
   tuner::SweepOptions so;
@@ -292,7 +384,7 @@ int main(int argc, char** argv) {
   try {
     if (*worker) return tuner::run_worker();
     if (*env) return print_env(env_device);
-    if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all);
+    if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all, space_format);
     if (*cache) return run_cache_verb(cache->get_subcommands().front()->get_name(), cache_dir_of_verb);
     if (*sweep) {
       so.problems = sweep_problem.problems();
@@ -322,6 +414,7 @@ int main(int argc, char** argv) {
       }
       if (db_path.empty()) throw UsageError("--db must name a file");
       so.db_path = db_path;
+      check_cache_dir(cache_dir);
       so.cache_dir = cache_dir;
       so.jobs = jobs;
       so.command_line = joined(argc, argv);

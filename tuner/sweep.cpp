@@ -504,6 +504,8 @@ class Sweep {
     const std::vector<Candidate>& chosen = plan.chosen;
     std::vector<std::future<Prepared>>& prepared = plan.prepared;
 
+    // A dry run prints what it compiles; the configs pruned before compiling are counted in the
+    // summary and listed by `coalesce-tune space`.
     std::map<std::string, std::size_t> counts;  // status -> rows of this problem
     if (db_) {
       for (const Candidate& c : space.candidates) {
@@ -515,10 +517,6 @@ class Sweep {
         r.message = c.verdict.why;
         store(r);
       }
-    } else {
-      for (const Candidate& c : space.candidates)
-        if (c.pruned())
-          out_ << c.name << "  pruned " << violation_name(c.verdict.violation) << ": " << c.verdict.why << "\n";
     }
 
     Progress progress(shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
@@ -685,7 +683,8 @@ class Sweep {
     if (db_) out_ << ", run " << run_;
     out_ << "\n  space: " << space.candidates.size() << " candidates (" << space.non_configs.size()
          << " list combinations are not " << family_name << " configs), " << space.pruned()
-         << " pruned before compiling, " << chosen << " selected";
+         << " pruned before compiling" << (db_ ? "" : " (coalesce-tune space lists them)") << ", " << chosen
+         << " selected";
     for (const auto& [status, n] : counts) out_ << ", " << n << " " << status;
     out_ << "\n";
     if (!db_) return;

@@ -85,17 +85,39 @@ out=$(printf '%s\n' "$header" | "$tune" record --db "$work/fed.db" 2>&1 >/dev/nu
 check "record: a feed without its end line exits 1" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "without an end line; nothing was stored"'
 check "record: a feed that stored nothing creates no database" '[ ! -e "$work/fed.db" ]'
 
-# The space lists every candidate with a verdict, pruned ones with their category and sentence.
+# The space lists every candidate with a verdict, pruned ones with their category and sentence,
+# as text, CSV (one header, a row per candidate) or JSON (the same rows).
 out=$("$tune" space --shape 4096 2>/dev/null)
 check "space lists legal configs" 'printf "%s\n" "$out" | grep -q "^simt_f32_.*_bias_gelu  legal  "'
 check "space gives each pruned config a reason" '! printf "%s\n" "$out" | grep "  pruned  " | grep -vq ": "'
 check "space --all adds the non-configs" '"$tune" space --shape 4096 --all 2>/dev/null | grep -q "  not_a_config  "'
+text_rows=$(printf "%s\n" "$out" | grep -c "^simt_")
+csv=$("$tune" space --shape 4096 --format csv 2>/dev/null); rc=$?
+check "space --format csv: a header, then one row per candidate" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | head -n 1)" = "m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message" ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | wc -l)" -eq "$text_rows" ]'
+check "space --format csv: pruned rows carry the reason" \
+  'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,simt,simt_f32_[^,]*,pruned,[0-9]*,[0-9]*,[0-9]*,registers,"'
+json=$("$tune" space --shape 4096 --format json 2>/dev/null); rc=$?
+check "space --format json: the same rows" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s" "$json" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"format\"], len(d[\"rows\"]))")" = "coalesce-tune/space $text_rows" ]'
+out=$("$tune" space --shape 4096 --format xml 2>&1 >/dev/null); rc=$?
+check "space --format xml: status 2, one line naming it" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--format: xml not in {text,csv,json}"'
+
+# A bad --cache-dir is refused before any work (no compile, no database), naming the flag.
+out=$("$tune" sweep --shape 128 --dry-run --cache-dir "$db" 2>&1); rc=$?
+check "sweep --cache-dir FILE: status 1, one line naming the flag, before any work" \
+  '[ $rc -eq 1 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: --cache-dir $db: not a directory$"'
+out=$("$tune" sweep --shape 128 --device 99 --db "$work/gated.db" --cache-dir "$db/sub" 2>&1); rc=$?
+check "sweep --cache-dir under a file: status 1 before the device query and the database" \
+  '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: --cache-dir $db/sub: cannot create it" && [ ! -e "$work/gated.db" ]'
 
 # A dry run compiles two drawn configs without a GPU and writes no database.
 dry=$work/dry.db
 out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
 check "dry run exits 0" '[ $rc -eq 0 ]'
 check "dry run compiles the two drawn configs" '[ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 2 ]'
+check "dry run prints what it compiles, not the configs pruned before compiling" \
+  '! printf "%s\n" "$out" | grep -q "  pruned " && printf "%s\n" "$out" | grep -q "pruned before compiling (coalesce-tune space lists them)"'
 check "dry run writes no database" '[ ! -e "$dry" ]'
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
