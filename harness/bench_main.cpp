@@ -226,9 +226,15 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 every row ok or skipped, 1 the work failed (or a row is wrong), 2 bad usage, 3 no "
              "CUDA device (docs/working.md).");
   Options o;
-  app.add_option("--shapes", o.shapes,
-                 std::string("comma-separated N (NxNxN) or MxNxK; default ") + kDefaultShapes +
-                     " (--quick: " + kQuickShapes + ")");
+  std::vector<std::string> shape_args;
+  std::string deprecated_shapes;
+  app.add_option("--shape", shape_args,
+                 std::string("N (NxNxN) or MxNxK (x or ×), each side 1 to ") + std::to_string(kMaxExtent) +
+                     "; repeatable, or comma-separated; default " + kDefaultShapes + " (--quick: " + kQuickShapes +
+                     ")")
+      ->allow_extra_args(false);
+  // The old spelling, kept working so scripts written for it still run: every tool says --shape.
+  app.add_option("--shapes", deprecated_shapes, "deprecated: --shape")->group("");
   app.add_option("--epilogue", o.epilogue, "fused epilogue of every problem")
       ->check(CLI::IsMember({"none", "bias", "bias_relu", "bias_gelu"}))
       ->default_val("bias_gelu");
@@ -266,6 +272,12 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (!deprecated_shapes.empty()) {
+    std::fprintf(stderr, "coalesce-bench: --shapes is deprecated: use --shape (repeatable; a comma-separated list "
+                         "still works)\n");
+    shape_args.push_back(deprecated_shapes);
+  }
+  for (const std::string& s : shape_args) o.shapes += (o.shapes.empty() ? "" : ",") + s;
   if (o.quick) {
     const TimingSettings user = o.timing;
     o.timing = quick_settings(o.timing);

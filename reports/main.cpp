@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "coalesce/version.h"
+#include "kernels/core/family.hpp"
 #include "plots.hpp"
 #include "report.hpp"
 #include "table.hpp"
@@ -25,6 +26,14 @@ class UsageError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// "f32, tf32, bf16, f16"
+template <class T>
+std::string names_of(const std::vector<T>& values) {
+  std::string out;
+  for (const T& v : values) out += (out.empty() ? "" : ", ") + std::string(to_string(v));
+  return out;
+}
+
 /// The filter options shared by the report, diff and plots.
 struct FilterArgs {
   Filters filters;
@@ -32,12 +41,14 @@ struct FilterArgs {
   std::int64_t run = 0;
 
   void add_to(CLI::App* app) {
-    app->add_option("--device", filters.device, "Only this device: its id, its uuid, or its name");
-    app->add_option("--dtype", filters.dtype, "Only this dtype (f32, tf32, bf16, f16)");
-    app->add_option("--epilogue", filters.epilogue, "Only this epilogue (none, bias, bias_relu, bias_gelu)");
-    app->add_option("--shape", shapes, "Only this shape: N (M = N = K) or MxNxK; repeatable")
+    app->add_option("--device", filters.device, "Only this device: its id, its UUID (GPU-...), or part of its name");
+    app->add_option("--dtype", filters.dtype, "Only this dtype (" + names_of(all_dtypes()) + ")");
+    app->add_option("--epilogue", filters.epilogue, "Only this epilogue (" + names_of(all_epilogues()) + ")");
+    app->add_option("--shape", shapes, "Only this shape: N (M = N = K) or MxNxK (x or ×); repeatable")
         ->allow_extra_args(false);  // one shape per --shape: `query --shape 1 SQL` keeps its SQL
-    app->add_option("--family", filters.family, "Only this kernel family");
+    app->add_option("--family", filters.family,
+                    "Only this family: a kernel family (" + family_names() +
+                        ") or a peer's (torch, triton: scripts/torch_peers.py)");
     app->add_option("--run", run, "Only rows of this run id");
   }
   bool given(const CLI::App& app) const {
@@ -47,9 +58,9 @@ struct FilterArgs {
   }
   Filters resolve(const CLI::App& app) {
     for (const auto& s : shapes) {
-      auto shape = parse_shape(s);
-      if (!shape)
-        throw UsageError("bad --shape '" + s + "': expected N or MxNxK with positive integers");
+      std::string error;
+      auto shape = parse_shape(s, &error);
+      if (!shape) throw UsageError("bad --shape '" + s + "': " + error);
       filters.shapes.push_back(*shape);
     }
     if (app.count("--run")) {
@@ -97,10 +108,9 @@ std::string render(const Document& doc, const std::string& format) {
 
 std::optional<Shape> landscape_of(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  auto shape = parse_shape(text);
-  if (!shape)
-    throw UsageError("bad --landscape-shape '" + text +
-                     "': expected N or MxNxK with positive integers");
+  std::string error;
+  auto shape = parse_shape(text, &error);
+  if (!shape) throw UsageError("bad --landscape-shape '" + text + "': " + error);
   return shape;
 }
 

@@ -3,7 +3,6 @@
 #include "report.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -438,32 +437,23 @@ DeviceKey device_key_kind(std::string_view key) {
   return DeviceKey::name;
 }
 
-std::optional<Shape> parse_shape(std::string_view s) {
-  int v[3] = {0, 0, 0};
-  int count = 0;
-  const char* p = s.data();
-  const char* end = s.data() + s.size();
-  while (count < 3) {
-    auto [next, ec] = std::from_chars(p, end, v[count]);
-    if (ec != std::errc() || next == p || v[count] <= 0) return std::nullopt;
-    ++count;
-    p = next;
-    if (p == end) break;
-    if (*p != 'x' || count == 3) return std::nullopt;
-    ++p;
-  }
-  if (p != end) return std::nullopt;
-  if (count == 1) return Shape{v[0], v[0], v[0]};
-  if (count == 3) return Shape{v[0], v[1], v[2]};
-  return std::nullopt;
+std::optional<Shape> parse_shape(std::string_view s, std::string* error) {
+  std::optional<Problem> p = parse_extents(s, error);
+  if (!p) return std::nullopt;
+  return Shape{p->m, p->n, p->k};
 }
 
 void Filters::validate() const {
+  auto names = [](const auto& values) {
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ", ") + std::string(to_string(v));
+    return out;
+  };
   if (!dtype.empty() && !parse_dtype(dtype))
-    throw std::invalid_argument("unknown dtype '" + dtype + "' (expected f32, tf32 or bf16)");
+    throw std::invalid_argument("unknown dtype '" + dtype + "' (expected " + names(all_dtypes()) + ")");
   if (!epilogue.empty() && !parse_epilogue(epilogue))
-    throw std::invalid_argument("unknown epilogue '" + epilogue +
-                                "' (expected none, bias, bias_relu or bias_gelu)");
+    throw std::invalid_argument("unknown epilogue '" + epilogue + "' (expected " +
+                                names(all_epilogues()) + ")");
 }
 
 std::string Filters::describe() const {

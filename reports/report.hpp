@@ -15,12 +15,13 @@
 
 namespace coalesce::report {
 
-/// A GEMM shape from `--shape`: "N" (M = N = K) or "MxNxK".
+/// A GEMM shape from `--shape`: "N" (M = N = K) or "MxNxK" (also "M×N×K", as reports print it).
 struct Shape {
   int m = 0, n = 0, k = 0;
 };
-/// nullopt unless `text` is N or MxNxK with positive integers.
-std::optional<Shape> parse_shape(std::string_view text);
+/// The shape `text` names (coalesce::parse_extents), or nullopt with `error` saying what is
+/// expected.
+std::optional<Shape> parse_shape(std::string_view text, std::string* error = nullptr);
 
 /// How `--device` reads its value: digits are a device id (never part of a name), `GPU-...` a
 /// UUID (the full one; it also finds the 39-character form older databases stored), anything else

@@ -61,30 +61,30 @@ int print_env(int ordinal) {
   return 0;
 }
 
-// "4096" (M = N = K) or "MxNxK", each a positive integer.
-Problem parse_shape(const std::string& text, Dtype dtype, Epilogue epilogue) {
-  std::vector<long long> dims;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('x', pos);
-    std::string part = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    bool digits = !part.empty() && part.size() <= 10 && part.find_first_not_of("0123456789") == std::string::npos;
-    long long v = digits ? std::stoll(part) : 0;
-    if (!digits || v <= 0 || v > std::numeric_limits<int>::max())
-      throw UsageError("--shape '" + text + "': each of M, N and K must be a positive integer (e.g. 4096 or 1024x2048x512)");
-    dims.push_back(v);
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  if (dims.size() != 1 && dims.size() != 3)
-    throw UsageError("--shape '" + text + "': give one size (M = N = K) or three as MxNxK");
-  if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
-  return Problem{static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]), dtype, epilogue};
+// A --shape: "4096" (M = N = K), "MxNxK" or "M×N×K" (parse_extents), each side within kMaxExtent.
+Problem shape_option(const std::string& text, Dtype dtype, Epilogue epilogue) {
+  std::string error;
+  std::optional<Problem> p = parse_extents(text, &error);
+  if (!p) throw UsageError("--shape '" + text + "': " + error);
+  p->dtype = dtype;
+  p->epilogue = epilogue;
+  return *p;
 }
 
 std::string dtype_names() {
   std::string out;
   for (Dtype d : all_dtypes()) out += (out.empty() ? "" : ", ") + std::string(to_string(d));
+  return out;
+}
+
+// The dtypes some registered family computes: what a help text offers.
+std::string computed_dtype_names() {
+  std::string out;
+  for (Dtype d : all_dtypes()) {
+    bool computed = false;
+    for (const Family* f : families()) computed = computed || f->supports(d).ok();
+    if (computed) out += (out.empty() ? "" : ", ") + std::string(to_string(d));
+  }
   return out;
 }
 
@@ -122,8 +122,11 @@ struct ProblemOptions {
   std::string family = "all";
 
   void add_to(CLI::App* app) {
-    app->add_option("--shape", shapes, "M=N=K (e.g. 4096) or MxNxK; repeatable")->required();
-    app->add_option("--dtype", dtype, "the GEMM's types: " + dtype_names())->capture_default_str();
+    app->add_option("--shape", shapes,
+                    "M=N=K (e.g. 4096) or MxNxK (x or ×), each side 1 to " + std::to_string(kMaxExtent) + "; repeatable")
+        ->required();
+    app->add_option("--dtype", dtype, "the GEMM's types: " + computed_dtype_names() + " (those a family computes)")
+        ->capture_default_str();
     app->add_option("--epilogue", epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
     app->add_option("--family", family, "kernel family (" + family_names() + "), or all: every family that computes the dtype")
         ->capture_default_str();
@@ -133,7 +136,7 @@ struct ProblemOptions {
     check_family(family, d);
     const Epilogue e = parse_epilogue_option(epilogue);
     std::vector<Problem> out;
-    for (const std::string& s : shapes) out.push_back(parse_shape(s, d, e));
+    for (const std::string& s : shapes) out.push_back(shape_option(s, d, e));
     return out;
   }
 };

@@ -119,6 +119,9 @@ class PureParts(unittest.TestCase):
     def test_parse_shape(self):
         self.assertEqual(peers.parse_shape("4096"), (4096, 4096, 4096))
         self.assertEqual(peers.parse_shape("128x256x64"), (128, 256, 64))
+        self.assertEqual(peers.parse_shape("128×256×64"), (128, 256, 64))
+        self.assertEqual(peers.parse_shape("1048576x1x1"), (1048576, 1, 1))
+        self.assertIsNone(peers.parse_shape("1048577"))
         for bad in ("", "0", "-5", "12x", "1x2", "1x2x3x4", "4096 ", "x", "1e3", "0x4x4"):
             self.assertIsNone(peers.parse_shape(bad), bad)
 

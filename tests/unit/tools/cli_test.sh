@@ -66,8 +66,8 @@ check "report query --db Y: opens Y (status 1, names it)" \
   '[ $rc -eq 1 ] && one_line && says "/nonexistent/y.db"'
 
 # coalesce-bench: a bad value before any device is touched
-run "$bench" --shapes 12x --device 99
-check "bench --shapes 12x: status 2, one line" 'usage "bad shape"'
+run "$bench" --shape 12x --device 99
+check "bench --shape 12x: status 2, one line" 'usage "bad shape"'
 run "$bench" --quick --device 99
 check "bench --device 99: status 3 at the device query, one line" \
   '[ $rc -eq 3 ] && one_line && says "coalesce-bench: no CUDA device"'

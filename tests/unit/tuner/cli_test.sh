@@ -26,13 +26,14 @@ while IFS='|' read -r args expect; do
   check "sweep $args: not a device error" '! printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 done <<'CASES'
---shape 0|--shape '0': each of M, N and K must be a positive integer
---shape -5|--shape '-5': each of M, N and K must be a positive integer
---shape 4096x0x16|--shape '4096x0x16': each of M, N and K must be a positive integer
---shape 12x34|--shape '12x34': give one size
---shape 1x2x3x4|--shape '1x2x3x4': give one size
---shape abc|--shape 'abc': each of M, N and K must be a positive integer
---shape 99999999999|--shape '99999999999': each of M, N and K must be a positive integer
+--shape 0|--shape '0': expected N (M = N = K) or MxNxK, e.g. 4096 or 1024x2048x512 (x or ×), each side a whole number from 1 to 1048576
+--shape -5|--shape '-5': expected N (M = N = K) or MxNxK
+--shape 4096x0x16|--shape '4096x0x16': expected N
+--shape 12x34|--shape '12x34': expected N
+--shape 1x2x3x4|--shape '1x2x3x4': expected N
+--shape abc|--shape 'abc': expected N
+--shape 99999999999|each side a whole number from 1 to 1048576
+--shape 1048577|each side a whole number from 1 to 1048576
 --shape 4096 --dtype bf16 --family simt|--family simt cannot compute --dtype bf16: the simt family computes in f32
 --shape 4096 --dtype f64|--dtype 'f64' is not a dtype
 --shape 4096 --family tensor|--family 'tensor' is not a kernel family (simt
@@ -56,6 +57,8 @@ while read -r args; do
 done <<'CASES'
 --shape 4096
 --shape 4096x1024x16
+--shape 4096×1024×16
+--shape 1048576x1x1
 --shape 4096 --dtype f32
 --shape 4096 --family simt
 --shape 4096 --epilogue bias_relu
