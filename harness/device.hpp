@@ -54,6 +54,10 @@ DeviceCount count_devices();
 /// The number of CUDA devices; 0 (not an error) where there is no driver or no GPU.
 int device_count();
 
+/// The CUDA runtime's version (cudaRuntimeGetVersion, e.g. 13000): the static runtime knows it
+/// without a driver.
+int cuda_runtime_version();
+
 /// Queries device `ordinal`; throws NoDeviceError when there is none, saying why.
 DeviceInfo query_device(int ordinal = 0);
 

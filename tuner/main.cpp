@@ -41,7 +41,27 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+// `env` on a machine without a GPU: what the tools know without one, and the limits a dry run
+// judges configs by. Not an error: a development machine is expected to have no GPU.
+int print_env_without_gpu(const std::string& why) {
+  const DeviceLimits l{};
+  std::printf("device          none: no GPU here (%s)\n", why.c_str());
+  std::printf("runtime         CUDA %s (static; the driver would be needed to run a kernel)\n",
+              cuda_version(cuda_runtime_version()).c_str());
+  std::printf("nvrtc           %s (compiles for sm_90 without a GPU: sweep --dry-run)\n", tuner::nvrtc_version().c_str());
+  std::printf("dry run judges  sm_90 with the H200's limits: smem/block (opt-in) %d B, smem/SM %d B, threads/block %d, "
+              "threads/SM %d, regs/SM %d, regs/thread %d\n",
+              l.smem_per_block_optin, l.smem_per_sm, l.max_threads_per_block, l.max_threads_per_sm, l.regs_per_sm,
+              l.max_regs_per_thread);
+  std::printf("coalesce        %s (git %s)\n", COALESCE_VERSION, COALESCE_GIT_REVISION);
+  return 0;
+}
+
 int print_env(int ordinal) {
+  if (const DeviceCount devices = count_devices(); devices.count == 0 && !devices.driver_error)
+    return print_env_without_gpu(devices.why);
   DeviceInfo d = query_device(ordinal);
   std::printf("device          %s (%s)\n", d.name.c_str(), d.uuid.c_str());
   std::printf("arch            %s, %d SMs, L2 %d KiB, %.1f GiB\n", d.arch().c_str(), d.sm_count,
@@ -52,6 +72,7 @@ int print_env(int ordinal) {
   std::printf("driver          CUDA %d.%d%s%s\n", d.driver_version / 1000, (d.driver_version % 1000) / 10,
               d.driver_release.empty() ? "" : ", release ", d.driver_release.c_str());
   std::printf("runtime         CUDA %d.%d\n", d.runtime_version / 1000, (d.runtime_version % 1000) / 10);
+  std::printf("nvrtc           %s\n", tuner::nvrtc_version().c_str());
   auto clock = sm_clock_mhz(ordinal);
   if (clock)
     std::printf("sm clock        %d MHz now, %d MHz max\n", *clock, d.max_sm_clock_mhz);

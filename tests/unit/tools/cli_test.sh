@@ -73,6 +73,9 @@ check "bench --device 99: status 3 at the device query, one line" \
   '[ $rc -eq 3 ] && one_line && says "coalesce-bench: no CUDA device"'
 
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
+  out=$("$tune" env 2>&1); rc=$?
+  check "tune env without a GPU: status 0, says so, and prints what it knows" \
+    '[ $rc -eq 0 ] && says "^device          none: no GPU here (" && says "^runtime         CUDA [0-9]" && says "^nvrtc           [0-9]" && says "^dry run judges  sm_90 with the H200'"'"'s limits: smem/block (opt-in) 232448 B" && says "^coalesce        [0-9]"'
   run "$bench" --quick
   check "bench without a GPU: status 3, one line saying why" \
     '[ $rc -eq 3 ] && one_line && says "coalesce-bench: no CUDA device: "'
