@@ -29,6 +29,9 @@ for t in "$tune" "$report" "$bench"; do
 done
 for t in "$opt" "$translate"; do
   name=$(basename "$t")
+  out=$("$t" --version 2>&1); rc=$?
+  check "$name --version: LLVM's, then the Coalesce version and git revision" \
+    '[ $rc -eq 0 ] && says "LLVM version" && printf "%s" "$out" | grep -Eq "^Coalesce [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-f]{7,}(-dirty)?\)$"'
   run "$t" --no-such-flag
   check "$name --no-such-flag: non-zero, names it" '[ $rc -ne 0 ] && says "no-such-flag"'
 done
