@@ -223,6 +223,18 @@ std::string shape_text(int m, int n, int k) {
   return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k);
 }
 
+/// Each comparison block: [begin, end) of `entries`, the family's best row first.
+std::vector<std::pair<std::size_t, std::size_t>> blocks_of(const std::vector<ComparisonEntry>& entries) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t end = i + 1;
+    while (end < entries.size() && entries[end].method != "coalesce") ++end;
+    out.emplace_back(i, end);
+    i = end;
+  }
+  return out;
+}
+
 Table summary_table(const std::vector<ComparisonEntry>& entries) {
   Table t;
   t.name = "summary";
@@ -248,14 +260,12 @@ Table summary_table(const std::vector<ComparisonEntry>& entries) {
   // Each family's best starts a block of its run's rows; per device and problem the fastest
   // family's block speaks for the fused kernel.
   std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> chosen;
-  for (std::size_t i = 0; i < entries.size();) {
-    std::size_t end = i + 1;
-    while (end < entries.size() && entries[end].method != "coalesce") ++end;
-    const auto key = std::make_pair(entries[i].device_id, entries[i].problem_id);
+  for (const auto& block : blocks_of(entries)) {
+    const ComparisonEntry& e = entries[block.first];
+    const auto key = std::make_pair(e.device_id, e.problem_id);
     auto it = chosen.find(key);
-    if (it == chosen.end() || entries[i].best_median_ms < entries[it->second.first].best_median_ms)
-      chosen[key] = {i, end};
-    i = end;
+    if (it == chosen.end() || e.best_median_ms < entries[it->second.first].best_median_ms)
+      chosen[key] = block;
   }
   std::vector<std::pair<std::size_t, std::size_t>> blocks;
   for (const auto& [key, block] : chosen) blocks.push_back(block);
@@ -303,46 +313,108 @@ Table summary_table(const std::vector<ComparisonEntry>& entries) {
   return t;
 }
 
-Table waves_table(const db::Database& db, const SqlFilter& f) {
+/// The SQL condition of a `pruned` row whose kernel was compiled and uses local memory: pruned
+/// after compiling because it spilled (the tuner stores the category `registers`).
+const char* kSpilledSql =
+    "(v.status = 'pruned' AND v.build_id IS NOT NULL AND (IFNULL(b.stack_bytes, 0) > 0 OR "
+    "IFNULL(v.spill_stores_bytes, 0) > 0 OR IFNULL(v.spill_loads_bytes, 0) > 0))";
+
+Table why_table(const db::Database& db, const std::vector<ComparisonEntry>& entries,
+                const SqlFilter& f) {
   Table t;
-  t.name = "waves";
-  t.title = "Wave quantization of the winners";
+  t.name = "why";
+  t.title = "Why: the epilogue's cost, waves, peak and what fusion buys";
   t.columns = problem_columns();
-  for (Column c : {col("family", "family"), col("config", "config"),
-                   col("grid_blocks", "blocks"), col("sm_count", "SMs"),
-                   col("blocks_per_sm", "resident blocks/SM"), col("waves", "waves", 2),
-                   col("last_wave_pct", "last wave full (%)", 1)})
+  for (Column c : {col("family", "family"), col("config", "config", -1, false),
+                   col("c_mib", "C (MiB)", 1), col("c_in_l2", "C fits in L2"),
+                   col("eager_cost_us", "eager − cuBLAS GEMM (µs)", 1),
+                   col("eager_cost_pct", "(% of GEMM)", 1),
+                   col("unfused_cost_us", "unfused − cuBLAS GEMM (µs)", 1),
+                   col("unfused_cost_pct", "(% of GEMM)", 1),
+                   col("eager_model_us", "DRAM model: eager (µs)", 1),
+                   col("unfused_model_us", "DRAM model: unfused (µs)", 1),
+                   col("blocks", "blocks"), col("blocks_per_sm", "resident blocks/SM"),
+                   col("waves", "waves", 2), col("last_wave_pct", "last wave full (%)", 1),
+                   col("pct_peak", "fused % of peak", 1),
+                   col("cublas_pct_peak", "cuBLAS GEMM % of peak", 1),
+                   col("fusion_gain", "own unfused ÷ fused (×)", 3),
+                   col("spilled", "configs spilled")})
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
-  auto rs = db.query(R"sql(
-    WITH ranked AS (
-      SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
-                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
-      FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
-                         f.where + R"sql()
-    SELECT )sql" + device_label_sql("r") + R"sql(, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.config_name,
-           r.grid_blocks, d.sm_count, r.blocks_per_sm
-    FROM ranked r JOIN devices d ON d.id = r.device_id
-    WHERE r.best_rank = 1
-    ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
-                         ", r.family",
-                     f.params);
-  for (auto& r : rs.rows) {
-    auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
-                              static_cast<int>(as_int(r[2])), static_cast<int>(as_int(r[3])),
-                              as_text(r[4]), as_text(r[5]));
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::int64_t> spilled;
+  for (auto& r : db.query("SELECT v.device_id, v.problem_id, v.family, COUNT(*) FROM v_measurements v "
+                          "JOIN builds b ON b.id = v.build_id WHERE v.method = 'coalesce' AND " +
+                              std::string(kSpilledSql) + " AND " + f.where +
+                              " GROUP BY v.device_id, v.problem_id, v.family",
+                          f.params)
+                     .rows)
+    spilled[{as_int(r[0]), as_int(r[1]), as_text(r[2])}] = as_int(r[3]);
+  for (const auto& [begin, end] : blocks_of(entries)) {
+    const ComparisonEntry& e = entries[begin];
+    std::optional<double> gemm, eager, unfused, own_unfused, cublas_tflops;
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      const ComparisonEntry& x = entries[i];
+      if (x.status != "ok" || !x.median_ms || x.run != e.run) continue;
+      if (x.method == "cublas_gemm") gemm = x.median_ms, cublas_tflops = x.tflops;
+      if (x.method == "eager") eager = x.median_ms;
+      if (x.method == "unfused") unfused = x.median_ms;
+      if (x.method == "coalesce_unfused") own_unfused = x.median_ms;
+    }
+    auto facts = db.query(R"sql(
+      SELECT d.l2_bytes, d.sm_count, v.grid_blocks, v.blocks_per_sm
+      FROM v_measurements v JOIN devices d ON d.id = v.device_id WHERE v.measurement_id = ?1)sql",
+                          {integer(e.measurement_id)});
+    const auto& fact = facts.rows.at(0);
+    const double c_bytes = static_cast<double>(e.m) * e.n *
+                           (gemm_types(*parse_dtype(e.dtype)).c == Element::f32 ? 4 : 2);
+    Value in_l2;
+    if (!is_null(fact[0]) && as_int(fact[0]) > 0) in_l2 = text(c_bytes <= as_double(fact[0]) ? "yes" : "no");
+    auto cost_us = [&](const std::optional<double>& ms) -> Value {
+      return ms && gemm ? Value((*ms - *gemm) * 1e3) : Value();
+    };
+    auto cost_pct = [&](const std::optional<double>& ms) -> Value {
+      return ms && gemm ? Value((*ms - *gemm) / *gemm * 100) : Value();
+    };
+    const std::optional<double> bandwidth = copy_bandwidth_bytes_per_s(e.device);
+    auto model_us = [&](const char* method) -> Value {
+      if (!bandwidth) return Value();
+      return Value(extra_c_passes(method, e.epilogue) * c_bytes / *bandwidth * 1e6);
+    };
     Value waves, last;
-    if (!is_null(r[8]) && !is_null(r[10]) && as_int(r[10]) > 0) {
-      const Waves q = wave_quantization(as_double(r[8]), as_double(r[9]), as_double(r[10]));
+    if (!is_null(fact[2]) && !is_null(fact[3]) && as_int(fact[3]) > 0) {
+      const Waves q = wave_quantization(as_double(fact[2]), as_double(fact[1]), as_double(fact[3]));
       waves = q.waves;
       last = q.last_wave_pct;
     }
-    for (Value v : {r[6], r[7], r[8], r[9], r[10], waves, last}) row.push_back(std::move(v));
+    auto pct = [&](const std::optional<double>& tflops) -> Value {
+      return tflops && e.peak_tflops ? Value(*tflops / *e.peak_tflops * 100) : Value();
+    };
+    auto it = spilled.find({e.device_id, e.problem_id, e.family});
+    auto row = problem_values(e.device, e.m, e.n, e.k, e.dtype, e.epilogue);
+    for (Value v : {text(e.family), text(e.config), Value(c_bytes / (1 << 20)), in_l2,
+                    cost_us(eager), cost_pct(eager), cost_us(unfused), cost_pct(unfused),
+                    model_us("eager"), model_us("unfused"), fact[2], fact[3], waves, last,
+                    pct(e.tflops), pct(cublas_tflops),
+                    own_unfused ? Value(*own_unfused / e.best_median_ms) : Value(),
+                    integer(it == spilled.end() ? 0 : it->second)})
+      row.push_back(std::move(v));
     t.rows.push_back(std::move(row));
   }
-  t.notes = {"waves = blocks ÷ (SMs × resident blocks per SM), with resident blocks from ptxas' "
-             "registers and the config's shared memory (builds.blocks_per_sm). A last wave far "
-             "from full leaves SMs idle at the end of the kernel."};
+  t.notes = {
+      "What fusion saves is the epilogue's cost in the library path: the baselines of the best "
+      "row's run all run the same cuBLAS GEMM, so eager − cuBLAS GEMM and unfused − cuBLAS GEMM "
+      "measure the separate kernels' cost directly. The DRAM model counts their traffic: each "
+      "elementwise kernel reads C and writes it back (eager: a bias add, then the activation; "
+      "unfused: one kernel), at the device's copy bandwidth (4.3 TB/s on the H200: "
+      "reports/rules.cpp, copy_bandwidth_bytes_per_s); where C fits in L2 the traffic stays in "
+      "L2 and launches dominate, so the model is an upper bound there.",
+      "waves = blocks ÷ (SMs × resident blocks per SM), with resident blocks from ptxas' "
+      "registers and the config's shared memory; a last wave far from full leaves SMs idle at "
+      "the end of the kernel. % of peak is of the dtype's math (the devices table). own "
+      "unfused ÷ fused: the winner's own GEMM with epilogue none, then the separate epilogue "
+      "kernel, against the fused kernel (above 1: fusion is faster with the same tiles). "
+      "configs spilled: candidates pruned after compiling because the kernel uses local memory "
+      "(stored with the category registers)."};
   return t;
 }
 
@@ -401,19 +473,21 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
   auto rs = db.query(R"sql(
-    SELECT )sql" + device_label_sql("g") + R"sql(, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.prune_reason,
+    SELECT )sql" + device_label_sql("g") + R"sql(, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.reason,
            g.configs, x.message
     FROM (SELECT v.device_id, v.device_name, v.problem_id, v.m, v.n, v.k, v.dtype, v.epilogue,
-                 v.family, v.status, v.prune_reason, COUNT(*) AS configs,
-                 MIN(v.measurement_id) AS first_id
-          FROM v_measurements v WHERE v.method = 'coalesce' AND )sql" +
+                 v.family, v.status,
+                 CASE WHEN )sql" + std::string(kSpilledSql) + R"sql( THEN 'spills' ELSE v.prune_reason END AS reason,
+                 COUNT(*) AS configs, MIN(v.measurement_id) AS first_id
+          FROM v_measurements v LEFT JOIN builds b ON b.id = v.build_id
+          WHERE v.method = 'coalesce' AND )sql" +
                          f.where + R"sql(
-          GROUP BY v.device_id, v.problem_id, v.family, v.status, v.prune_reason) g
+          GROUP BY v.device_id, v.problem_id, v.family, v.status, reason) g
     JOIN measurements x ON x.id = g.first_id
     ORDER BY g.device_id, g.m * g.n * g.k, g.m, g.n, g.k, g.dtype, g.epilogue, g.family,
              CASE g.status WHEN 'ok' THEN 0 WHEN 'pruned' THEN 1 WHEN 'compile_failed' THEN 2
                            WHEN 'launch_failed' THEN 3 WHEN 'wrong_result' THEN 4 ELSE 5 END,
-             g.prune_reason)sql",
+             g.reason)sql",
                      f.params);
   for (auto& r : rs.rows) {
     auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
@@ -422,7 +496,8 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
     for (Value v : {r[6], r[7], r[8], r[9], r[10]}) row.push_back(std::move(v));
     t.rows.push_back(std::move(row));
   }
-  t.notes = {"pruned: refused before measuring (reason: the violated rule); compile_failed, "
+  t.notes = {"pruned: refused before measuring (reason: the violated rule; spills: pruned after "
+             "compiling because the kernel uses local memory, stored as registers); compile_failed, "
              "launch_failed, wrong_result, timeout: tried and lost; only ok rows are timed."};
   return t;
 }
@@ -541,7 +616,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
                            f.where + R"sql()
     SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,
            r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
-           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops
+           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops, r.measurement_id
     FROM ranked r
     WHERE r.best_rank = 1
     ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
@@ -568,6 +643,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     e.p10_ms = e.best_p10_ms = as_double(r[14]);
     e.p90_ms = e.best_p90_ms = as_double(r[15]);
     e.tflops = opt_double(r[16]);
+    e.measurement_id = as_int(r[17]);
     out.push_back(e);
     auto others = db.query(R"sql(
       SELECT method, IFNULL(config_name, ''), status, median_ms, p10_ms, p90_ms, tflops, message
@@ -639,7 +715,7 @@ Document build_report(const db::Database& db, const Filters& filters,
   SqlFilter f = filter_sql(filters, "v");
   doc.tables.push_back(summary_table(entries));
   doc.tables.push_back(comparison_table(entries));
-  doc.tables.push_back(waves_table(db, f));
+  doc.tables.push_back(why_table(db, entries, f));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));
   doc.tables.push_back(runs_table(db, f));

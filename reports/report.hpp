@@ -69,6 +69,7 @@ struct ComparisonEntry {
   std::optional<double> median_ms, p10_ms, p90_ms, tflops;
   std::string message;
   double best_median_ms = 0, best_p10_ms = 0, best_p90_ms = 0;  ///< the family's best row
+  std::int64_t measurement_id = 0;  ///< the family's best row's measurement
 };
 
 /// Per device × problem × family (within the filters): the best ok `coalesce` row, then every

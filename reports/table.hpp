@@ -16,7 +16,8 @@ using db::Value;
 
 /// The version of the layout of every printed Document. Bump it when a table, column key or
 /// meta key is renamed or removed (adding one is compatible).
-/// 2: the report opens with its summary table, verdicts read "within noise" (was "same"), the
+/// 2: the report opens with its summary table, the waves table became part of "why", outcomes
+/// name post-compile spills `spills`, verdicts read "within noise" (was "same"), the
 /// diff's summary table comes first and counts `within_noise`, its summary line is a note (the
 /// JSON `footer` is gone), and it lists only rows changed beyond noise unless --all.
 inline constexpr int kFormatVersion = 2;

@@ -151,6 +151,37 @@ TEST(Filters, DeviceByFullUuidFindsTheStoredShortForm) {
   std::filesystem::remove_all(dir);
 }
 
+// The why table from the fixture's 4096 run: the epilogue's measured cost (eager 2.934 and
+// unfused 2.861 against cuBLAS GEMM's 2.712 ms), its DRAM model (4 and 2 passes of a 64 MiB C
+// at 4.3 TB/s), the waves of the winner's 1024 blocks at 2 per SM on 132 SMs, the winner's own
+// unfused build (3.015 ms) against it (2.902 ms), and the one config that spilled.
+TEST(Report, WhySaysWhatTheEpilogueCostsAndWhatFusionBuys) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Document d = build_report(db, {}, {});
+  const Table* why = nullptr;
+  for (const Table& t : d.tables)
+    if (t.name == "why") why = &t;
+  ASSERT_NE(why, nullptr);
+  ASSERT_EQ(why->rows.size(), 2u);
+  const auto& r = why->rows[1];
+  auto at = [&](const char* key) { return r[why->index(key)]; };
+  EXPECT_EQ(db::as_int(at("m")), 4096);
+  EXPECT_DOUBLE_EQ(db::as_double(at("c_mib")), 64.0);
+  EXPECT_EQ(db::as_text(at("c_in_l2")), "no");
+  EXPECT_NEAR(db::as_double(at("eager_cost_us")), 222.0, 1e-9);
+  EXPECT_NEAR(db::as_double(at("unfused_cost_us")), 149.0, 1e-9);
+  EXPECT_NEAR(db::as_double(at("eager_cost_pct")), 222.0 / 2712.0 * 100, 1e-9);
+  const double c_bytes = 4096.0 * 4096 * 4;
+  EXPECT_NEAR(db::as_double(at("eager_model_us")), 4 * c_bytes / 4.3e12 * 1e6, 1e-9);
+  EXPECT_NEAR(db::as_double(at("unfused_model_us")), 2 * c_bytes / 4.3e12 * 1e6, 1e-9);
+  EXPECT_EQ(db::as_int(at("blocks")), 1024);
+  EXPECT_NEAR(db::as_double(at("waves")), 1024.0 / (132 * 2), 1e-12);
+  EXPECT_NEAR(db::as_double(at("fusion_gain")), 3.015 / 2.902, 1e-12);
+  EXPECT_EQ(db::as_int(at("spilled")), 1);
+  EXPECT_EQ(db::as_int(why->rows[0][why->index("spilled")]), 0);
+  EXPECT_EQ(db::as_text(why->rows[0][why->index("c_in_l2")]), "yes");  // 4 MiB at 1024
+}
+
 TEST(Report, ComparisonAgreesWithTheView) {
   auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   auto entries = comparison_entries(db, {});

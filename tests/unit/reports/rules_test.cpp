@@ -97,5 +97,25 @@ TEST(GeometricMean, IsTheNthRootOfTheProduct) {
   EXPECT_DOUBLE_EQ(geometric_mean({1.25}), 1.25);
 }
 
+// The epilogue's DRAM model counts each elementwise kernel after the GEMM as one read and one
+// write of C, as harness/baselines.cu runs them; the fused kernel and the GEMM alone add none.
+TEST(DramModel, CountsThePassesOfCTheExtraKernelsMake) {
+  EXPECT_EQ(extra_c_passes("eager", "bias_gelu"), 4);
+  EXPECT_EQ(extra_c_passes("eager", "bias_relu"), 4);
+  EXPECT_EQ(extra_c_passes("eager", "bias"), 2);
+  EXPECT_EQ(extra_c_passes("eager", "none"), 0);
+  EXPECT_EQ(extra_c_passes("unfused", "bias_gelu"), 2);
+  EXPECT_EQ(extra_c_passes("unfused", "bias"), 2);
+  EXPECT_EQ(extra_c_passes("unfused", "none"), 0);
+  EXPECT_EQ(extra_c_passes("coalesce", "bias_gelu"), 0);
+  EXPECT_EQ(extra_c_passes("cublas_gemm", "bias_gelu"), 0);
+  ASSERT_TRUE(copy_bandwidth_bytes_per_s("NVIDIA H200"));
+  EXPECT_DOUBLE_EQ(*copy_bandwidth_bytes_per_s("NVIDIA H200"), 4.3e12);
+  EXPECT_FALSE(copy_bandwidth_bytes_per_s("NVIDIA A100-SXM4-80GB"));
+  // docs/kernels.md: eager's 4 passes of a 4096² f32 C are 268 MB, 62 µs at 4.3 TB/s.
+  const double bytes = 4.0 * 4096 * 4096 * 4;
+  EXPECT_NEAR(bytes / *copy_bandwidth_bytes_per_s("NVIDIA H200") * 1e6, 62.4, 0.1);
+}
+
 }  // namespace
 }  // namespace coalesce::report
