@@ -139,12 +139,31 @@ else
 fi
 if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   if "$report" --db fixture.db --plots plots --out with_plots.md >/dev/null 2>"$work/stderr" \
-     && [ -s plots/tflops_vs_shape.png ] && [ -s plots/tile_landscape.png ] \
+     && [ -s plots/tflops_vs_shape.png ] && [ -s plots/ratio_to_eager.png ] && [ -s plots/tile_landscape.png ] \
      && grep -q '!\[TFLOP/s against shape, every method\](plots/tflops_vs_shape.png)' with_plots.md \
-     && grep -q '(plots/tile_landscape.png)' with_plots.md; then
-    pass "plots drawn and linked relative to the report"
+     && grep -q '(plots/ratio_to_eager.png)' with_plots.md && grep -q '(plots/tile_landscape.png)' with_plots.md \
+     && [ ! -e plots/tflops_vs_m.png ] && ! grep -q 'tflops_vs_m' with_plots.md; then
+    pass "plots drawn and linked relative to the report (no skinny shapes in the fixture: no M plot)"
   else
     flunk "plots with matplotlib: $(cat "$work/stderr")"
+  fi
+  # Shapes that share N and K (skinny GEMMs at several M) get the throughput-against-M plot.
+  script=$golden/../../../../scripts/plot_report.py
+  mkdir -p skinny
+  {
+    echo "device,m,n,k,dtype,epilogue,shape,flops,series,run,median_ms,tflops,peak_tflops,vs_eager"
+    for m in 16 64 256; do
+      flops=$((2 * m * 4096 * 4096))
+      echo "NVIDIA H200,$m,4096,4096,f32,bias_gelu,${m}×4096×4096,$flops,coalesce (simt),1,0.1,$((m / 8)).5,66.9,0.9"
+      echo "NVIDIA H200,$m,4096,4096,f32,bias_gelu,${m}×4096×4096,$flops,eager,1,0.11,$((m / 9)).5,66.9,1"
+    done
+  } >skinny/tflops_by_shape.csv
+  py=python3
+  $py -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
+  if "$py" "$script" skinny 2>"$work/stderr" && [ -s skinny/tflops_vs_m.png ] && [ -s skinny/ratio_to_eager.png ]; then
+    pass "skinny shapes (one N, K at three M) get the throughput-against-M plot"
+  else
+    flunk "plot_report.py on skinny shapes: $(cat "$work/stderr")"
   fi
 else
   echo "skipped: drawing the plots (python3 with matplotlib is not installed)"
