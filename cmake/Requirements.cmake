@@ -40,7 +40,7 @@ include(AddMLIR)
 
 # Debian's MLIR targets link LLVM as the one shared libLLVM.so.22, which the GPU host does not
 # have. Point the imported LLVM target at the static Support library instead, so every tool
-# carries the LLVM it uses (DESIGN.md, "Platform facts").
+# carries the LLVM it uses (docs/working.md: `ldd` on a tool shows no libLLVM).
 set(_llvm_lib ${LLVM_LIBRARY_DIR})
 if(NOT EXISTS ${_llvm_lib}/libLLVMSupport.a OR NOT EXISTS ${_llvm_lib}/libLLVMDemangle.a)
   coalesce_missing("LLVM 22's static libraries (libLLVMSupport.a)" "llvm-22-dev")

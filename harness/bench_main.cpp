@@ -3,8 +3,9 @@
 // one device. Prints the environment and an aligned table; writes CSV (--csv) and JSON with every
 // sample (--json).
 //
-// Exit status: 0 all rows ok or skipped; 1 bad usage or a failure that stopped the run; 2 no CUDA
-// device; 3 the run finished but some row is wrong_result or error.
+// Exit status as every tool's (docs/working.md): 0 every row ok or skipped; 1 the work failed (a
+// failure stopped the run, or it finished with a row wrong_result or error); 2 bad usage (one line
+// naming the option, before any device is touched); 3 no CUDA device.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -94,7 +95,7 @@ int run(const Options& o) {
   auto problems = parse_shapes(o.shapes, epilogue, &error);
   if (!problems) {
     std::fprintf(stderr, "coalesce-bench: %s\n", error.c_str());
-    return 1;
+    return 2;
   }
   for (Problem& p : *problems) p.dtype = *parse_dtype(o.dtype);
   const Environment env = capture_environment(o.device, o.timing);
@@ -211,7 +212,7 @@ int run(const Options& o) {
     return 1;
   }
   for (const BenchRow& r : rows)
-    if (r.result.status == Status::wrong_result || r.result.status == Status::error) return 3;
+    if (r.result.status == Status::wrong_result || r.result.status == Status::error) return 1;
   return 0;
 }
 
@@ -222,10 +223,18 @@ int main(int argc, char** argv) {
                "checked against an fp64 reference and timed cold (L2 flushed), on one GPU"};
   app.set_version_flag("--version", std::string("coalesce-bench ") + COALESCE_VERSION + " (git " +
                                         COALESCE_GIT_REVISION + ")");
+  app.footer("Exit status: 0 every row ok or skipped, 1 the work failed (or a row is wrong), 2 bad usage, 3 no "
+             "CUDA device (docs/working.md).");
   Options o;
-  app.add_option("--shapes", o.shapes,
-                 std::string("comma-separated N (NxNxN) or MxNxK; default ") + kDefaultShapes +
-                     " (--quick: " + kQuickShapes + ")");
+  std::vector<std::string> shape_args;
+  std::string deprecated_shapes;
+  app.add_option("--shape", shape_args,
+                 std::string("N (NxNxN) or MxNxK (x or ×), each side 1 to ") + std::to_string(kMaxExtent) +
+                     "; repeatable, or comma-separated; default " + kDefaultShapes + " (--quick: " + kQuickShapes +
+                     ")")
+      ->allow_extra_args(false);
+  // The old spelling, kept working so scripts written for it still run: every tool says --shape.
+  app.add_option("--shapes", deprecated_shapes, "deprecated: --shape")->group("");
   app.add_option("--epilogue", o.epilogue, "fused epilogue of every problem")
       ->check(CLI::IsMember({"none", "bias", "bias_relu", "bias_gelu"}))
       ->default_val("bias_gelu");
@@ -259,10 +268,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "coalesce-bench: %s\n", e.what());  // one line, and status 1 as documented
-    return 1;
+    std::fprintf(stderr, "coalesce-bench: %s (see --help)\n", e.what());
+    return 2;
   }
 
+  if (!deprecated_shapes.empty()) {
+    std::fprintf(stderr, "coalesce-bench: --shapes is deprecated: use --shape (repeatable; a comma-separated list "
+                         "still works)\n");
+    shape_args.push_back(deprecated_shapes);
+  }
+  for (const std::string& s : shape_args) o.shapes += (o.shapes.empty() ? "" : ",") + s;
   if (o.quick) {
     const TimingSettings user = o.timing;
     o.timing = quick_settings(o.timing);
@@ -274,13 +289,13 @@ int main(int argc, char** argv) {
   if (o.timing.max_samples < o.timing.min_samples) {
     std::fprintf(stderr, "coalesce-bench: --max-samples (%d) is below --min-samples (%d)\n",
                  o.timing.max_samples, o.timing.min_samples);
-    return 1;
+    return 2;
   }
   try {
     return run(o);
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "coalesce-bench: %s\n", e.what());
-    return 2;
+    return 3;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "coalesce-bench: %s\n", e.what());
     return 1;

@@ -101,7 +101,7 @@ std::string format_table(const std::vector<BenchRow>& rows) {
                     err.c_str(), status.c_str());
       out << buf;
     }
-    // The comparison the issue asks for: best fused simt kernel against each baseline.
+    // The best fused simt kernel of each shape against each baseline of that shape.
     const BenchRow* best = nullptr;
     std::map<std::string, double> baseline;
     for (std::size_t j = i; j < end; ++j) {
@@ -160,25 +160,6 @@ void to_json(nlohmann::json& j, const BenchRow& row) {
   }
 }
 
-namespace {
-
-/// The largest side accepted: 65536² FP32 elements are 16 GiB per matrix, beyond any sweep.
-constexpr long long kMaxSide = 65536;
-
-bool parse_side(const std::string& text, int* out) {
-  if (text.empty() || text.size() > 6) return false;
-  long long v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  if (v < 1 || v > kMaxSide) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
-
-}  // namespace
-
 std::optional<std::vector<Problem>> parse_shapes(const std::string& list, Epilogue epilogue,
                                                  std::string* error) {
   std::vector<Problem> problems;
@@ -187,30 +168,14 @@ std::optional<std::vector<Problem>> parse_shapes(const std::string& list, Epilog
     std::size_t comma = list.find(',', start);
     if (comma == std::string::npos) comma = list.size();
     const std::string item = list.substr(start, comma - start);
-    std::vector<std::string> sides;
-    std::size_t s = 0;
-    while (true) {
-      std::size_t x = item.find('x', s);
-      sides.push_back(item.substr(s, x == std::string::npos ? std::string::npos : x - s));
-      if (x == std::string::npos) break;
-      s = x + 1;
-    }
-    Problem p;
-    p.epilogue = epilogue;
-    bool ok = false;
-    if (sides.size() == 1) {
-      ok = parse_side(sides[0], &p.m);
-      p.n = p.k = p.m;
-    } else if (sides.size() == 3) {
-      ok = parse_side(sides[0], &p.m) && parse_side(sides[1], &p.n) && parse_side(sides[2], &p.k);
-    }
-    if (!ok) {
-      if (error)
-        *error = "bad shape '" + item + "': expected N (for NxNxN) or MxNxK, each side 1.." +
-                 std::to_string(kMaxSide);
+    std::string why;
+    std::optional<Problem> p = parse_extents(item, &why);
+    if (!p) {
+      if (error) *error = "bad shape '" + item + "': " + why;
       return std::nullopt;
     }
-    problems.push_back(p);
+    p->epilogue = epilogue;
+    problems.push_back(*p);
     start = comma + 1;
   }
   return problems;

@@ -1,5 +1,5 @@
-// The rows of a benchmark run and their printers: an aligned table, CSV with the fixed header
-// of issue 3, and JSON carrying every sample. One row per (problem, method, config).
+// The rows of a benchmark run and their printers: an aligned table, CSV with a fixed header
+// (kBenchCsvHeader), and JSON carrying every sample. One row per (problem, method, config).
 #pragma once
 
 #include <optional>
@@ -41,8 +41,9 @@ std::string format_table(const std::vector<BenchRow>& rows);
 
 void to_json(nlohmann::json& j, const BenchRow& row);
 
-/// Parses a comma-separated shape list: "4096" is 4096³, "MxNxK" is M×N×K, each side in
-/// 1..65536. Returns the problems (f32, `epilogue`), or nullopt with a sentence in `error`.
+/// Parses a comma-separated shape list, each item as parse_extents() reads a --shape ("4096" is
+/// 4096³, "MxNxK" or "M×N×K", each side 1..kMaxExtent). Returns the problems (f32, `epilogue`),
+/// or nullopt with a sentence in `error`.
 std::optional<std::vector<Problem>> parse_shapes(const std::string& list, Epilogue epilogue,
                                                  std::string* error);
 

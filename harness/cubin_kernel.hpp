@@ -1,5 +1,6 @@
 // A kernel loaded at run time from a cubin (NVRTC's output) through the CUDA runtime's library
-// API: no libcuda link, so the tools still start on machines without a driver (DESIGN.md).
+// API (cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel): no libcuda link, so the tools
+// still start on machines without a driver, where cudaGetDeviceCount reports no device.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -76,6 +76,15 @@ DeviceCount count_devices() {
 
 int device_count() { return count_devices().count; }
 
+int cuda_runtime_version() {
+  int v = 0;
+  if (cudaRuntimeGetVersion(&v) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
 std::optional<int> sm_clock_mhz(int ordinal) {
   const Nvml& n = nvml();
   if (!n.ok) return std::nullopt;

@@ -10,7 +10,7 @@
 namespace coalesce {
 
 /// Thrown when a command needs a GPU and the machine has none; tools print its message
-/// ("no CUDA device: ...") and exit with status 2.
+/// ("no CUDA device: ...") and exit with status 3 (docs/working.md, "Exit status").
 class NoDeviceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -53,6 +53,10 @@ DeviceCount count_devices();
 
 /// The number of CUDA devices; 0 (not an error) where there is no driver or no GPU.
 int device_count();
+
+/// The CUDA runtime's version (cudaRuntimeGetVersion, e.g. 13000): the static runtime knows it
+/// without a driver.
+int cuda_runtime_version();
 
 /// Queries device `ordinal`; throws NoDeviceError when there is none, saying why.
 DeviceInfo query_device(int ordinal = 0);

@@ -1,5 +1,6 @@
-// What every reported number is stamped with (DESIGN.md, "Rules that keep it honest"): device,
-// driver, CUDA, libraries, clock, Coalesce's git revision, and the harness settings.
+// What every reported number is stamped with, since a number is reported only with the run that
+// produced it: device, driver, CUDA, libraries, clock, Coalesce's git revision, and the harness
+// settings.
 #pragma once
 
 #include <optional>

@@ -108,14 +108,13 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
   doc.meta.emplace_back("devices_matched_by", options.ignore_device ? "nothing (--ignore-device)"
                                                                     : "name");
   doc.meta.emplace_back("filters", filters.describe());
-  doc.notes = {"Rows are matched by device, problem, method and config name; the latest row of "
-               "each in either database counts. ratio = B median ÷ A median. B is faster or "
-               "slower only when the [p10, p90] intervals of A and B do not overlap; otherwise "
-               "the change is within the measured noise (same)."};
+  doc.meta.emplace_back("rows", options.all ? "every compared row (--all)"
+                                            : "changed beyond noise (--all: every row)");
 
   Table t;
   t.name = "diff";
-  t.title = "Changes from A to B";
+  t.title = options.all ? "Every compared row from A to B" : "What changed beyond noise from A to B";
+  t.empty_text = options.all ? "No row is in both databases." : "Nothing changed beyond noise.";
   t.columns = {col("device", "device"),         col("problem", "problem"),
                col("m", "M", -1, false),         col("n", "N", -1, false),
                col("k", "K", -1, false),         col("dtype", "dtype", -1, false),
@@ -141,17 +140,20 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
     bool ok_a = ra.status == "ok", ok_b = rb.status == "ok";
     if (!ok_a && !ok_b) continue;  // failed or pruned in both: nothing to compare
     Value ratio, verdict;
+    bool within_noise = false;
     if (ok_a && ok_b) {
       double r = rb.median / ra.median;
       ratio = r;
       ratios.push_back(r);
       Verdict v = compare_spread(rb.p10, rb.p90, ra.p10, ra.p90);
       verdict = std::string(to_string(v));
+      within_noise = v == Verdict::same;
       (v == Verdict::faster ? faster : v == Verdict::slower ? slower : same)++;
     } else {
       verdict = std::string(ok_b ? "now ok" : "now " + rb.status);
       ++changed;
     }
+    if (within_noise && !options.all) continue;
     auto timing = [](const Row& r, double Row::*field) {
       return r.status == "ok" ? Value(r.*field) : Value();
     };
@@ -165,29 +167,56 @@ Document build_diff(const db::Database& a, const db::Database& b, const Filters&
   }
   for (const auto& entry : rows_b)
     if (!rows_a.count(entry.first)) ++only_b;
-  doc.tables.push_back(std::move(t));
+  t.notes = {"Rows are matched by device, problem, method and config name; the latest row of each "
+             "in either database counts. B/A = B's median ÷ A's median (below 1: B is faster). B "
+             "is faster or slower only when the [p10, p90] intervals of A and B do not overlap; "
+             "otherwise the change is within the measured noise."};
+  if (!options.all && same > 0)
+    t.notes.push_back(std::to_string(same) + " compared row" + (same == 1 ? "" : "s") +
+                      " within noise " + (same == 1 ? "is" : "are") +
+                      " not listed (--all lists every row).");
 
   Table s;
   s.name = "summary";
   s.title = "Summary";
   s.columns = {col("compared", "compared"),        col("faster", "faster"),
-               col("slower", "slower"),            col("same", "same (within noise)"),
+               col("slower", "slower"),            col("within_noise", "within noise"),
                col("status_changed", "status changed"), col("only_in_a", "only in A"),
                col("only_in_b", "only in B"),      col("geomean_ratio", "geometric mean B/A", 3)};
   Value geomean = ratios.empty() ? Value() : Value(geometric_mean(ratios));
   s.rows.push_back({std::int64_t{faster + slower + same}, std::int64_t{faster},
                     std::int64_t{slower}, std::int64_t{same}, std::int64_t{changed},
                     std::int64_t{only_a}, std::int64_t{only_b}, geomean});
-  doc.tables.push_back(std::move(s));
 
   char line[400];
   std::snprintf(line, sizeof line,
-                "Summary: %d compared: %d faster, %d slower, %d same (within noise); %d changed "
-                "status; %d only in A, %d only in B; geometric mean B/A %s.",
+                "%d compared: %d faster, %d slower, %d within noise; %d changed status; %d only "
+                "in A, %d only in B; geometric mean B/A %s (below 1: B is faster).",
                 faster + slower + same, faster, slower, same, changed, only_a, only_b,
                 ratios.empty() ? "n/a" : format_value(geomean, 3, "").c_str());
-  doc.footer.push_back(line);
+  doc.notes.push_back(line);
+  doc.tables.push_back(std::move(s));
+  doc.tables.push_back(std::move(t));
   return doc;
+}
+
+std::vector<std::string> slower_by_more_than(const Document& diff, double percent) {
+  std::vector<std::string> out;
+  for (const Table& t : diff.tables) {
+    if (t.name != "diff") continue;
+    for (const auto& row : t.rows) {
+      const Value& ratio = row[t.index("ratio")];
+      if (is_null(ratio) || as_text(row[t.index("verdict")]) != to_string(Verdict::slower)) continue;
+      if (as_double(ratio) <= 1.0 + percent / 100.0) continue;
+      char r[32];
+      std::snprintf(r, sizeof r, "%.3f", as_double(ratio));
+      std::string config = as_text(row[t.index("config")]);
+      out.push_back(as_text(row[t.index("device")]) + " " + as_text(row[t.index("problem")]) + " " +
+                    as_text(row[t.index("method")]) + (config.empty() ? "" : " " + config) +
+                    " (B/A " + r + ")");
+    }
+  }
+  return out;
 }
 
 }  // namespace coalesce::report

@@ -1,6 +1,7 @@
 // coalesce-report: the results database as markdown / CSV / JSON reports, plots, read-only SQL
-// queries and run-to-run diffs (docs/reports.md). Bad input gets one line on stderr and a
-// non-zero exit.
+// queries and run-to-run diffs (docs/reports.md). Exit status as every tool's (docs/working.md):
+// 0 done, 1 the work failed (a database refused, a file not written), 2 bad usage (one line
+// naming the option, nothing opened).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "coalesce/version.h"
+#include "kernels/core/family.hpp"
 #include "plots.hpp"
 #include "report.hpp"
 #include "table.hpp"
@@ -18,6 +20,20 @@ namespace {
 using namespace coalesce;
 using namespace coalesce::report;
 
+/// Bad usage found after the command line parsed: one line on stderr and exit status 2.
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// "f32, tf32, bf16, f16"
+template <class T>
+std::string names_of(const std::vector<T>& values) {
+  std::string out;
+  for (const T& v : values) out += (out.empty() ? "" : ", ") + std::string(to_string(v));
+  return out;
+}
+
 /// The filter options shared by the report, diff and plots.
 struct FilterArgs {
   Filters filters;
@@ -25,23 +41,37 @@ struct FilterArgs {
   std::int64_t run = 0;
 
   void add_to(CLI::App* app) {
-    app->add_option("--device", filters.device, "Only this device: part of its name, its uuid or id");
-    app->add_option("--dtype", filters.dtype, "Only this dtype (f32, tf32, bf16)");
-    app->add_option("--epilogue", filters.epilogue, "Only this epilogue (none, bias, bias_relu, bias_gelu)");
-    app->add_option("--shape", shapes, "Only this shape: N (M = N = K) or MxNxK; repeatable");
-    app->add_option("--family", filters.family, "Only this kernel family (simt, mma, wgmma)");
-    app->add_option("--run", run, "Only rows of this run id")->check(CLI::PositiveNumber);
+    app->add_option("--device", filters.device, "Only this device: its id, its UUID (GPU-...), or part of its name");
+    app->add_option("--dtype", filters.dtype, "Only this dtype (" + names_of(all_dtypes()) + ")");
+    app->add_option("--epilogue", filters.epilogue, "Only this epilogue (" + names_of(all_epilogues()) + ")");
+    app->add_option("--shape", shapes, "Only this shape: N (M = N = K) or MxNxK (x or ×); repeatable")
+        ->allow_extra_args(false);  // one shape per --shape: `query --shape 1 SQL` keeps its SQL
+    app->add_option("--family", filters.family,
+                    "Only this family: a kernel family (" + family_names() +
+                        ") or a peer's (torch, triton: scripts/torch_peers.py)");
+    app->add_option("--run", run, "Only rows of this run id");
   }
-  Filters resolve() {
+  bool given(const CLI::App& app) const {
+    for (const char* flag : {"--device", "--dtype", "--epilogue", "--shape", "--family", "--run"})
+      if (app.count(flag)) return true;
+    return false;
+  }
+  Filters resolve(const CLI::App& app) {
     for (const auto& s : shapes) {
-      auto shape = parse_shape(s);
-      if (!shape)
-        throw std::invalid_argument("bad --shape '" + s +
-                                    "': expected N or MxNxK with positive integers");
+      std::string error;
+      auto shape = parse_shape(s, &error);
+      if (!shape) throw UsageError("bad --shape '" + s + "': " + error);
       filters.shapes.push_back(*shape);
     }
-    if (run > 0) filters.run = run;
-    filters.validate();
+    if (app.count("--run")) {
+      if (run < 1) throw UsageError("--run " + std::to_string(run) + ": a run id is a positive integer");
+      filters.run = run;
+    }
+    try {
+      filters.validate();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     return filters;
   }
 };
@@ -78,11 +108,36 @@ std::string render(const Document& doc, const std::string& format) {
 
 std::optional<Shape> landscape_of(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  auto shape = parse_shape(text);
-  if (!shape)
-    throw std::invalid_argument("bad --landscape-shape '" + text +
-                                "': expected N or MxNxK with positive integers");
+  std::string error;
+  auto shape = parse_shape(text, &error);
+  if (!shape) throw UsageError("bad --landscape-shape '" + text + "': " + error);
   return shape;
+}
+
+/// Says on stderr when the filters select nothing of `db`: the output is then empty, and a
+/// mistyped --device or --shape should not pass for a database without those rows unnoticed.
+void warn_if_nothing_matches(const db::Database& db, const Filters& f, const std::string& path) {
+  if (f.describe() != "none" && !matches_any(db, f))
+    std::cerr << "coalesce-report: no row of " << path << " matches " << f.describe() << '\n';
+}
+
+/// Refuses each of `flags` given on the command line: they mean nothing to `command`.
+void refuse_flags(const CLI::App& app, std::initializer_list<const char*> flags,
+                  const std::string& command, const std::string& why) {
+  for (const char* flag : flags)
+    if (app.count(flag))
+      throw UsageError(std::string(flag) + " is not an option of " + command + ": " + why);
+}
+
+/// `--format`, checked against what `command` prints.
+std::string format_for(const std::string& given, std::initializer_list<const char*> allowed,
+                       const std::string& command) {
+  std::string names;
+  for (const char* a : allowed) {
+    if (given == a) return given;
+    names += (names.empty() ? "" : ", ") + std::string(a);
+  }
+  throw UsageError("--format '" + given + "': " + command + " prints " + names);
 }
 
 }  // namespace
@@ -91,69 +146,87 @@ int main(int argc, char** argv) {
   CLI::App app{"coalesce-report: reports over the Coalesce results database (docs/reports.md)"};
   app.set_version_flag("--version", std::string("coalesce-report ") + COALESCE_VERSION + " (git " +
                                         COALESCE_GIT_REVISION + ")");
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("coalesce-report: ") + e.what() + " (see --help)\n";
-  });
   app.require_subcommand(0, 1);
+  app.footer(
+      "Options of coalesce-report (--db, --format, --out, the filters) may come before or after "
+      "the sub-command.\nExit status: 0 done, 1 the work failed, 2 bad usage (docs/working.md).");
 
-  std::string db_path = "results/coalesce.db", format = "md", out_file, table, plots_dir,
-              landscape, python;
+  // One set of options, before or after the sub-command (the sub-commands fall through to it),
+  // so `--db X query ...` and `query --db X ...` open the same file.
+  std::string db_path = "results/coalesce.db", format, out_file, table, plots_dir, landscape,
+              python;
   int top = 5;
-  FilterArgs report_filters;
-  app.add_option("--db", db_path, "Results database")->capture_default_str();
-  app.add_option("--format", format, "Output format")->check(CLI::IsMember({"md", "csv", "json"}))
+  FilterArgs filter_args;
+  app.add_option("--db", db_path, "Results database (the report, query and plots)")
       ->capture_default_str();
+  app.add_option("--format", format,
+                 "Output format: md (default), csv or json; query: table (default), csv or json");
   app.add_option("--out", out_file, "Write to FILE instead of stdout");
-  app.add_option("--table", table, "Print only this table (runs, devices, comparison, waves, top_configs, outcomes)");
-  app.add_option("--top", top, "Configs listed per device, problem and family")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--table", table,
+                 "Print only this table (report: runs, devices, comparison, waves, top_configs, "
+                 "outcomes; diff: diff, summary)");
+  app.add_option("--top", top, "Configs listed per device, problem and family (default 5)");
   app.add_option("--plots", plots_dir, "Also draw the plots into DIR and link them from the markdown");
-  app.add_option("--landscape-shape", landscape, "Shape of the tile landscape plot (default: the one with most timed configs)");
+  app.add_option("--landscape-shape", landscape,
+                 "Shape of the tile landscape plot (default: the one with most timed configs)");
   app.add_option("--python", python,
                  "Python interpreter for the plots (default: python3, else /usr/bin/python3)");
-  report_filters.add_to(&app);
+  filter_args.add_to(&app);
 
   auto* query = app.add_subcommand("query", "Run one read-only SQL statement over the database");
-  std::string query_db = "results/coalesce.db", query_format = "table", query_out, sql;
+  std::string sql;
   query->add_option("sql", sql, "The SQL statement (tables and views: docs/database.md)")->required();
-  query->add_option("--db", query_db, "Results database")->capture_default_str();
-  query->add_option("--format", query_format, "Output format")
-      ->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
-  query->add_option("--out", query_out, "Write to FILE instead of stdout");
+  query->fallthrough();
 
   auto* diff = app.add_subcommand("diff", "What got faster or slower from database A to B");
-  std::string diff_a, diff_b, diff_format = "md", diff_out, diff_table;
-  bool ignore_device = false;
-  FilterArgs diff_filters;
+  std::string diff_a, diff_b;
+  bool ignore_device = false, diff_all = false;
+  std::optional<double> fail_on_slower;
   diff->add_option("a", diff_a, "Database A (before)")->required();
   diff->add_option("b", diff_b, "Database B (after)")->required();
-  diff->add_option("--format", diff_format, "Output format")
-      ->check(CLI::IsMember({"md", "csv", "json"}))->capture_default_str();
-  diff->add_option("--out", diff_out, "Write to FILE instead of stdout");
-  diff->add_option("--table", diff_table, "Print only this table (diff, summary)");
   diff->add_flag("--ignore-device", ignore_device,
                  "Pair rows whatever their device (each database must hold one device)");
-  diff_filters.add_to(diff);
+  diff->add_flag("--all", diff_all, "List every compared row, not only those changed beyond noise");
+  diff->add_option("--fail-on-slower", fail_on_slower,
+                   "Exit with status 1 when a row is slower beyond noise by more than PCT percent");
+  diff->fallthrough();
 
   auto* plots = app.add_subcommand("plots", "Draw the plots (python3 + matplotlib) into a directory");
-  std::string plots_out, plots_db = "results/coalesce.db", plots_landscape, plots_python;
-  FilterArgs plots_filters;
+  std::string plots_out;
   plots->add_option("--out-dir", plots_out, "Directory for the plots and their CSV data")->required();
-  plots->add_option("--db", plots_db, "Results database")->capture_default_str();
-  plots->add_option("--landscape-shape", plots_landscape, "Shape of the tile landscape plot");
-  plots->add_option("--python", plots_python,
-                    "Python interpreter (default: python3, else /usr/bin/python3)");
-  plots_filters.add_to(plots);
+  plots->fallthrough();
 
+  app.allow_extras();  // told apart below: an unknown command, or arguments not expected
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "coalesce-report: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  if (const std::vector<std::string> rest = app.remaining(); !rest.empty()) {
+    if (app.get_subcommands().empty() && rest.front().rfind('-', 0) != 0) {
+      std::cerr << "coalesce-report: '" << rest.front()
+                << "' is not a command (query, diff, plots; none for the report)\n";
+    } else {
+      std::cerr << "coalesce-report: The following argument" << (rest.size() > 1 ? "s were" : " was")
+                << " not expected:";
+      for (const std::string& r : rest) std::cerr << ' ' << r;
+      std::cerr << " (see --help)\n";
+    }
+    return 2;
   }
 
   try {
     if (*query) {
-      auto database = db::Database::open(query_db, db::Mode::read_only);
+      const std::string why = "a query selects with its SQL";
+      refuse_flags(app, {"--device", "--dtype", "--epilogue", "--shape", "--family", "--run"},
+                   "query", why);
+      refuse_flags(app, {"--table", "--top", "--plots", "--landscape-shape", "--python"}, "query",
+                   "it prints the statement's rows");
+      const std::string query_format =
+          format_for(format.empty() ? "table" : format, {"table", "csv", "json"}, "query");
+      auto database = db::Database::open(db_path, db::Mode::read_only);
       db::ResultSet rs = database.query(sql);
       std::ostringstream out;
       if (query_format == "table") {
@@ -162,7 +235,7 @@ int main(int argc, char** argv) {
         print_plain_csv(rs, out);
       } else {
         Document doc = make_document("query", "Query");
-        doc.meta.emplace_back("database", query_db);
+        doc.meta.emplace_back("database", db_path);
         doc.meta.emplace_back("sql", sql);
         Table t;
         t.name = "result";
@@ -172,23 +245,46 @@ int main(int argc, char** argv) {
         doc.tables.push_back(std::move(t));
         print_json(doc, out);
       }
-      emit(out.str(), query_out);
+      emit(out.str(), out_file);
       return 0;
     }
     if (*diff) {
-      Filters f = diff_filters.resolve();
+      refuse_flags(app, {"--db"}, "diff", "it compares the two databases named A and B");
+      refuse_flags(app, {"--top", "--plots", "--landscape-shape", "--python"}, "diff",
+                   "they shape the report");
+      const std::string diff_format =
+          format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "diff");
+      if (fail_on_slower && !(*fail_on_slower >= 0))
+        throw UsageError("--fail-on-slower " + diff->get_option("--fail-on-slower")->as<std::string>() +
+                         ": give a percentage, 0 or more");
+      Filters f = filter_args.resolve(app);
       auto a = db::Database::open(diff_a, db::Mode::read_only);
       auto b = db::Database::open(diff_b, db::Mode::read_only);
-      Document doc = build_diff(a, b, f, {diff_a, diff_b, ignore_device});
-      if (!diff_table.empty()) keep_only_table(doc, diff_table);
-      emit(render(doc, diff_format), diff_out);
+      warn_if_nothing_matches(a, f, diff_a);
+      warn_if_nothing_matches(b, f, diff_b);
+      Document doc = build_diff(a, b, f, {diff_a, diff_b, ignore_device, diff_all});
+      const std::vector<std::string> too_slow =
+          fail_on_slower ? slower_by_more_than(doc, *fail_on_slower) : std::vector<std::string>{};
+      if (!table.empty()) keep_only_table(doc, table);
+      emit(render(doc, diff_format), out_file);
+      if (!too_slow.empty()) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%g", *fail_on_slower);
+        std::cerr << "coalesce-report: " << too_slow.size() << " row" << (too_slow.size() == 1 ? " is" : "s are")
+                  << " slower beyond noise by more than " << pct << "% (--fail-on-slower): " << too_slow.front()
+                  << (too_slow.size() > 1 ? ", ..." : "") << '\n';
+        return 1;
+      }
       return 0;
     }
     if (*plots) {
-      Filters f = plots_filters.resolve();
-      auto database = db::Database::open(plots_db, db::Mode::read_only);
+      refuse_flags(app, {"--format", "--out", "--table", "--top", "--plots"}, "plots",
+                   "it writes PNG and CSV files into --out-dir");
+      Filters f = filter_args.resolve(app);
+      auto database = db::Database::open(db_path, db::Mode::read_only);
+      warn_if_nothing_matches(database, f, db_path);
       PlotResult result =
-          make_plots(database, f, {plots_out, landscape_of(plots_landscape), plots_python});
+          make_plots(database, f, {plots_out, landscape_of(landscape), python});
       if (!result.skipped.empty()) {
         std::cerr << "coalesce-report: " << result.skipped << '\n';
         return 1;
@@ -197,11 +293,16 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    Filters f = report_filters.resolve();
+    const std::string report_format =
+        format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "the report");
+    if (top < 1) throw UsageError("--top " + std::to_string(top) + ": list at least 1 config");
+    Filters f = filter_args.resolve(app);
+    std::optional<Shape> landscape_shape = landscape_of(landscape);
     auto database = db::Database::open(db_path, db::Mode::read_only);
+    warn_if_nothing_matches(database, f, db_path);
     Document doc = build_report(database, f, {top, db_path});
     if (!plots_dir.empty()) {
-      PlotResult result = make_plots(database, f, {plots_dir, landscape_of(landscape), python});
+      PlotResult result = make_plots(database, f, {plots_dir, landscape_shape, python});
       if (!result.skipped.empty()) {
         std::cerr << "coalesce-report: " << result.skipped << '\n';
         doc.notes.push_back("No plots: " + result.skipped + ".");
@@ -215,8 +316,14 @@ int main(int argc, char** argv) {
             caption, std::filesystem::relative(std::filesystem::absolute(path), base).string());
     }
     if (!table.empty()) keep_only_table(doc, table);
-    emit(render(doc, format), out_file);
+    emit(render(doc, report_format), out_file);
     return 0;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "coalesce-report: " << e.what() << '\n';
+    return 2;
+  } catch (const db::QueryRefused& e) {  // a statement that would write, or more than one
+    std::cerr << "coalesce-report: " << e.what() << '\n';
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "coalesce-report: " << e.what() << '\n';
     return 1;

@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
+#include <tuple>
 #include <stdexcept>
 
 #include "schema/embedded.hpp"
@@ -102,27 +104,37 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (!std::filesystem::is_directory(options.out_dir))
     throw std::runtime_error("cannot create the plot directory " + options.out_dir.string());
 
-  // TFLOP/s by shape: every ok line of the comparison, each series once per device and shape.
+  // Per shape: every ok line of the comparison, each series once per device and shape, with
+  // its time ÷ eager's of the fused row's run (the ratio plot's data).
+  const std::vector<ComparisonEntry> entries = comparison_entries(db, filters);
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, double> eager_of;  // device, problem, run
+  for (const auto& e : entries)
+    if (e.method == "eager" && e.status == "ok" && e.median_ms) eager_of[{e.device_id, e.problem_id, e.run}] = *e.median_ms;
   std::vector<std::vector<std::string>> shape_rows;
   std::set<std::tuple<std::int64_t, std::int64_t, std::string>> seen;
-  for (const auto& e : comparison_entries(db, filters)) {
+  std::int64_t fused_run = 0;
+  for (const auto& e : entries) {
+    if (e.method == "coalesce") fused_run = e.run;
     if (e.status != "ok" || !e.tflops) continue;
     std::string series = e.method == "coalesce" ? "coalesce (" + e.family + ")" : e.method;
     if (!seen.insert({e.device_id, e.problem_id, series}).second) continue;
+    auto eager = eager_of.find({e.device_id, e.problem_id, fused_run});
     shape_rows.push_back({e.device, std::to_string(e.m), std::to_string(e.n), std::to_string(e.k),
                           e.dtype, e.epilogue, shape_label(e.m, e.n, e.k),
-                          number(2.0 * e.m * e.n * e.k), series, number(*e.median_ms),
-                          number(*e.tflops), e.peak_tflops ? number(*e.peak_tflops) : ""});
+                          number(2.0 * e.m * e.n * e.k), series, std::to_string(e.run), number(*e.median_ms),
+                          number(*e.tflops), e.peak_tflops ? number(*e.peak_tflops) : "",
+                          eager == eager_of.end() ? "" : number(*e.median_ms / eager->second)});
   }
   write_csv(options.out_dir / "tflops_by_shape.csv",
-            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "flops", "series", "median_ms",
-             "tflops", "peak_tflops"},
+            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "flops", "series", "run", "median_ms",
+             "tflops", "peak_tflops", "vs_eager"},
             shape_rows);
 
-  // The tile landscape: best time of each BM × BN at one problem.
+  // The tile landscape: the best time of each BM × BN at one problem, every cell tried; a cell
+  // with no timed config says how its configs ended. cuBLAS GEMM of the best row's run is the
+  // colour scale's reference.
   SqlFilter f = filter_sql(filters, "v");
-  std::string timed = "v.method = 'coalesce' AND v.status = 'ok' AND "
-                      "json_extract(v.params_json, '$.bm') IS NOT NULL AND "
+  std::string tiled = "v.method = 'coalesce' AND json_extract(v.params_json, '$.bm') IS NOT NULL AND "
                       "json_extract(v.params_json, '$.bn') IS NOT NULL AND " + f.where;
   auto params = f.params;
   std::string chosen;
@@ -131,7 +143,7 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
     chosen = " AND v.m = " + std::to_string(s.m) + " AND v.n = " + std::to_string(s.n) +
              " AND v.k = " + std::to_string(s.k);
   } else {
-    auto pick = db.query("SELECT v.problem_id FROM v_measurements v WHERE " + timed +
+    auto pick = db.query("SELECT v.problem_id FROM v_measurements v WHERE v.status = 'ok' AND " + tiled +
                              " GROUP BY v.problem_id ORDER BY count(*) DESC, "
                              "max(v.m * v.n * v.k) DESC, v.problem_id LIMIT 1",
                          params);
@@ -139,32 +151,68 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   }
   std::vector<std::vector<std::string>> tile_rows;
   if (options.landscape_shape || !chosen.empty()) {
+    std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::string> cublas;  // device, problem, family
+    for (const auto& e : entries)
+      if (e.method == "cublas_gemm" && e.status == "ok" && e.tflops)
+        cublas[{e.device_id, e.problem_id, e.family}] = number(*e.tflops);
+    // How the configs of each cell ended: "ok", "compile_failed", or "pruned: <reason>" (a
+    // kernel pruned after compiling for local memory is "pruned: spills").
+    auto outcomes = db.query(R"sql(
+      SELECT v.device_id, v.problem_id, v.family, json_extract(v.params_json, '$.bm') AS bm,
+             json_extract(v.params_json, '$.bn') AS bn,
+             CASE WHEN v.status <> 'pruned' THEN v.status
+                  WHEN v.build_id IS NOT NULL AND (IFNULL(b.stack_bytes, 0) > 0 OR IFNULL(v.spill_stores_bytes, 0) > 0
+                       OR IFNULL(v.spill_loads_bytes, 0) > 0) THEN 'pruned: spills'
+                  ELSE 'pruned: ' || v.prune_reason END AS outcome, COUNT(*)
+      FROM v_measurements v LEFT JOIN builds b ON b.id = v.build_id WHERE )sql" + tiled + chosen + R"sql(
+      GROUP BY v.device_id, v.problem_id, v.family, bm, bn, outcome
+      ORDER BY v.device_id, v.problem_id, v.family, bm, bn, COUNT(*) DESC, outcome)sql",
+                             params);
+    std::map<std::tuple<std::int64_t, std::int64_t, std::string, std::int64_t, std::int64_t>,
+             std::pair<std::int64_t, std::string>> cells;  // tried, and the commonest outcome
+    for (auto& r : outcomes.rows) {
+      auto& cell = cells[{db::as_int(r[0]), db::as_int(r[1]), as_text(r[2]), db::as_int(r[3]), db::as_int(r[4])}];
+      if (cell.second.empty()) cell.second = as_text(r[5]) + " (" + as_text(r[6]);
+      cell.first += db::as_int(r[6]);
+    }
     // SQLite takes the bare columns (tflops, config) from the row holding MIN(median_ms).
     auto rs = db.query(R"sql(
-      SELECT v.device_name, v.m, v.n, v.k, v.dtype, v.epilogue, v.family,
+      SELECT )sql" + device_label_sql("v") + R"sql(, v.m, v.n, v.k, v.dtype, v.epilogue, v.family,
              json_extract(v.params_json, '$.bm') AS bm, json_extract(v.params_json, '$.bn') AS bn,
-             MIN(v.median_ms), v.tflops, v.config_name
-      FROM v_measurements v WHERE )sql" + timed + chosen + R"sql(
+             MIN(CASE WHEN v.status = 'ok' THEN v.median_ms END), v.tflops, v.config_name, v.device_id,
+             v.problem_id
+      FROM v_measurements v WHERE )sql" + tiled + chosen + R"sql(
       GROUP BY v.device_id, v.problem_id, v.family, bm, bn
       ORDER BY v.device_id, v.problem_id, v.family, bm, bn)sql",
                        params);
     for (auto& r : rs.rows) {
-      tile_rows.push_back({as_text(r[0]), as_text(r[1]), as_text(r[2]), as_text(r[3]),
-                           as_text(r[4]), as_text(r[5]),
-                           shape_label(static_cast<int>(db::as_int(r[1])),
-                                       static_cast<int>(db::as_int(r[2])),
+      const std::int64_t device = db::as_int(r[12]), problem = db::as_int(r[13]);
+      const std::string family = as_text(r[6]);
+      const auto& cell = cells[{device, problem, family, db::as_int(r[7]), db::as_int(r[8])}];
+      const bool timed = !db::is_null(r[9]);
+      auto ref = cublas.find({device, problem, family});
+      tile_rows.push_back({as_text(r[0]), as_text(r[1]), as_text(r[2]), as_text(r[3]), as_text(r[4]),
+                           as_text(r[5]),
+                           shape_label(static_cast<int>(db::as_int(r[1])), static_cast<int>(db::as_int(r[2])),
                                        static_cast<int>(db::as_int(r[3]))),
-                           as_text(r[6]), as_text(r[7]), as_text(r[8]), as_text(r[9]),
-                           as_text(r[10]), as_text(r[11])});
+                           family, as_text(r[7]), as_text(r[8]), timed ? as_text(r[9]) : "",
+                           timed ? as_text(r[10]) : "", timed ? as_text(r[11]) : "",
+                           ref == cublas.end() ? "" : ref->second, std::to_string(cell.first),
+                           timed ? "" : cell.second + " of " + std::to_string(cell.first) + ")"});
     }
   }
   write_csv(options.out_dir / "tile_landscape.csv",
-            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "family", "bm", "bn",
-             "best_ms", "tflops", "config"},
+            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "family", "bm", "bn", "best_ms", "tflops",
+             "config", "cublas_tflops", "configs", "untimed"},
             tile_rows);
 
   PlotResult result;
-  for (const char* png : {"tflops_vs_shape.png", "tile_landscape.png"})
+  const std::pair<const char*, const char*> drawings[] = {
+      {"tflops_vs_shape.png", "TFLOP/s against shape, every method"},
+      {"ratio_to_eager.png", "Every method's time ÷ eager's, per shape"},
+      {"tflops_vs_m.png", "TFLOP/s against M for the skinny shapes"},
+      {"tile_landscape.png", "Tile landscape: best TFLOP/s of each BM×BN, cuBLAS GEMM as the reference"}};
+  for (const auto& [png, caption] : drawings)
     std::filesystem::remove(options.out_dir / png, ec);  // never link a stale drawing
   std::vector<std::string> candidates = {options.python};
   if (options.python.empty()) candidates = {"python3", "/usr/bin/python3"};
@@ -185,12 +233,8 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (rc != 0)
     throw std::runtime_error("the plotting script (scripts/plot_report.py) failed with status " +
                              std::to_string(rc));
-  if (std::filesystem::exists(options.out_dir / "tflops_vs_shape.png"))
-    result.images.emplace_back("TFLOP/s against shape, every method",
-                               options.out_dir / "tflops_vs_shape.png");
-  if (std::filesystem::exists(options.out_dir / "tile_landscape.png"))
-    result.images.emplace_back("Tile landscape: best TFLOP/s of each BM×BN",
-                               options.out_dir / "tile_landscape.png");
+  for (const auto& [png, caption] : drawings)
+    if (std::filesystem::exists(options.out_dir / png)) result.images.emplace_back(caption, options.out_dir / png);
   return result;
 }
 

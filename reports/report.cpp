@@ -3,9 +3,9 @@
 #include "report.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -85,7 +85,7 @@ std::vector<Value> problem_values(const std::string& device, int m, int n, int k
 Table runs_table(const db::Database& db, const SqlFilter& f) {
   Table t;
   t.name = "runs";
-  t.title = "Runs: the environment of every number below";
+  t.title = "Runs: the environment of every number above";
   t.records = true;
   t.columns = {col("run", "run"),
                col("device", "device"),
@@ -105,7 +105,8 @@ Table runs_table(const db::Database& db, const SqlFilter& f) {
                col("command_line", "command"),
                col("harness", "harness settings")};
   auto rs = db.query(R"sql(
-    SELECT r.id, d.name, r.status, r.started_at, r.ended_at, r.resumed, r.git_revision,
+    SELECT r.id, CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = d.name) > 1
+                      THEN d.name || ' (device ' || d.id || ')' ELSE d.name END, r.status, r.started_at, r.ended_at, r.resumed, r.git_revision,
            r.tool || ' ' || r.tool_version, r.driver_release, r.driver_version, r.runtime_version,
            r.toolkit,
            (SELECT MIN(c) FROM (SELECT sm_clock_before_mhz AS c FROM measurements WHERE run_id = r.id
@@ -163,13 +164,13 @@ Table devices_table(const db::Database& db, const SqlFilter& f) {
 Table comparison_table(const std::vector<ComparisonEntry>& entries) {
   Table t;
   t.name = "comparison";
-  t.title = "Best config of each family against the baselines";
+  t.title = "Detail: the best config of each family against every baseline";
   t.columns = problem_columns();
   for (Column c : {col("family", "family"), col("run", "run"), col("method", "method"),
                    col("config", "config"), col("status", "status"),
                    col("median_ms", "median (ms)", 4), col("p10_ms", "p10 (ms)", 4),
                    col("p90_ms", "p90 (ms)", 4), col("tflops", "TFLOP/s", 2),
-                   col("pct_peak", "% of peak", 1), col("speedup", "fused speedup (×)", 3),
+                   col("pct_peak", "% of peak", 1), col("speedup", "fused speed-up (×, >1: fused faster)", 3),
                    col("verdict", "fused is"), col("note", "note")})
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
@@ -196,10 +197,10 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
       "Each family's best ok `coalesce` row, then the rows of the same run: the baselines and "
       "`coalesce_unfused` (the winner's own GEMM with epilogue none, then the separate "
       "bias+GELU kernel: what fusion itself buys). A baseline the run did not measure is absent.",
-      "fused speedup = this row's median ÷ the best fused median (above 1: fused is faster). "
-      "\"fused is\" compares the [p10, p90] intervals: faster or slower only when they do not "
-      "overlap, otherwise \"same\" (within the measured noise). TFLOP/s counts 2·M·N·K for "
-      "every method."};
+      "fused speed-up = this row's median ÷ the best fused median: above 1 the fused kernel is "
+      "faster, below 1 slower. \"fused is\" compares the [p10, p90] intervals: faster or slower "
+      "only when they do not overlap, otherwise within noise. TFLOP/s counts 2·M·N·K for "
+      "every method; % of peak is of the dtype's math (the devices table)."};
   if (peers)
     t.notes.push_back(
         "`torch_eager`, `torch_compile` and `triton` are peers that scripts/torch_peers.py "
@@ -209,46 +210,211 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
   return t;
 }
 
-Table waves_table(const db::Database& db, const SqlFilter& f) {
+/// A library path: a baseline that computes the whole problem (cuBLAS GEMM alone computes no
+/// epilogue, so it is one only where the epilogue is none).
+bool is_library_path(const ComparisonEntry& e) {
+  const db::MethodInfo* m = db::find_method(e.method);
+  return m && m->origin == db::MethodOrigin::baseline &&
+         (e.method != "cublas_gemm" || e.epilogue == "none");
+}
+
+/// "4096×4096×4096"
+std::string shape_text(int m, int n, int k) {
+  return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k);
+}
+
+/// Each comparison block: [begin, end) of `entries`, the family's best row first.
+std::vector<std::pair<std::size_t, std::size_t>> blocks_of(const std::vector<ComparisonEntry>& entries) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t end = i + 1;
+    while (end < entries.size() && entries[end].method != "coalesce") ++end;
+    out.emplace_back(i, end);
+    i = end;
+  }
+  return out;
+}
+
+Table summary_table(const std::vector<ComparisonEntry>& entries) {
   Table t;
-  t.name = "waves";
-  t.title = "Wave quantization of the winners";
+  t.name = "summary";
+  t.title = "Summary: the tuned fused kernel against the library";
+  t.columns = {col("device", "device"),
+               col("dtype", "dtype"),
+               col("epilogue", "epilogue"),
+               col("shape", "shape"),
+               col("m", "M", -1, false),
+               col("n", "N", -1, false),
+               col("k", "K", -1, false),
+               col("family", "family"),
+               col("config", "config", -1, false),
+               col("run", "run"),
+               col("fused_ms", "fused (ms)", 4),
+               col("library_method", "fastest library path"),
+               col("library_ms", "its time (ms)", 4),
+               col("vs_library", "fused vs it (×)", 3),
+               col("verdict", "fused is"),
+               col("vs_eager", "fused vs eager (×)", 3),
+               col("vs_cublas_gemm", "fused vs cuBLAS GEMM alone (×)", 3)};
+  t.group_by = {"device", "dtype", "epilogue"};
+  // Each family's best starts a block of its run's rows; per device and problem the fastest
+  // family's block speaks for the fused kernel.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> chosen;
+  for (const auto& block : blocks_of(entries)) {
+    const ComparisonEntry& e = entries[block.first];
+    const auto key = std::make_pair(e.device_id, e.problem_id);
+    auto it = chosen.find(key);
+    if (it == chosen.end() || e.best_median_ms < entries[it->second.first].best_median_ms)
+      chosen[key] = block;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;
+  for (const auto& [key, block] : chosen) blocks.push_back(block);
+  auto order = [&](const ComparisonEntry& e) {
+    return std::make_tuple(e.device_id, static_cast<int>(*parse_dtype(e.dtype)),
+                           static_cast<int>(*parse_epilogue(e.epilogue)), e.m, e.n, e.k);
+  };
+  std::sort(blocks.begin(), blocks.end(),
+            [&](const auto& a, const auto& b) { return order(entries[a.first]) < order(entries[b.first]); });
+  for (const auto& [begin, end] : blocks) {
+    const ComparisonEntry& fused = entries[begin];
+    const ComparisonEntry* library = nullptr;
+    std::optional<double> eager, cublas;
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      const ComparisonEntry& e = entries[i];
+      if (e.status != "ok" || !e.median_ms || e.run != fused.run) continue;
+      if (e.method == "eager") eager = e.median_ms;
+      if (e.method == "cublas_gemm") cublas = e.median_ms;
+      if (is_library_path(e) && (!library || *e.median_ms < *library->median_ms)) library = &e;
+    }
+    auto speedup = [&](const std::optional<double>& other) -> Value {
+      return other ? Value(*other / fused.best_median_ms) : Value();
+    };
+    Value verdict;
+    if (library)
+      verdict = text(std::string(to_string(compare_spread(fused.best_p10_ms, fused.best_p90_ms,
+                                                          *library->p10_ms, *library->p90_ms))));
+    t.rows.push_back({text(fused.device), text(fused.dtype), text(fused.epilogue),
+                      text(shape_text(fused.m, fused.n, fused.k)), integer(fused.m),
+                      integer(fused.n), integer(fused.k), text(fused.family), text(fused.config),
+                      integer(fused.run), Value(fused.best_median_ms),
+                      library ? text(library->method) : Value(),
+                      library ? Value(*library->median_ms) : Value(),
+                      speedup(library ? library->median_ms : std::nullopt), verdict,
+                      speedup(eager), speedup(cublas)});
+  }
+  t.notes = {
+      "Per device, dtype, epilogue and shape: the fastest family's best config and the library "
+      "paths of the same run (`eager`: cuBLAS GEMM, bias add, activation; `unfused`: cuBLAS GEMM "
+      "and one epilogue kernel; `cublaslt_fused`: cuBLASLt's fused epilogue). Every × is the "
+      "other's median ÷ the fused median: above 1 the fused kernel is faster, below 1 slower. "
+      "\"fused is\" compares the fused kernel with the fastest library path by their [p10, p90] "
+      "intervals: faster or slower only when they do not overlap, otherwise within noise. cuBLAS "
+      "GEMM alone computes no epilogue: it is the ceiling, not a path."};
+  return t;
+}
+
+/// The SQL condition of a `pruned` row whose kernel was compiled and uses local memory: pruned
+/// after compiling because it spilled (the tuner stores the category `registers`).
+const char* kSpilledSql =
+    "(v.status = 'pruned' AND v.build_id IS NOT NULL AND (IFNULL(b.stack_bytes, 0) > 0 OR "
+    "IFNULL(v.spill_stores_bytes, 0) > 0 OR IFNULL(v.spill_loads_bytes, 0) > 0))";
+
+Table why_table(const db::Database& db, const std::vector<ComparisonEntry>& entries,
+                const SqlFilter& f) {
+  Table t;
+  t.name = "why";
+  t.title = "Why: the epilogue's cost, waves, peak and what fusion buys";
   t.columns = problem_columns();
-  for (Column c : {col("family", "family"), col("config", "config"),
-                   col("grid_blocks", "blocks"), col("sm_count", "SMs"),
-                   col("blocks_per_sm", "resident blocks/SM"), col("waves", "waves", 2),
-                   col("last_wave_pct", "last wave full (%)", 1)})
+  for (Column c : {col("family", "family"), col("config", "config", -1, false),
+                   col("c_mib", "C (MiB)", 1), col("c_in_l2", "C fits in L2"),
+                   col("eager_cost_us", "eager − cuBLAS GEMM (µs)", 1),
+                   col("eager_cost_pct", "(% of GEMM)", 1),
+                   col("unfused_cost_us", "unfused − cuBLAS GEMM (µs)", 1),
+                   col("unfused_cost_pct", "(% of GEMM)", 1),
+                   col("eager_model_us", "DRAM model: eager (µs)", 1),
+                   col("unfused_model_us", "DRAM model: unfused (µs)", 1),
+                   col("blocks", "blocks"), col("blocks_per_sm", "resident blocks/SM"),
+                   col("waves", "waves", 2), col("last_wave_pct", "last wave full (%)", 1),
+                   col("pct_peak", "fused % of peak", 1),
+                   col("cublas_pct_peak", "cuBLAS GEMM % of peak", 1),
+                   col("fusion_gain", "own unfused ÷ fused (×)", 3),
+                   col("spilled", "configs spilled")})
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
-  auto rs = db.query(R"sql(
-    WITH ranked AS (
-      SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
-                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
-      FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
-                         f.where + R"sql()
-    SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.config_name,
-           r.grid_blocks, d.sm_count, r.blocks_per_sm
-    FROM ranked r JOIN devices d ON d.id = r.device_id
-    WHERE r.best_rank = 1
-    ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
-                         ", r.family",
-                     f.params);
-  for (auto& r : rs.rows) {
-    auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
-                              static_cast<int>(as_int(r[2])), static_cast<int>(as_int(r[3])),
-                              as_text(r[4]), as_text(r[5]));
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::int64_t> spilled;
+  for (auto& r : db.query("SELECT v.device_id, v.problem_id, v.family, COUNT(*) FROM v_measurements v "
+                          "JOIN builds b ON b.id = v.build_id WHERE v.method = 'coalesce' AND " +
+                              std::string(kSpilledSql) + " AND " + f.where +
+                              " GROUP BY v.device_id, v.problem_id, v.family",
+                          f.params)
+                     .rows)
+    spilled[{as_int(r[0]), as_int(r[1]), as_text(r[2])}] = as_int(r[3]);
+  for (const auto& [begin, end] : blocks_of(entries)) {
+    const ComparisonEntry& e = entries[begin];
+    std::optional<double> gemm, eager, unfused, own_unfused, cublas_tflops;
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      const ComparisonEntry& x = entries[i];
+      if (x.status != "ok" || !x.median_ms || x.run != e.run) continue;
+      if (x.method == "cublas_gemm") gemm = x.median_ms, cublas_tflops = x.tflops;
+      if (x.method == "eager") eager = x.median_ms;
+      if (x.method == "unfused") unfused = x.median_ms;
+      if (x.method == "coalesce_unfused") own_unfused = x.median_ms;
+    }
+    auto facts = db.query(R"sql(
+      SELECT d.l2_bytes, d.sm_count, v.grid_blocks, v.blocks_per_sm
+      FROM v_measurements v JOIN devices d ON d.id = v.device_id WHERE v.measurement_id = ?1)sql",
+                          {integer(e.measurement_id)});
+    const auto& fact = facts.rows.at(0);
+    const double c_bytes = static_cast<double>(e.m) * e.n *
+                           (gemm_types(*parse_dtype(e.dtype)).c == Element::f32 ? 4 : 2);
+    Value in_l2;
+    if (!is_null(fact[0]) && as_int(fact[0]) > 0) in_l2 = text(c_bytes <= as_double(fact[0]) ? "yes" : "no");
+    auto cost_us = [&](const std::optional<double>& ms) -> Value {
+      return ms && gemm ? Value((*ms - *gemm) * 1e3) : Value();
+    };
+    auto cost_pct = [&](const std::optional<double>& ms) -> Value {
+      return ms && gemm ? Value((*ms - *gemm) / *gemm * 100) : Value();
+    };
+    const std::optional<double> bandwidth = copy_bandwidth_bytes_per_s(e.device);
+    auto model_us = [&](const char* method) -> Value {
+      if (!bandwidth) return Value();
+      return Value(extra_c_passes(method, e.epilogue) * c_bytes / *bandwidth * 1e6);
+    };
     Value waves, last;
-    if (!is_null(r[8]) && !is_null(r[10]) && as_int(r[10]) > 0) {
-      const Waves q = wave_quantization(as_double(r[8]), as_double(r[9]), as_double(r[10]));
+    if (!is_null(fact[2]) && !is_null(fact[3]) && as_int(fact[3]) > 0) {
+      const Waves q = wave_quantization(as_double(fact[2]), as_double(fact[1]), as_double(fact[3]));
       waves = q.waves;
       last = q.last_wave_pct;
     }
-    for (Value v : {r[6], r[7], r[8], r[9], r[10], waves, last}) row.push_back(std::move(v));
+    auto pct = [&](const std::optional<double>& tflops) -> Value {
+      return tflops && e.peak_tflops ? Value(*tflops / *e.peak_tflops * 100) : Value();
+    };
+    auto it = spilled.find({e.device_id, e.problem_id, e.family});
+    auto row = problem_values(e.device, e.m, e.n, e.k, e.dtype, e.epilogue);
+    for (Value v : {text(e.family), text(e.config), Value(c_bytes / (1 << 20)), in_l2,
+                    cost_us(eager), cost_pct(eager), cost_us(unfused), cost_pct(unfused),
+                    model_us("eager"), model_us("unfused"), fact[2], fact[3], waves, last,
+                    pct(e.tflops), pct(cublas_tflops),
+                    own_unfused ? Value(*own_unfused / e.best_median_ms) : Value(),
+                    integer(it == spilled.end() ? 0 : it->second)})
+      row.push_back(std::move(v));
     t.rows.push_back(std::move(row));
   }
-  t.notes = {"waves = blocks ÷ (SMs × resident blocks per SM), with resident blocks from ptxas' "
-             "registers and the config's shared memory (builds.blocks_per_sm). A last wave far "
-             "from full leaves SMs idle at the end of the kernel."};
+  t.notes = {
+      "What fusion saves is the epilogue's cost in the library path: the baselines of the best "
+      "row's run all run the same cuBLAS GEMM, so eager − cuBLAS GEMM and unfused − cuBLAS GEMM "
+      "measure the separate kernels' cost directly. The DRAM model counts their traffic: each "
+      "elementwise kernel reads C and writes it back (eager: a bias add, then the activation; "
+      "unfused: one kernel), at the device's copy bandwidth (4.3 TB/s on the H200: "
+      "reports/rules.cpp, copy_bandwidth_bytes_per_s); where C fits in L2 the traffic stays in "
+      "L2 and launches dominate, so the model is an upper bound there.",
+      "waves = blocks ÷ (SMs × resident blocks per SM), with resident blocks from ptxas' "
+      "registers and the config's shared memory; a last wave far from full leaves SMs idle at "
+      "the end of the kernel. % of peak is of the dtype's math (the devices table). own "
+      "unfused ÷ fused: the winner's own GEMM with epilogue none, then the separate epilogue "
+      "kernel, against the fused kernel (above 1: fusion is faster with the same tiles). "
+      "configs spilled: candidates pruned after compiling because the kernel uses local memory "
+      "(stored with the category registers)."};
   return t;
 }
 
@@ -274,7 +440,7 @@ Table top_table(const db::Database& db, const SqlFilter& f, int top) {
                                      ORDER BY v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                          f.where + R"sql()
-    SELECT r.device_name, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
+    SELECT )sql" + device_label_sql("r") + R"sql(, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
            r.config_name, r.run_id, r.median_ms, r.p10_ms, r.p90_ms, r.tflops,
            r.tflops / r.peak_tflops * 100,
            r.params_json, r.registers, r.spill_stores_bytes + r.spill_loads_bytes, r.smem_bytes,
@@ -307,19 +473,21 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
     t.columns.push_back(std::move(c));
   t.group_by = {"device", "problem"};
   auto rs = db.query(R"sql(
-    SELECT g.device_name, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.prune_reason,
+    SELECT )sql" + device_label_sql("g") + R"sql(, g.m, g.n, g.k, g.dtype, g.epilogue, g.family, g.status, g.reason,
            g.configs, x.message
     FROM (SELECT v.device_id, v.device_name, v.problem_id, v.m, v.n, v.k, v.dtype, v.epilogue,
-                 v.family, v.status, v.prune_reason, COUNT(*) AS configs,
-                 MIN(v.measurement_id) AS first_id
-          FROM v_measurements v WHERE v.method = 'coalesce' AND )sql" +
+                 v.family, v.status,
+                 CASE WHEN )sql" + std::string(kSpilledSql) + R"sql( THEN 'spills' ELSE v.prune_reason END AS reason,
+                 COUNT(*) AS configs, MIN(v.measurement_id) AS first_id
+          FROM v_measurements v LEFT JOIN builds b ON b.id = v.build_id
+          WHERE v.method = 'coalesce' AND )sql" +
                          f.where + R"sql(
-          GROUP BY v.device_id, v.problem_id, v.family, v.status, v.prune_reason) g
+          GROUP BY v.device_id, v.problem_id, v.family, v.status, reason) g
     JOIN measurements x ON x.id = g.first_id
     ORDER BY g.device_id, g.m * g.n * g.k, g.m, g.n, g.k, g.dtype, g.epilogue, g.family,
              CASE g.status WHEN 'ok' THEN 0 WHEN 'pruned' THEN 1 WHEN 'compile_failed' THEN 2
                            WHEN 'launch_failed' THEN 3 WHEN 'wrong_result' THEN 4 ELSE 5 END,
-             g.prune_reason)sql",
+             g.reason)sql",
                      f.params);
   for (auto& r : rs.rows) {
     auto row = problem_values(as_text(r[0]), static_cast<int>(as_int(r[1])),
@@ -328,39 +496,39 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
     for (Value v : {r[6], r[7], r[8], r[9], r[10]}) row.push_back(std::move(v));
     t.rows.push_back(std::move(row));
   }
-  t.notes = {"pruned: refused before measuring (reason: the violated rule); compile_failed, "
+  t.notes = {"pruned: refused before measuring (reason: the violated rule; spills: pruned after "
+             "compiling because the kernel uses local memory, stored as registers); compile_failed, "
              "launch_failed, wrong_result, timeout: tried and lost; only ok rows are timed."};
   return t;
 }
 
 }  // namespace
 
-std::optional<Shape> parse_shape(std::string_view s) {
-  int v[3] = {0, 0, 0};
-  int count = 0;
-  const char* p = s.data();
-  const char* end = s.data() + s.size();
-  while (count < 3) {
-    auto [next, ec] = std::from_chars(p, end, v[count]);
-    if (ec != std::errc() || next == p || v[count] <= 0) return std::nullopt;
-    ++count;
-    p = next;
-    if (p == end) break;
-    if (*p != 'x' || count == 3) return std::nullopt;
-    ++p;
-  }
-  if (p != end) return std::nullopt;
-  if (count == 1) return Shape{v[0], v[0], v[0]};
-  if (count == 3) return Shape{v[0], v[1], v[2]};
-  return std::nullopt;
+DeviceKey device_key_kind(std::string_view key) {
+  if (!key.empty() && key.find_first_not_of("0123456789") == std::string_view::npos)
+    return DeviceKey::id;
+  if (key.size() > 4 && (key.substr(0, 4) == "GPU-" || key.substr(0, 4) == "gpu-"))
+    return DeviceKey::uuid;
+  return DeviceKey::name;
+}
+
+std::optional<Shape> parse_shape(std::string_view s, std::string* error) {
+  std::optional<Problem> p = parse_extents(s, error);
+  if (!p) return std::nullopt;
+  return Shape{p->m, p->n, p->k};
 }
 
 void Filters::validate() const {
+  auto names = [](const auto& values) {
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ", ") + std::string(to_string(v));
+    return out;
+  };
   if (!dtype.empty() && !parse_dtype(dtype))
-    throw std::invalid_argument("unknown dtype '" + dtype + "' (expected f32, tf32 or bf16)");
+    throw std::invalid_argument("unknown dtype '" + dtype + "' (expected " + names(all_dtypes()) + ")");
   if (!epilogue.empty() && !parse_epilogue(epilogue))
-    throw std::invalid_argument("unknown epilogue '" + epilogue +
-                                "' (expected none, bias, bias_relu or bias_gelu)");
+    throw std::invalid_argument("unknown epilogue '" + epilogue + "' (expected " +
+                                names(all_epilogues()) + ")");
 }
 
 std::string Filters::describe() const {
@@ -385,10 +553,24 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
     out.params.push_back(std::move(v));
     return "?" + std::to_string(out.params.size());
   };
-  if (!f.device.empty())
-    terms.push_back("(" + a + ".device_name LIKE " + param(text("%" + f.device + "%")) + " OR " +
-                    a + ".device_uuid = " + param(text(f.device)) + " OR CAST(" + a +
-                    ".device_id AS TEXT) = " + param(text(f.device)) + ")");
+  if (!f.device.empty()) {
+    switch (device_key_kind(f.device)) {
+      case DeviceKey::id:
+        terms.push_back("CAST(" + a + ".device_id AS TEXT) = " + param(text(f.device)));
+        break;
+      case DeviceKey::uuid: {
+        // Databases written before 2026-11-29 key a GPU by its UUID's first 39 characters (see
+        // db::Database::find_device): the full UUID finds such a row too.
+        const std::string full = param(text(f.device));
+        terms.push_back("(" + a + ".device_uuid = " + full + " OR (length(" + full + ") = 40 AND " +
+                        a + ".device_uuid = substr(" + full + ", 1, 39)))");
+        break;
+      }
+      case DeviceKey::name:
+        terms.push_back(a + ".device_name LIKE " + param(text("%" + f.device + "%")));
+        break;
+    }
+  }
   if (!f.dtype.empty()) terms.push_back(a + ".dtype = " + param(text(f.dtype)));
   if (!f.epilogue.empty()) terms.push_back(a + ".epilogue = " + param(text(f.epilogue)));
   if (!f.family.empty()) terms.push_back(a + ".family = " + param(text(f.family)));
@@ -406,6 +588,18 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
   return out;
 }
 
+bool matches_any(const db::Database& db, const Filters& filters) {
+  SqlFilter f = filter_sql(filters, "v");
+  auto rs = db.query("SELECT EXISTS (SELECT 1 FROM v_measurements v WHERE " + f.where + ")", f.params);
+  return as_int(rs.rows.at(0).at(0)) != 0;
+}
+
+std::string device_label_sql(const std::string& a) {
+  return "(CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = " + a +
+         ".device_name) > 1 THEN " + a + ".device_name || ' (device ' || " + a +
+         ".device_id || ')' ELSE " + a + ".device_name END)";
+}
+
 std::string problem_label(int m, int n, int k, const std::string& dtype,
                           const std::string& epilogue) {
   return std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k) + " " + dtype +
@@ -420,9 +614,9 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
                                      ORDER BY v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                            f.where + R"sql()
-    SELECT r.device_id, r.device_name, r.peak_tflops,
+    SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,
            r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
-           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops
+           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops, r.measurement_id
     FROM ranked r
     WHERE r.best_rank = 1
     ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
@@ -449,6 +643,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     e.p10_ms = e.best_p10_ms = as_double(r[14]);
     e.p90_ms = e.best_p90_ms = as_double(r[15]);
     e.tflops = opt_double(r[16]);
+    e.measurement_id = as_int(r[17]);
     out.push_back(e);
     auto others = db.query(R"sql(
       SELECT method, IFNULL(config_name, ''), status, median_ms, p10_ms, p90_ms, tflops, message
@@ -516,13 +711,16 @@ Document build_report(const db::Database& db, const Filters& filters,
   if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return is_peer(e.method); }))
     doc.notes.back() += " The peers (" + peer_methods("", ", ") +
                         ") are the exception: they come from runs of their own on the same device.";
+  // What a reader came for first, then the detail, then the environment of every number.
   SqlFilter f = filter_sql(filters, "v");
-  doc.tables.push_back(runs_table(db, f));
-  doc.tables.push_back(devices_table(db, f));
+  doc.tables.push_back(summary_table(entries));
   doc.tables.push_back(comparison_table(entries));
-  doc.tables.push_back(waves_table(db, f));
+  doc.tables.push_back(why_table(db, entries, f));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));
+  doc.tables.push_back(runs_table(db, f));
+  doc.tables.push_back(devices_table(db, f));
+  doc.meta_at_end = true;
   return doc;
 }
 

@@ -1,5 +1,5 @@
-// The report over a results database: environment, best config of each family against every
-// baseline, wave quantization, top configs, and how the others were pruned or failed. The
+// The report over a results database: the best config of each family against every baseline,
+// wave quantization, top configs, how the others were pruned or failed, then the environment. The
 // diff of two databases and the plot data use the same filters and the same noise rule.
 #pragma once
 
@@ -15,16 +15,23 @@
 
 namespace coalesce::report {
 
-/// A GEMM shape from `--shape`: "N" (M = N = K) or "MxNxK".
+/// A GEMM shape from `--shape`: "N" (M = N = K) or "MxNxK" (also "M×N×K", as reports print it).
 struct Shape {
   int m = 0, n = 0, k = 0;
 };
-/// nullopt unless `text` is N or MxNxK with positive integers.
-std::optional<Shape> parse_shape(std::string_view text);
+/// The shape `text` names (coalesce::parse_extents), or nullopt with `error` saying what is
+/// expected.
+std::optional<Shape> parse_shape(std::string_view text, std::string* error = nullptr);
+
+/// How `--device` reads its value: digits are a device id (never part of a name), `GPU-...` a
+/// UUID (the full one; it also finds the 39-character form older databases stored), anything else
+/// part of the device name (every device of that model).
+enum class DeviceKey { id, uuid, name };
+DeviceKey device_key_kind(std::string_view key);
 
 /// Which rows a report, diff or plot covers; empty fields match everything.
 struct Filters {
-  std::string device;    ///< part of the device name, its uuid, or its id
+  std::string device;    ///< a device id, its UUID, or part of its name (device_key_kind)
   std::string dtype;     ///< f32, tf32, bf16
   std::string epilogue;  ///< none, bias, bias_relu, bias_gelu
   std::string family;    ///< simt, mma, wgmma, ...
@@ -36,6 +43,9 @@ struct Filters {
   /// The filters as command-line options, or "none".
   std::string describe() const;
 };
+
+/// True when some measurement of `db` passes the filters (every database does without filters).
+bool matches_any(const db::Database& db, const Filters& f);
 
 /// A WHERE clause over v_measurements aliased `alias`, with its parameters.
 struct SqlFilter {
@@ -59,6 +69,7 @@ struct ComparisonEntry {
   std::optional<double> median_ms, p10_ms, p90_ms, tflops;
   std::string message;
   double best_median_ms = 0, best_p10_ms = 0, best_p90_ms = 0;  ///< the family's best row
+  std::int64_t measurement_id = 0;  ///< the family's best row's measurement
 };
 
 /// Per device × problem × family (within the filters): the best ok `coalesce` row, then every
@@ -67,6 +78,11 @@ struct ComparisonEntry {
 /// for each, the latest run that measured it on this device and problem, its fastest ok row
 /// there or else its first failure (none with `run` set: they are not of that run).
 std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f);
+
+/// An SQL expression naming the device of the row aliased `alias` (columns device_id and
+/// device_name) for a reader: its name, or "NVIDIA H200 (device 2)" where the database holds
+/// several devices of that name, so rows of two GPUs of one model are never merged.
+std::string device_label_sql(const std::string& alias);
 
 /// "1024×1024×1024 f32 bias_gelu"
 std::string problem_label(int m, int n, int k, const std::string& dtype,
@@ -77,19 +93,27 @@ struct ReportOptions {
   std::string database;       ///< the path as the user gave it (printed in the meta)
 };
 
-/// The whole report as a Document: tables runs, devices, comparison, waves, top_configs,
-/// outcomes.
+/// The whole report as a Document: tables comparison, waves, top_configs, outcomes, then the
+/// environment (runs, devices).
 Document build_report(const db::Database& db, const Filters& f, const ReportOptions& options);
 
 /// Options of `coalesce-report diff`.
 struct DiffOptions {
   std::string a_label, b_label;  ///< the paths as given
   bool ignore_device = false;    ///< pair rows whatever their device (two GPUs, one each)
+  bool all = false;              ///< list every compared row, not only those changed beyond noise
 };
 
 /// What changed from database A to B, per (device, problem, method, config) present in both
-/// with an ok row in at least one; the latest row of each key counts.
+/// with an ok row in at least one; the latest row of each key counts. Tables: `summary` (the
+/// counts and the geometric mean over every compared row), then `diff`: the rows faster or
+/// slower beyond noise and those whose status changed (every compared row with `all`).
 Document build_diff(const db::Database& a, const db::Database& b, const Filters& f,
                     const DiffOptions& options);
+
+/// The rows of a diff that are slower beyond noise by more than `percent` (B/A above
+/// 1 + percent / 100), each as "device problem method config (B/A 1.104)": what
+/// `--fail-on-slower PCT` fails on.
+std::vector<std::string> slower_by_more_than(const Document& diff, double percent);
 
 }  // namespace coalesce::report

@@ -162,9 +162,14 @@ std::string format_value(const Value& v, int precision, const std::string& null_
 }
 
 void print_markdown(const Document& doc, std::ostream& out) {
+  auto print_meta = [&] {
+    for (const auto& [key, value] : doc.meta) out << "- " << key << ": `" << value << "`\n";
+  };
   out << "# " << doc.title << "\n\n";
-  for (const auto& [key, value] : doc.meta) out << "- " << key << ": `" << value << "`\n";
-  out << '\n';
+  if (!doc.meta_at_end) {
+    print_meta();
+    out << '\n';
+  }
   for (const auto& note : doc.notes) out << note << "\n\n";
   for (const auto& t : doc.tables) print_md_table(t, out);
   if (!doc.images.empty()) {
@@ -172,12 +177,16 @@ void print_markdown(const Document& doc, std::ostream& out) {
     for (const auto& [caption, path] : doc.images)
       out << "![" << caption << "](" << path << ")\n\n";
   }
-  for (const auto& line : doc.footer) out << line << "\n";
+  if (doc.meta_at_end) {
+    out << "## This document\n\n";
+    print_meta();
+  }
 }
 
 void print_csv(const Document& doc, std::ostream& out) {
   // Comment lines carry the document's facts; pandas.read_csv(comment='#') reads past them.
   for (const auto& [key, value] : doc.meta) out << "# " << key << ": " << value << '\n';
+  for (const auto& note : doc.notes) out << "# note: " << note << '\n';
   bool first = true;
   for (const auto& t : doc.tables) {
     if (!first) out << '\n';
@@ -192,7 +201,6 @@ void print_csv(const Document& doc, std::ostream& out) {
       out << '\n';
     }
   }
-  for (const auto& line : doc.footer) out << "# " << line << '\n';
 }
 
 void print_json(const Document& doc, std::ostream& out) {
@@ -223,7 +231,6 @@ void print_json(const Document& doc, std::ostream& out) {
   j["images"] = nlohmann::ordered_json::array();
   for (const auto& [caption, path] : doc.images)
     j["images"].push_back({{"caption", caption}, {"path", path}});
-  j["footer"] = doc.footer;
   out << j.dump(2) << '\n';
 }
 

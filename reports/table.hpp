@@ -16,7 +16,11 @@ using db::Value;
 
 /// The version of the layout of every printed Document. Bump it when a table, column key or
 /// meta key is renamed or removed (adding one is compatible).
-inline constexpr int kFormatVersion = 1;
+/// 2: the report opens with its summary table, the waves table became part of "why", outcomes
+/// name post-compile spills `spills`, verdicts read "within noise" (was "same"), the
+/// diff's summary table comes first and counts `within_noise`, its summary line is a note (the
+/// JSON `footer` is gone), and it lists only rows changed beyond noise unless --all.
+inline constexpr int kFormatVersion = 2;
 
 /// One metric: `key` names it in CSV and JSON, `header` in markdown.
 struct Column {
@@ -52,7 +56,9 @@ struct Document {
   std::vector<std::string> notes;
   std::vector<Table> tables;
   std::vector<std::pair<std::string, std::string>> images;  ///< caption, path
-  std::vector<std::string> footer;  ///< closing lines (a diff's summary)
+  /// Markdown only: the meta list closes the document instead of opening it,
+  /// so a report's first screen is its findings. CSV and JSON always start with it.
+  bool meta_at_end = false;
 };
 
 /// A Document whose meta starts with the format, its version and the tool's version and

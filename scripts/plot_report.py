@@ -2,13 +2,21 @@
 """Draws the plots of a Coalesce report from the CSV files coalesce-report writes.
 
 Usage: plot_report.py DIR
-  reads  DIR/tflops_by_shape.csv  (device, shape, series, tflops, peak_tflops, ...)
-         DIR/tile_landscape.csv   (device, family, bm, bn, best_ms, tflops, config, ...)
-  writes DIR/tflops_vs_shape.png  TFLOP/s against shape, one line per method, per device
-         DIR/tile_landscape.png   the best TFLOP/s of each BM x BN tile at one shape
+  reads  DIR/tflops_by_shape.csv  (device, m, n, k, dtype, epilogue, shape, series, run,
+                                   median_ms, tflops, peak_tflops, vs_eager)
+         DIR/tile_landscape.csv   (device, dtype, epilogue, shape, family, bm, bn, best_ms, tflops,
+                                   config, cublas_tflops, configs, untimed)
+  writes DIR/tflops_vs_shape.png  TFLOP/s against shape, one line per method
+         DIR/ratio_to_eager.png   every method's time / eager's, a line at 1.0
+         DIR/tflops_vs_m.png      TFLOP/s against M where shapes share N and K (skinny shapes);
+                                  drawn only when the data has such shapes
+         DIR/tile_landscape.png   the best TFLOP/s of each BM x BN tile at one shape, coloured
+                                  around cuBLAS GEMM's, untimed cells labelled with how they ended
+  One panel per device, dtype and epilogue; every title names them.
 
 coalesce-report embeds this file and runs it (`coalesce-report plots --out-dir DIR`); it can
-also be run by hand on the CSV files. It needs matplotlib (Debian: python3-matplotlib).
+also be run by hand on the CSV files. It needs matplotlib (Debian: python3-matplotlib). It draws
+what the CSV holds and computes nothing the tools did not (the ratios come from coalesce-report).
 """
 import csv
 import math
@@ -18,6 +26,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
+import matplotlib.colors as mcolors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 
@@ -28,70 +37,157 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def by_device(rows):
-    devices = {}
+def panels(rows, *extra):
+    """Rows grouped by device, dtype, epilogue (and `extra` columns), in the order they come."""
+    groups = {}
     for row in rows:
-        devices.setdefault(row["device"], []).append(row)
-    return devices
+        key = (row["device"], row["dtype"], row["epilogue"]) + tuple(row[c] for c in extra)
+        groups.setdefault(key, []).append(row)
+    return groups
 
 
-def plot_tflops_vs_shape(rows, out):
-    devices = by_device(rows)
-    fig, axes = plt.subplots(len(devices), 1, figsize=(9, 4.5 * len(devices)), squeeze=False)
-    for ax, (device, dev_rows) in zip(axes[:, 0], devices.items()):
-        shapes = sorted({(float(r["flops"]), r["shape"]) for r in dev_rows})
-        x_of = {label: i for i, (_, label) in enumerate(shapes)}
-        series = {}
-        for r in dev_rows:
-            series.setdefault(r["series"], []).append((x_of[r["shape"]], float(r["tflops"])))
-        for name, points in series.items():
-            points.sort()
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
-        peaks = {r["peak_tflops"] for r in dev_rows if r["peak_tflops"]}
-        if len(peaks) == 1:
-            peak = float(peaks.pop())
-            ax.axhline(peak, color="grey", linestyle="--", linewidth=1)
-            ax.text(len(shapes) - 1, peak, f"peak of its math {peak:.1f} ", ha="right", va="top",
-                    color="grey")
-        ax.set_xticks(range(len(shapes)))
-        ax.set_xticklabels([label for _, label in shapes], rotation=20)
-        ax.set_ylabel("TFLOP/s (2·M·N·K / median)")
-        ax.set_title(f"{device}: throughput by shape")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+def title(key):
+    return " · ".join(key)
+
+
+def figure(count, width=9.0, height=4.5):
+    fig, axes = plt.subplots(count, 1, figsize=(width, height * count), squeeze=False)
+    return fig, axes[:, 0]
+
+
+def save(fig, out):
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
 
 
-def plot_tile_landscape(rows, out):
-    groups = {}
+def shape_axis(ax, rows):
+    """Shapes in numeric order (by M·N·K, then M, N, K) on the x axis; returns label -> x."""
+    shapes = sorted({(float(r["flops"]), int(r["m"]), int(r["n"]), int(r["k"]), r["shape"]) for r in rows})
+    ax.set_xticks(range(len(shapes)))
+    ax.set_xticklabels([s[-1] for s in shapes], rotation=20)
+    return {s[-1]: i for i, s in enumerate(shapes)}
+
+
+def plot_series(ax, rows, x_of, value):
+    series = {}
     for r in rows:
-        groups.setdefault((r["device"], r["family"], r["shape"]), []).append(r)
-    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 5.5), squeeze=False)
-    for ax, ((device, family, shape), cells) in zip(axes[0], groups.items()):
+        v = value(r)
+        if v is not None:
+            series.setdefault(r["series"], []).append((x_of(r), v))
+    for name, points in series.items():
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+
+
+def plot_tflops_vs_shape(rows, out):
+    groups = panels(rows)
+    fig, axes = figure(len(groups))
+    for ax, (key, group) in zip(axes, groups.items()):
+        x = shape_axis(ax, group)
+        plot_series(ax, group, lambda r: x[r["shape"]], lambda r: float(r["tflops"]))
+        peaks = {r["peak_tflops"] for r in group if r["peak_tflops"]}
+        if len(peaks) == 1:
+            peak = float(peaks.pop())
+            ax.axhline(peak, color="grey", linestyle="--", linewidth=1)
+            ax.text(len(x) - 1, peak, f"peak of its math {peak:.1f} ", ha="right", va="top", color="grey")
+        ax.set_ylabel("TFLOP/s (2·M·N·K / median)")
+        ax.set_title(f"{title(key)}: throughput by shape")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    save(fig, out)
+
+
+def plot_ratio_to_eager(rows, out):
+    rows = [r for r in rows if r.get("vs_eager")]
+    if not rows:
+        return
+    groups = panels(rows)
+    fig, axes = figure(len(groups))
+    for ax, (key, group) in zip(axes, groups.items()):
+        x = shape_axis(ax, group)
+        plot_series(ax, group, lambda r: x[r["shape"]], lambda r: float(r["vs_eager"]))
+        ax.axhline(1.0, color="black", linewidth=1)
+        ax.text(0, 1.0, " eager (cuBLAS GEMM, bias add, activation)", va="bottom", fontsize="small")
+        ax.set_ylabel("time ÷ eager's time (below 1: faster)")
+        ax.set_title(f"{title(key)}: every method against eager")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    save(fig, out)
+
+
+def plot_tflops_vs_m(rows, out):
+    """Throughput against M for the shapes that share N and K: the skinny GEMMs of a model's
+    linear layers at several token counts. Nothing is drawn when no N, K has two Ms."""
+    groups = {key: group for key, group in panels(rows, "n", "k").items()
+              if len({r["m"] for r in group}) >= 2}
+    if not groups:
+        return
+    fig, axes = figure(len(groups))
+    for ax, (key, group) in zip(axes, groups.items()):
+        plot_series(ax, group, lambda r: int(r["m"]), lambda r: float(r["tflops"]))
+        ax.set_xscale("log", base=2)
+        ms = sorted({int(r["m"]) for r in group})
+        ax.set_xticks(ms)
+        ax.set_xticklabels([str(m) for m in ms])
+        ax.minorticks_off()
+        ax.set_xlabel("M")
+        ax.set_ylabel("TFLOP/s (2·M·N·K / median)")
+        device, dtype, epilogue, n, k = key
+        ax.set_title(f"{title((device, dtype, epilogue))} · N = {n}, K = {k}: throughput against M")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    save(fig, out)
+
+
+def plot_tile_landscape(rows, out):
+    groups = panels(rows, "family", "shape")
+    fig, axes = plt.subplots(1, len(groups), figsize=(7.0 * len(groups), 6.0), squeeze=False)
+    for ax, (key, cells) in zip(axes[0], groups.items()):
         bms = sorted({int(c["bm"]) for c in cells})
         bns = sorted({int(c["bn"]) for c in cells})
         grid = [[math.nan] * len(bns) for _ in bms]
+        untimed = {}
         for c in cells:
-            grid[bms.index(int(c["bm"]))][bns.index(int(c["bn"]))] = float(c["tflops"])
-        image = ax.imshow(grid, cmap="viridis", origin="lower", aspect="auto")
+            i, j = bms.index(int(c["bm"])), bns.index(int(c["bn"]))
+            if c["tflops"]:
+                grid[i][j] = float(c["tflops"])
+            else:
+                untimed[(i, j)] = c["untimed"]
+        values = [v for row in grid for v in row if not math.isnan(v)]
+        reference = next((float(c["cublas_tflops"]) for c in cells if c["cublas_tflops"]), None)
+        norm = None
+        if values and reference:
+            # Diverging around cuBLAS GEMM: blue cells beat it, red ones fall short.
+            low, high = min(values + [reference]), max(values + [reference])
+            span = max(reference - low, high - reference, 1e-9)
+            norm = mcolors.TwoSlopeNorm(vmin=reference - span, vcenter=reference, vmax=reference + span)
+        cmap = plt.get_cmap("RdBu").copy()
+        cmap.set_bad("lightgrey")
+        image = ax.imshow(grid, cmap=cmap, norm=norm, origin="lower", aspect="auto")
         for i in range(len(bms)):
             for j in range(len(bns)):
                 if not math.isnan(grid[i][j]):
-                    ax.text(j, i, f"{grid[i][j]:.1f}", ha="center", va="center", color="white")
+                    strong = norm is not None and abs(norm(grid[i][j]) - 0.5) > 0.3
+                    ax.text(j, i, f"{grid[i][j]:.1f}", ha="center", va="center",
+                            color="white" if strong else "black")
+                elif (i, j) in untimed:
+                    ax.text(j, i, untimed[(i, j)].replace(" (", "\n("), ha="center", va="center",
+                            fontsize="x-small", color="dimgrey")
         ax.set_xticks(range(len(bns)))
         ax.set_xticklabels(bns)
         ax.set_yticks(range(len(bms)))
         ax.set_yticklabels(bms)
         ax.set_xlabel("BN")
         ax.set_ylabel("BM")
-        ax.set_title(f"{device} · {family} · {shape}\nbest TFLOP/s of each block tile")
-        fig.colorbar(image, ax=ax, label="TFLOP/s")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+        ax.set_title(f"{title(key)}\nbest TFLOP/s of each block tile")
+        label = "TFLOP/s" + (f" (black line: cuBLAS GEMM, {reference:.1f})" if reference else "")
+        bar = fig.colorbar(image, ax=ax, label=label)
+        if reference:
+            bar.ax.axhline(reference, color="black", linewidth=2)
+    save(fig, out)
 
 
 def main():
@@ -101,6 +197,8 @@ def main():
     shapes = read_rows(os.path.join(directory, "tflops_by_shape.csv"))
     if shapes:
         plot_tflops_vs_shape(shapes, os.path.join(directory, "tflops_vs_shape.png"))
+        plot_ratio_to_eager(shapes, os.path.join(directory, "ratio_to_eager.png"))
+        plot_tflops_vs_m(shapes, os.path.join(directory, "tflops_vs_m.png"))
     tiles = read_rows(os.path.join(directory, "tile_landscape.csv"))
     if tiles:
         plot_tile_landscape(tiles, os.path.join(directory, "tile_landscape.png"))

@@ -9,13 +9,17 @@ build=${1:-build}
 bin=$build/bin
 db=results/coalesce.db
 echo "== coalesce-tune env"
-if "$bin/coalesce-tune" env; then
-  mkdir -p results
-  echo "== coalesce-tune sweep --shape 4096 --db $db"
-  "$bin/coalesce-tune" sweep --shape 4096 --db "$db" || exit $?
+"$bin/coalesce-tune" env || exit $?
+mkdir -p results
+echo "== coalesce-tune sweep --shape 4096 --db $db"
+"$bin/coalesce-tune" sweep --shape 4096 --db "$db"
+status=$?
+if [ $status -eq 0 ]; then
   echo "== coalesce-report --db $db --out results/report.md"
   "$bin/coalesce-report" --db "$db" --out results/report.md || exit $?
   echo "run: report written to results/report.md"
+elif [ $status -ne 3 ]; then  # 3: no CUDA device (docs/working.md, "Exit status")
+  exit $status
 else
   out=$build/dry-run-4096.txt
   sample=(--strategy random --budget 32 --seed 1)

@@ -43,7 +43,7 @@ DEFAULT_SEED = 1
 
 @dataclasses.dataclass(frozen=True)
 class DtypeSpec:
-    """How the peers compute a problem of one dtype (DESIGN.md, "Vocabulary"): the torch dtype
+    """How the peers compute a problem of one dtype (kernels/core/types.hpp, gemm_types()): the torch dtype
     of A, B, bias and C, and whether matmuls may use TF32."""
 
     storage: str
@@ -73,25 +73,32 @@ class PeerError(Exception):
 
 
 class UsageError(PeerError):
+    """Bad usage: status 2, as every Coalesce tool (docs/working.md, "Exit status")."""
     exit_code = 2
 
 
 class NoTorch(PeerError):
-    exit_code = 2
+    """This machine cannot measure: status 3, as a tool that finds no CUDA device."""
+    exit_code = 3
 
 
 class NoDevice(PeerError):
-    exit_code = 2
+    exit_code = 3
 
 
 # --- problems, configs, names -------------------------------------------------------------------
 
+#: The largest side a --shape takes, as every tool's (kernels/core/problem.hpp, kMaxExtent).
+MAX_EXTENT = 1 << 20
+
+
 def parse_shape(text: str) -> Optional[tuple[int, int, int]]:
-    """"N" (M = N = K) or "MxNxK" with positive integers, as coalesce-report's --shape."""
-    if not re.fullmatch(r"[0-9]+(x[0-9]+x[0-9]+)?", text):
+    """"N" (M = N = K) or "MxNxK" (x or ×, as the reports print shapes), each side 1..MAX_EXTENT:
+    the tools' --shape (kernels/core/problem.hpp, parse_extents)."""
+    if not re.fullmatch(r"[0-9]+([x×][0-9]+[x×][0-9]+)?", text):
         return None
-    dims = [int(p) for p in text.split("x")]
-    if any(d <= 0 for d in dims):
+    dims = [int(p) for p in re.split("[x×]", text)]
+    if any(d <= 0 or d > MAX_EXTENT for d in dims):
         return None
     return (dims[0],) * 3 if len(dims) == 1 else (dims[0], dims[1], dims[2])
 
@@ -250,7 +257,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     for s in args.shape:
         shape = parse_shape(s)
         if shape is None:
-            raise UsageError(f"bad --shape '{s}': expected N or MxNxK with positive integers")
+            raise UsageError(f"bad --shape '{s}': expected N (M = N = K) or MxNxK (x or ×), each "
+                             f"side a whole number from 1 to {MAX_EXTENT}")
         if shape not in shapes:
             shapes.append(shape)
     args.shapes = shapes or list(DEFAULT_SHAPES)

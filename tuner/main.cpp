@@ -1,14 +1,24 @@
 // coalesce-tune: enumerates, compiles, checks and times tile configs of the fused kernel and
 // stores every row in the results database; `record` stores measurements taken outside it
-// (docs/tuner.md).
+// (docs/tuner.md). Exit status as every tool's (docs/working.md): 0 done, 1 the work failed, 2 bad
+// usage or a bad feed line, 3 no CUDA device, 130 interrupted.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "coalesce/version.h"
@@ -25,13 +35,33 @@ namespace {
 
 using namespace coalesce;
 
-// Bad input: one sentence on stderr and exit status 2, before anything is opened or written.
+// Bad usage: one sentence on stderr and exit status 2, before anything is opened or written.
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+// `env` on a machine without a GPU: what the tools know without one, and the limits a dry run
+// judges configs by. Not an error: a development machine is expected to have no GPU.
+int print_env_without_gpu(const std::string& why) {
+  const DeviceLimits l{};
+  std::printf("device          none: no GPU here (%s)\n", why.c_str());
+  std::printf("runtime         CUDA %s (static; the driver would be needed to run a kernel)\n",
+              cuda_version(cuda_runtime_version()).c_str());
+  std::printf("nvrtc           %s (compiles for sm_90 without a GPU: sweep --dry-run)\n", tuner::nvrtc_version().c_str());
+  std::printf("dry run judges  sm_90 with the H200's limits: smem/block (opt-in) %d B, smem/SM %d B, threads/block %d, "
+              "threads/SM %d, regs/SM %d, regs/thread %d\n",
+              l.smem_per_block_optin, l.smem_per_sm, l.max_threads_per_block, l.max_threads_per_sm, l.regs_per_sm,
+              l.max_regs_per_thread);
+  std::printf("coalesce        %s (git %s)\n", COALESCE_VERSION, COALESCE_GIT_REVISION);
+  return 0;
+}
+
 int print_env(int ordinal) {
+  if (const DeviceCount devices = count_devices(); devices.count == 0 && !devices.driver_error)
+    return print_env_without_gpu(devices.why);
   DeviceInfo d = query_device(ordinal);
   std::printf("device          %s (%s)\n", d.name.c_str(), d.uuid.c_str());
   std::printf("arch            %s, %d SMs, L2 %d KiB, %.1f GiB\n", d.arch().c_str(), d.sm_count,
@@ -42,6 +72,7 @@ int print_env(int ordinal) {
   std::printf("driver          CUDA %d.%d%s%s\n", d.driver_version / 1000, (d.driver_version % 1000) / 10,
               d.driver_release.empty() ? "" : ", release ", d.driver_release.c_str());
   std::printf("runtime         CUDA %d.%d\n", d.runtime_version / 1000, (d.runtime_version % 1000) / 10);
+  std::printf("nvrtc           %s\n", tuner::nvrtc_version().c_str());
   auto clock = sm_clock_mhz(ordinal);
   if (clock)
     std::printf("sm clock        %d MHz now, %d MHz max\n", *clock, d.max_sm_clock_mhz);
@@ -51,30 +82,30 @@ int print_env(int ordinal) {
   return 0;
 }
 
-// "4096" (M = N = K) or "MxNxK", each a positive integer.
-Problem parse_shape(const std::string& text, Dtype dtype, Epilogue epilogue) {
-  std::vector<long long> dims;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('x', pos);
-    std::string part = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    bool digits = !part.empty() && part.size() <= 10 && part.find_first_not_of("0123456789") == std::string::npos;
-    long long v = digits ? std::stoll(part) : 0;
-    if (!digits || v <= 0 || v > std::numeric_limits<int>::max())
-      throw UsageError("--shape '" + text + "': each of M, N and K must be a positive integer (e.g. 4096 or 1024x2048x512)");
-    dims.push_back(v);
-    if (end == std::string::npos) break;
-    pos = end + 1;
-  }
-  if (dims.size() != 1 && dims.size() != 3)
-    throw UsageError("--shape '" + text + "': give one size (M = N = K) or three as MxNxK");
-  if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
-  return Problem{static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]), dtype, epilogue};
+// A --shape: "4096" (M = N = K), "MxNxK" or "M×N×K" (parse_extents), each side within kMaxExtent.
+Problem shape_option(const std::string& text, Dtype dtype, Epilogue epilogue) {
+  std::string error;
+  std::optional<Problem> p = parse_extents(text, &error);
+  if (!p) throw UsageError("--shape '" + text + "': " + error);
+  p->dtype = dtype;
+  p->epilogue = epilogue;
+  return *p;
 }
 
 std::string dtype_names() {
   std::string out;
   for (Dtype d : all_dtypes()) out += (out.empty() ? "" : ", ") + std::string(to_string(d));
+  return out;
+}
+
+// The dtypes some registered family computes: what a help text offers.
+std::string computed_dtype_names() {
+  std::string out;
+  for (Dtype d : all_dtypes()) {
+    bool computed = false;
+    for (const Family* f : families()) computed = computed || f->supports(d).ok();
+    if (computed) out += (out.empty() ? "" : ", ") + std::string(to_string(d));
+  }
   return out;
 }
 
@@ -112,8 +143,11 @@ struct ProblemOptions {
   std::string family = "all";
 
   void add_to(CLI::App* app) {
-    app->add_option("--shape", shapes, "M=N=K (e.g. 4096) or MxNxK; repeatable")->required();
-    app->add_option("--dtype", dtype, "the GEMM's types: " + dtype_names())->capture_default_str();
+    app->add_option("--shape", shapes,
+                    "M=N=K (e.g. 4096) or MxNxK (x or ×), each side 1 to " + std::to_string(kMaxExtent) + "; repeatable")
+        ->required();
+    app->add_option("--dtype", dtype, "the GEMM's types: " + computed_dtype_names() + " (those a family computes)")
+        ->capture_default_str();
     app->add_option("--epilogue", epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
     app->add_option("--family", family, "kernel family (" + family_names() + "), or all: every family that computes the dtype")
         ->capture_default_str();
@@ -123,47 +157,129 @@ struct ProblemOptions {
     check_family(family, d);
     const Epilogue e = parse_epilogue_option(epilogue);
     std::vector<Problem> out;
-    for (const std::string& s : shapes) out.push_back(parse_shape(s, d, e));
+    for (const std::string& s : shapes) out.push_back(shape_option(s, d, e));
     return out;
   }
 };
 
-// `space`: every candidate of every family with its verdict before compiling.
-int print_space(const std::vector<Problem>& problems, const std::string& family_option, int ordinal, bool all) {
+// One line of `space`: a candidate, a list combination that is no config, or a family refused.
+struct SpaceRow {
+  const Problem* problem;
+  std::string family, config, verdict;  // verdict: legal, pruned, not_a_config, refused
+  std::optional<Resources> predicted;
+  std::string reason, message;
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// `space`: every candidate of every family with its verdict before compiling, as text (a header
+// line per problem and family), CSV (one header, one row per line) or JSON.
+int print_space(const std::vector<Problem>& problems, const std::string& family_option, int ordinal, bool all,
+                const std::string& format) {
   Target target{9, 0, true, DeviceLimits{}};
+  std::string judged_by = "device " + std::to_string(ordinal);
   if (device_count() > 0) {
-    target = query_device(ordinal).target();
+    const DeviceInfo d = query_device(ordinal);
+    target = d.target();
+    judged_by = d.name + " (" + d.arch() + ")";
   } else {
+    judged_by = "no GPU here: the H200's limits (sm_90)";
     std::fprintf(stderr, "coalesce-tune: no GPU here: judging against the H200's limits (sm_90)\n");
   }
+  std::vector<SpaceRow> rows;
   for (const Problem& p : problems) {
     for (const Family* family : families()) {
       if (family_option != "all" && family->name() != family_option) continue;
       const std::string name(family->name());
       if (Verdict v = tuner::refused(*family, p, target); !v.ok()) {
-        std::printf("# %dx%dx%d %s %s %s: refused (%s): %s\n", p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(),
-                    std::string(to_string(p.epilogue)).c_str(), name.c_str(), violation_name(v.violation), v.why);
+        rows.push_back({&p, name, "", "refused", std::nullopt, violation_name(v.violation), v.why});
+        if (format == "text")
+          std::printf("# %dx%dx%d %s %s %s: refused (%s): %s\n", p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(),
+                      std::string(to_string(p.epilogue)).c_str(), name.c_str(), violation_name(v.violation), v.why);
         continue;
       }
       tuner::Space space = tuner::enumerate(*family, p, target);
-      std::printf("# %dx%dx%d %s %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not %s configs\n",
-                  p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
-                  name.c_str(), space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size(),
-                  name.c_str());
-      std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
+      if (format == "text") {
+        std::printf("# %dx%dx%d %s %s %s: %zu candidates, %zu legal, %zu pruned; %zu list combinations are not %s configs\n",
+                    p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
+                    name.c_str(), space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size(),
+                    name.c_str());
+        std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
+      }
       for (const tuner::Candidate& c : space.candidates) {
+        rows.push_back({&p, name, c.name, c.pruned() ? "pruned" : "legal", c.predicted,
+                        c.pruned() ? violation_name(c.verdict.violation) : "", c.pruned() ? c.verdict.why : ""});
+        if (format != "text") continue;
         std::printf("%s  %s  %d  %d  %d", c.name.c_str(), c.pruned() ? "pruned" : "legal", c.predicted.registers,
                     c.predicted.smem_bytes, c.predicted.blocks_per_sm);
         if (c.pruned()) std::printf("  %s: %s", violation_name(c.verdict.violation), c.verdict.why);
         std::printf("\n");
       }
       if (all)
-        for (const tuner::NonConfig& n : space.non_configs)
-          std::printf("%s  not_a_config  %s: %s\n", config_name(n.config, p.dtype, p.epilogue).c_str(),
-                      violation_name(n.verdict.violation), n.verdict.why);
+        for (const tuner::NonConfig& n : space.non_configs) {
+          const std::string config = config_name(n.config, p.dtype, p.epilogue);
+          rows.push_back({&p, name, config, "not_a_config", std::nullopt, violation_name(n.verdict.violation),
+                          n.verdict.why});
+          if (format == "text")
+            std::printf("%s  not_a_config  %s: %s\n", config.c_str(), violation_name(n.verdict.violation),
+                        n.verdict.why);
+        }
     }
   }
+  if (format == "csv") {
+    std::printf("m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message\n");
+    for (const SpaceRow& r : rows) {
+      std::printf("%d,%d,%d,%s,%s,%s,%s,%s,", r.problem->m, r.problem->n, r.problem->k,
+                  std::string(to_string(r.problem->dtype)).c_str(), std::string(to_string(r.problem->epilogue)).c_str(),
+                  r.family.c_str(), r.config.c_str(), r.verdict.c_str());
+      if (r.predicted) std::printf("%d,%d,%d,", r.predicted->registers, r.predicted->smem_bytes, r.predicted->blocks_per_sm);
+      else std::printf(",,,");
+      std::printf("%s,%s\n", r.reason.c_str(), csv_field(r.message).c_str());
+    }
+  } else if (format == "json") {
+    nlohmann::ordered_json j;
+    j["format"] = "coalesce-tune/space";
+    j["format_version"] = 1;
+    j["tool"] = std::string("coalesce-tune ") + COALESCE_VERSION;
+    j["tool_git_revision"] = COALESCE_GIT_REVISION;
+    j["judged_by"] = judged_by;
+    j["rows"] = nlohmann::ordered_json::array();
+    for (const SpaceRow& r : rows) {
+      nlohmann::ordered_json row = {{"m", r.problem->m}, {"n", r.problem->n}, {"k", r.problem->k},
+                                    {"dtype", to_string(r.problem->dtype)}, {"epilogue", to_string(r.problem->epilogue)},
+                                    {"family", r.family}, {"config", r.config}, {"verdict", r.verdict}};
+      row["predicted_registers"] = r.predicted ? nlohmann::ordered_json(r.predicted->registers) : nullptr;
+      row["smem_bytes"] = r.predicted ? nlohmann::ordered_json(r.predicted->smem_bytes) : nullptr;
+      row["blocks_per_sm"] = r.predicted ? nlohmann::ordered_json(r.predicted->blocks_per_sm) : nullptr;
+      row["reason"] = r.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.reason);
+      row["message"] = r.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.message);
+      j["rows"].push_back(std::move(row));
+    }
+    std::printf("%s\n", j.dump(1).c_str());
+  }
   return 0;
+}
+
+// The sweep's kernel cache, checked before any work: created when missing (as the sweep would),
+// refused in one sentence naming the flag when it is not a directory the sweep can write.
+void check_cache_dir(const std::string& given) {
+  const std::filesystem::path dir =
+      given.empty() ? tuner::default_cache_dir().value_or(std::filesystem::path()) : std::filesystem::path(given);
+  const std::string what = given.empty() ? "the default kernel cache " + dir.string() + " (pass --cache-dir)"
+                                          : "--cache-dir " + given;
+  if (dir.empty()) throw UsageError("no kernel cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(dir, ec);
+  if (exists && !std::filesystem::is_directory(dir, ec)) throw tuner::CacheDirError(what + ": not a directory");
+  if (!exists && !std::filesystem::create_directories(dir, ec))
+    throw tuner::CacheDirError(what + ": cannot create it (" + ec.message() + ")");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw tuner::CacheDirError(what + ": not writable (" + std::strerror(errno) + ")");
 }
 
 // `cache stats|verify|clear`: the kernel cache at --cache-dir, else the sweep's default.
@@ -206,6 +322,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("coalesce-tune ") + COALESCE_VERSION + " (git " +
                                         COALESCE_GIT_REVISION + ")");
   app.require_subcommand(1);
+  app.footer("Exit status: 0 done, 1 the work failed, 2 bad usage or a bad feed line, 3 no CUDA device, 130 "
+             "interrupted (docs/working.md).");
 
   int env_device = 0;
   auto* env = app.add_subcommand("env", "Print the device, its limits and the environment");
@@ -214,10 +332,14 @@ int main(int argc, char** argv) {
   ProblemOptions space_problem;
   int space_device = 0;
   bool space_all = false;
+  std::string space_format = "text";
   auto* space = app.add_subcommand("space", "List the search space, each pruned config with its reason");
   space_problem.add_to(space);
   space->add_option("--device", space_device, "CUDA device whose limits judge the configs")->capture_default_str();
   space->add_flag("--all", space_all, "also list the list combinations that are not configs of their family");
+  space->add_option("--format", space_format, "text (a header per problem and family), csv or json")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
 
   ProblemOptions sweep_problem;
   tuner::SweepOptions so;
@@ -255,18 +377,38 @@ int main(int argc, char** argv) {
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
 
+  // The first word is the command: one that is not gets named, with the list.
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string_view first = argv[1];
+    if (first != "-h" && first != "--help" && first != "--version") {
+      std::fprintf(stderr, "coalesce-tune: The following argument was not expected: %s (see --help)\n", argv[1]);
+      return 2;
+    }
+  } else if (argc > 1) {
+    std::string names;
+    bool known = false;
+    const std::function<bool(const CLI::App*)> listed = [](const CLI::App* s) { return !s->get_group().empty(); };
+    for (const CLI::App* sub : std::as_const(app).get_subcommands(listed)) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known && std::string_view(argv[1]) != "worker") {
+      std::fprintf(stderr, "coalesce-tune: '%s' is not a command (%s)\n", argv[1], names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    std::fprintf(stderr, "coalesce-tune: %s (see --help)\n", e.what());
     return 2;
   }
 
   try {
     if (*worker) return tuner::run_worker();
     if (*env) return print_env(env_device);
-    if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all);
+    if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all, space_format);
     if (*cache) return run_cache_verb(cache->get_subcommands().front()->get_name(), cache_dir_of_verb);
     if (*sweep) {
       so.problems = sweep_problem.problems();
@@ -296,6 +438,7 @@ int main(int argc, char** argv) {
       }
       if (db_path.empty()) throw UsageError("--db must name a file");
       so.db_path = db_path;
+      check_cache_dir(cache_dir);
       so.cache_dir = cache_dir;
       so.jobs = jobs;
       so.command_line = joined(argc, argv);
@@ -313,7 +456,7 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
-    return 2;
+    return 3;
   } catch (const db::Error& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 1;

@@ -317,7 +317,7 @@ class Sweep {
 
     if (!o_.dry_run) {
       db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
-      open_run();
+      resume_unfinished_run();
       worker_.emplace(hooks_.standin_worker.empty() ? self_exe() : fs::path(hooks_.standin_worker), o_.timeout_s);
       signal(SIGINT, on_interrupt);
       signal(SIGTERM, on_interrupt);
@@ -333,10 +333,11 @@ class Sweep {
                                    "epilogue and shape must match: see coalesce-tune space)");
       for (std::size_t i = 0; i < plans.size() && !g_interrupted; ++i) sweep_problem(o_.problems[i], plans[i], pool);
     } catch (...) {
-      if (db_) db_->end_run(run_, db::RunStatus::failed);
+      if (db_ && run_) db_->end_run(run_, db::RunStatus::failed);
       throw;
     }
-    if (db_) db_->end_run(run_, g_interrupted ? db::RunStatus::interrupted : db::RunStatus::completed);
+    if (db_ && run_) db_->end_run(run_, g_interrupted ? db::RunStatus::interrupted : db::RunStatus::completed);
+    if (db_ && !run_ && !g_interrupted) out_ << nothing_to_do();
 
     const double total = seconds_since(start);
     out_ << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
@@ -414,15 +415,31 @@ class Sweep {
     return out;
   }
 
-  void open_run() {
+  // An interrupted run of this sweep is continued at once; otherwise a run is opened by the first
+  // row the sweep has to store (ensure_run), so a sweep that finds everything measured opens none.
+  void resume_unfinished_run() {
     device_id_ = db_->upsert_device(db::device_row(*device_));
-    const std::string key = resume_key(o_);
-    if (auto unfinished = db_->find_unfinished_run(key, device_id_)) {
+    if (auto unfinished = db_->find_unfinished_run(resume_key(o_), device_id_)) {
       run_ = *unfinished;
       db_->resume_run(run_);
       std::fprintf(stderr, "coalesce-tune: resuming run %lld of this sweep\n", static_cast<long long>(run_));
-      return;
     }
+  }
+
+  // What a sweep that stored nothing says: the runs that measured it.
+  std::string nothing_to_do() const {
+    const db::ResultSet rs = db_->query(
+        "SELECT group_concat(id, ', ') FROM (SELECT id FROM runs WHERE resume_key = ?1 AND device_id = ?2 "
+        "AND status = 'completed' ORDER BY id)",
+        {db::Value(resume_key(o_)), db::Value(device_id_)});
+    const std::string runs = rs.rows.empty() || db::is_null(rs.rows[0][0]) ? "" : db::as_text(rs.rows[0][0]);
+    return "nothing to do: every config of this sweep is already measured on this device" +
+           (runs.empty() ? std::string() : " (run " + runs + ")") + "; no run was opened and no baseline measured again\n";
+  }
+
+  db::RunId ensure_run() {
+    if (run_) return run_;
+    const std::string key = resume_key(o_);
     db::RunInfo info;
     info.device = device_id_;
     info.resume_key = key;
@@ -440,6 +457,7 @@ class Sweep {
     harness["worker_timeout_s"] = o_.timeout_s;
     info.harness_json = harness.dump();
     run_ = db_->begin_run(info);
+    return run_;
   }
 
   // COALESCE_TEST_PAUSE: the N-th time the sweep reaches `step`, it says so in the marker file
@@ -452,8 +470,12 @@ class Sweep {
     for (;;) pause();
   }
 
-  // Stores a row unless its key is already stored (a resumed sweep); true when stored.
-  bool store(const db::MeasurementRow& row) { return db_->insert_measurement(row).has_value(); }
+  // Stores a row unless its key is already stored (a resumed sweep); true when stored. The
+  // row joins this sweep's run, opened now if it is the first.
+  bool store(db::MeasurementRow row) {
+    row.run = ensure_run();
+    return db_->insert_measurement(row).has_value();
+  }
 
   db::MeasurementRow row_for(std::optional<db::ConfigId> config, const std::string& method) const {
     db::MeasurementRow r;
@@ -525,6 +547,19 @@ class Sweep {
     return result;
   }
 
+  // The GPU side of a problem, set up by its first measurement: the worker's workspace, then the
+  // baselines of this run, so a problem with nothing to measure costs no GPU time.
+  void ready_to_measure() {
+    if (measuring_problem_) return;
+    ensure_run();
+    measuring([&] {
+      worker_->setup({o_.device, problem_, kInputSeed});
+      return 0;
+    });
+    measure_baselines();
+    measuring_problem_ = true;
+  }
+
   std::string best_so_far(const Problem& problem, const Family& family) const {
     if (!db_) return {};
     auto best = db_->best_config(device_id_, problem, std::string(family.name()));
@@ -570,11 +605,8 @@ class Sweep {
   void sweep_problem(const Problem& problem, std::vector<Plan>& plans, ThreadPool& pool) {
     if (db_) {
       problem_id_ = db_->upsert_problem(problem);
-      measuring([&] {
-        worker_->setup({o_.device, problem, kInputSeed});
-        return 0;
-      });
-      measure_baselines();
+      problem_ = problem;
+      measuring_problem_ = false;
     }
     for (Plan& plan : plans) {
       if (g_interrupted) return;
@@ -588,11 +620,14 @@ class Sweep {
     const std::vector<Candidate>& chosen = plan.chosen;
     std::vector<std::future<Prepared>>& prepared = plan.prepared;
 
+    // A dry run prints what it compiles; the configs pruned before compiling are counted in the
+    // summary and listed by `coalesce-tune space`.
     std::map<std::string, std::size_t> counts;  // status -> rows of this problem
     if (db_) {
       for (const Candidate& c : space.candidates) {
         if (!c.pruned()) continue;
         const db::ConfigId id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, ""));
+        if (db_->measured(device_id_, problem_id_, id, "coalesce")) continue;
         db::MeasurementRow r = row_for(id, "coalesce");
         r.status = db::Status::pruned;
         r.prune_reason = violation_name(c.verdict.violation);
@@ -600,10 +635,6 @@ class Sweep {
         store(r);
         pause_point("pruned");
       }
-    } else {
-      for (const Candidate& c : space.candidates)
-        if (c.pruned())
-          out_ << c.name << "  pruned " << violation_name(c.verdict.violation) << ": " << c.verdict.why << "\n";
     }
 
     Progress progress(shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
@@ -631,7 +662,7 @@ class Sweep {
     summarize(problem, family, space, chosen.size(), counts, resumed);
   }
 
-  // The baselines measured in every run, in kMethods' order (DESIGN.md).
+  // The baselines measured in every run, in kMethods' order (schema/vocabulary.hpp).
   void measure_baselines() {
     for (const db::MethodInfo& baseline : db::kMethods) {
       if (baseline.origin != db::MethodOrigin::baseline) continue;
@@ -661,10 +692,14 @@ class Sweep {
         return "compile_failed";
       }
       const db::ConfigId id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, ""));
+      if (db_->measured(device_id_, problem_id_, id, "coalesce")) {
+        ++resumed;
+        return "compile_failed";
+      }
       db::MeasurementRow r = row_for(id, "coalesce");
       r.status = db::Status::compile_failed;
       r.message = "emission failed: " + first_line(p.emit_error);
-      if (!store(r)) ++resumed;
+      store(r);
       return "compile_failed";
     }
     const CompileResult& cr = p.compiled;
@@ -681,6 +716,7 @@ class Sweep {
         out_ << c.name << "  compile_failed: " << first_line(cr.log) << "\n";
         return "compile_failed";
       }
+      ensure_run();
       db_->in_transaction([&] {
         const db::BuildId build = db_->upsert_build(build_row(family, *id, c, p));
         db::MeasurementRow r = row_for(id, "coalesce");
@@ -706,6 +742,7 @@ class Sweep {
     }
     db::BuildId build = 0;
     if (!after.ok()) {
+      ensure_run();
       db_->in_transaction([&] {
         build = db_->upsert_build(build_row(family, *id, c, p));
         db::MeasurementRow r = row_for(id, "coalesce");
@@ -719,6 +756,7 @@ class Sweep {
     }
     build = db_->upsert_build(build_row(family, *id, c, p));
     pause_point("build");
+    ready_to_measure();
     // The worker runs in its own process group, so Ctrl-C stops the sweep after this
     // measurement rather than killing it halfway.
     const Outcome o = measuring([&] { return worker_->kernel(cr.cubin_path, p.symbol, c.config); });
@@ -758,6 +796,7 @@ class Sweep {
         db_->upsert_config(db::config_row(config, gemm_only.dtype, gemm_only.epilogue, p.compiled.source_hash));
     r.build = db_->upsert_build(build_row(family, gemm_id, gemm_candidate, p));
     pause_point("unfused");
+    ready_to_measure();
     const Outcome o =
         measuring([&] { return worker_->kernel_then_epilogue(p.compiled.cubin_path, p.symbol, config); });
     fill(r, o);
@@ -770,10 +809,11 @@ class Sweep {
     out_ << "problem " << shape(problem) << " " << to_string(problem.dtype) << " " << to_string(problem.epilogue)
          << ", family " << family_name;
     if (device_) out_ << " on " << device_->name << " (" << family.nvrtc_arch(target_) << ")";
-    if (db_) out_ << ", run " << run_;
+    if (run_) out_ << ", run " << run_;
     out_ << "\n  space: " << space.candidates.size() << " candidates (" << space.non_configs.size()
          << " list combinations are not " << family_name << " configs), " << space.pruned()
-         << " pruned before compiling, " << chosen << " selected";
+         << " pruned before compiling" << (db_ ? "" : " (coalesce-tune space lists them)") << ", " << chosen
+         << " selected";
     for (const auto& [status, n] : counts) out_ << ", " << n << " " << status;
     out_ << "\n";
     if (!db_) return;
@@ -821,6 +861,8 @@ class Sweep {
   db::DeviceId device_id_ = 0;
   db::RunId run_ = 0;
   db::ProblemId problem_id_ = 0;
+  Problem problem_;                 // the problem being swept
+  bool measuring_problem_ = false;  // its worker is set up and its baselines are measured
   TimeSplit time_;
   int pause_reached_ = 0;  // times the sweep reached COALESCE_TEST_PAUSE's step
 };

@@ -1,7 +1,8 @@
 // Driver of the end-to-end example: calls @gemm_bias_gelu (gemm_bias_gelu.mlir, compiled fused
 // or unfused and linked in), checks C against the harness's fp64 reference on fresh random
 // inputs, then times the call cold with the harness (L2 flushed before every sample).
-// Exit status: 0 correct, 1 wrong result or CUDA error, 2 no CUDA device.
+// Exit status as the tools' (docs/working.md): 0 correct, 1 wrong result or CUDA error, 3 no CUDA
+// device.
 #include <cstdio>
 #include <exception>
 
@@ -33,7 +34,7 @@ int run() {
     device = query_device(0);
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+    return 3;
   }
   const Problem problem{kSize, kSize, kSize, Dtype::f32, Epilogue::bias_gelu};
   Workspace workspace(problem, /*seed=*/1, /*stream=*/nullptr);

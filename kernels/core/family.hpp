@@ -169,7 +169,7 @@ struct NamedConfig {
   Epilogue epilogue;
 };
 
-/// The derived name of a config for a dtype and epilogue (DESIGN.md): the family, the dtype, each
+/// The derived name of a config for a dtype and epilogue (as CUTLASS derives its kernels' names): the family, the dtype, each
 /// parameter as abbreviation+value in the family's order, then the epilogue, e.g.
 /// `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu`. It is the kernel symbol,
 /// the test name and the database key; never typed by hand.

@@ -68,4 +68,40 @@ std::string shape_string(const Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
 }
 
+std::optional<Problem> parse_extents(std::string_view text, std::string* error) {
+  static constexpr std::string_view kTimes = "\xc3\x97";  // "×" in UTF-8
+  std::vector<long long> sides;
+  std::size_t pos = 0;
+  bool ok = !text.empty();
+  while (ok) {
+    std::size_t end = pos;
+    long long v = 0;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9' && v <= kMaxExtent)
+      v = v * 10 + (text[end++] - '0');
+    if (end == pos || (end < text.size() && text[end] >= '0' && text[end] <= '9')) {
+      ok = false;  // no digits, or more digits than any allowed side has
+      break;
+    }
+    sides.push_back(v);
+    if (end == text.size()) break;
+    if (text[end] == 'x') pos = end + 1;
+    else if (text.substr(end, kTimes.size()) == kTimes) pos = end + kTimes.size();
+    else ok = false;
+  }
+  ok = ok && (sides.size() == 1 || sides.size() == 3);
+  for (long long v : sides) ok = ok && v >= 1 && v <= kMaxExtent;
+  if (!ok) {
+    if (error)
+      *error = "expected N (M = N = K) or MxNxK, e.g. 4096 or 1024x2048x512 (x or ×), each side a whole number "
+               "from 1 to " + std::to_string(kMaxExtent);
+    return std::nullopt;
+  }
+  if (sides.size() == 1) sides = {sides[0], sides[0], sides[0]};
+  Problem p;
+  p.m = static_cast<int>(sides[0]);
+  p.n = static_cast<int>(sides[1]);
+  p.k = static_cast<int>(sides[2]);
+  return p;
+}
+
 }  // namespace coalesce

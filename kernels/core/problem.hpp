@@ -1,5 +1,6 @@
 // The host-side vocabulary every layer shares: names of dtypes, epilogues, elements and math
-// modes, and the GEMM problem (DESIGN.md, "Vocabulary"). C++17, so .cu files include it too.
+// modes, and the GEMM problem (A M×K, B K×N, both row-major; bias of N; C M×N). C++17, so .cu
+// files include it too.
 #pragma once
 
 #include <optional>
@@ -37,5 +38,15 @@ struct Problem {
 
 /// "MxNxK", e.g. "4096x4096x4096".
 std::string shape_string(const Problem& p);
+
+/// The largest M, N or K a tool accepts: far above any GEMM the tools run on one GPU, and inside
+/// the int extents and leading dimensions cuBLAS and a kernel's grid take.
+inline constexpr int kMaxExtent = 1 << 20;
+
+/// M, N and K from the text of a `--shape`: "N" (M = N = K) or "MxNxK", the separator also
+/// written "×" as the reports print shapes ("4096×4096×4096"), each side from 1 to kMaxExtent.
+/// The dtype and epilogue are left at their defaults. nullopt, with `error` set to what is
+/// expected (a clause without the option's name), for anything else.
+std::optional<Problem> parse_extents(std::string_view text, std::string* error = nullptr);
 
 }  // namespace coalesce

@@ -14,7 +14,7 @@ enum class Element : int { f32, bf16, f16 };
 /// operands rounded to a 10-bit mantissa), BF16 or FP16 operands.
 enum class Math : int { f32, tf32, bf16, f16 };
 
-/// The CLI's short name for a GEMM's types (DESIGN.md, "Vocabulary").
+/// The CLI's short name for a GEMM's types; gemm_types() says what each one stores and computes in.
 enum class Dtype : int { f32, tf32, bf16, f16 };
 
 /// What is applied to each accumulator before the one store of C.

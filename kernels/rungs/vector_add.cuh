@@ -1,4 +1,4 @@
-// Rung 0 of the seed: c[i] = a[i] + b[i], one element per thread (grid-stride loop).
+// Rung 0 (docs/history.md): c[i] = a[i] + b[i], one element per thread (grid-stride loop).
 #pragma once
 
 namespace coalesce {

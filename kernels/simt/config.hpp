@@ -22,8 +22,10 @@ struct SimtConfig {
   int group_m = 8;                  ///< block rasterization: tile rows per group (1 = row order)
   int min_blocks = 2;               ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
 
-  /// Shared-memory rows are padded by one 16-byte vector: the transposing copies of A then
-  /// spread over the banks, and rows stay 16-byte aligned (HOPPER.md, "Banks").
+  /// Shared-memory rows are padded by one 16-byte vector (4 floats): with 32 banks of 4 bytes,
+  /// consecutive rows then start 4 banks apart, so the transposing copies of A, which write one
+  /// column down several rows, spread over the banks instead of meeting in one; and every row
+  /// stays 16-byte aligned for the vector loads.
   static constexpr int kPad = 4;
 
   COALESCE_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }

@@ -56,7 +56,7 @@ CREATE TABLE runs (
                   CHECK (json_valid(harness_json) AND json_type(harness_json) = 'object')
 ) STRICT;
 
--- C = epilogue(A·B + bias): A is M×K, B is K×N, both row-major (DESIGN.md, "Vocabulary").
+-- C = epilogue(A·B + bias): A is M×K, B is K×N, both row-major (kernels/core/problem.hpp).
 CREATE TABLE problems (
   id       INTEGER PRIMARY KEY,
   m        INTEGER NOT NULL CHECK (m > 0),
@@ -106,7 +106,7 @@ CREATE TABLE builds (
 ) STRICT;
 
 -- One row per (run, device, problem, method, config): a timing only when status = 'ok', and error
--- figures whenever the result was checked (DESIGN.md: a wrong answer is never a timing).
+-- figures whenever the result was checked (a wrong answer is never a timing).
 CREATE TABLE measurements (
   id                  INTEGER PRIMARY KEY,
   run_id              INTEGER NOT NULL REFERENCES runs (id),

@@ -1,6 +1,8 @@
-// A tuning database with the real schema (schema/migrations) and the rows of Inputs/tuning-db.sql.
+// A tuning database with the real schema (schema/migrations) at version 1, stamped as the tools
+// stamp it (application id 'Coal'), and the rows of Inputs/tuning-db.sql: an older schema is read.
 // RUN: rm -f %t.db
 // RUN: sqlite3 %t.db < %coalesce_src/schema/migrations/0001_init.sql
+// RUN: sqlite3 %t.db "PRAGMA application_id = 1131372908; PRAGMA user_version = 1;"
 // RUN: sqlite3 %t.db < %S/Inputs/tuning-db.sql
 // RUN: coalesce-opt %s -verify-diagnostics "--coalesce-apply-tile-config=db=%t.db device='NVIDIA H200'" | FileCheck %s
 // RUN: coalesce-opt %s "--coalesce-apply-tile-config=db=%t.db device='NVIDIA A100-SXM4-80GB'" 2>/dev/null | FileCheck %s --check-prefix=A100

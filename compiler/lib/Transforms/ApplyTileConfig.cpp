@@ -66,21 +66,23 @@ struct CoalesceApplyTileConfigPass
     if (!config.empty()) {
       named = ::coalesce::parse_config_name(config);
       if (!named) {
-        module.emitError() << "config '" << config << "' is not the name of a config of any family ("
+        // An option error is one line: emitted at the module's location, not on the module
+        // (which would print the whole module as a note).
+        emitError(module.getLoc()) << "config '" << config << "' is not the name of a config of any family ("
                            << ::coalesce::family_names() << "; see coalesce::config_name)";
         return signalPassFailure();
       }
     }
     if (!db.empty()) {
       if (device.empty()) {
-        module.emitError() << "db='" << db
+        emitError(module.getLoc()) << "db='" << db
                            << "' needs device=<name>, the device whose measurements to use";
         return signalPassFailure();
       }
       std::string error;
       database = TuningDatabase::open(db, error);
       if (!database) {
-        module.emitError() << error;
+        emitError(module.getLoc()) << error;
         return signalPassFailure();
       }
     }

@@ -3,6 +3,10 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
+#include "schema/db.hpp"
+
 namespace mlir::coalesce {
 
 namespace {
@@ -18,7 +22,29 @@ SELECT config_name FROM v_ranked
 
 }  // namespace
 
+namespace {
+
+/// One integer PRAGMA of `db`; false when SQLite cannot read it (not an SQLite file).
+bool pragma(sqlite3* db, const char* sql, long long& value) {
+  sqlite3_stmt* stmt = nullptr;
+  bool ok = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK &&
+            sqlite3_step(stmt) == SQLITE_ROW;
+  if (ok) value = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  return ok;
+}
+
+}  // namespace
+
 std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, std::string& error) {
+  // The file rules of every Coalesce tool (docs/database.md, "The file"), read-only: a directory,
+  // a file of another application and a newer schema are refused in one sentence; an older
+  // schema is read as long as it has the v_ranked view.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = "'" + path + "' is a directory, not a Coalesce results database";
+    return nullptr;
+  }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   if (rc != SQLITE_OK) {
@@ -27,14 +53,25 @@ std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, st
     sqlite3_close(db);
     return nullptr;
   }
+  auto refuse = [&](std::string why) {
+    error = std::move(why);
+    sqlite3_close(db);
+    return nullptr;
+  };
+  long long application = 0, version = 0;
+  if (!pragma(db, "PRAGMA application_id", application) || !pragma(db, "PRAGMA user_version", version))
+    return refuse("'" + path + "' is not a Coalesce results database (not an SQLite file)");
+  if (application != ::coalesce::db::kApplicationId)
+    return refuse("'" + path + "' is not a Coalesce results database (an SQLite file of another application)");
+  const int latest = ::coalesce::db::latest_schema_version();
+  if (version > latest)
+    return refuse("'" + path + "' was written by a newer Coalesce (schema version " + std::to_string(version) +
+                  "; this compiler reads up to " + std::to_string(latest) + "); use a newer build");
   sqlite3_stmt* probe = nullptr;
   rc = sqlite3_prepare_v2(db, kRankedConfigsSql, -1, &probe, nullptr);
   sqlite3_finalize(probe);
-  if (rc != SQLITE_OK) {
-    error = "'" + path + "' is not a Coalesce results database (" + sqlite3_errmsg(db) + ")";
-    sqlite3_close(db);
-    return nullptr;
-  }
+  if (rc != SQLITE_OK)
+    return refuse("'" + path + "' is not a Coalesce results database (" + sqlite3_errmsg(db) + ")");
   return std::unique_ptr<TuningDatabase>(new TuningDatabase(db));
 }
 

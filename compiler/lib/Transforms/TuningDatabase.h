@@ -13,8 +13,10 @@ namespace mlir::coalesce {
 
 class TuningDatabase {
  public:
-  /// Opens `path` read-only; nullptr with `error` set when it cannot be opened or has no
-  /// v_ranked view (not a Coalesce results database).
+  /// Opens `path` read-only; nullptr with `error` set (one sentence) when it cannot be opened,
+  /// is a directory, is not an SQLite file, belongs to another application (PRAGMA
+  /// application_id), was written by a newer schema (PRAGMA user_version) or has no v_ranked
+  /// view.
   static std::unique_ptr<TuningDatabase> open(const std::string& path, std::string& error);
   ~TuningDatabase();
   TuningDatabase(const TuningDatabase&) = delete;

@@ -5,15 +5,22 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "Coalesce/CoalesceDialect.h"
 #include "Coalesce/Passes.h"
+#include "coalesce/version.h"
 
 int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::coalesce::CoalesceDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::memref::MemRefDialect>();
   mlir::coalesce::registerCoalescePasses();
+  // --version names Coalesce's version and revision after LLVM's, as every Coalesce tool does.
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream& os) {
+    os << "Coalesce " << COALESCE_VERSION << " (git " << COALESCE_GIT_REVISION << ")\n";
+  });
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "coalesce optimizer driver\n", registry));
 }

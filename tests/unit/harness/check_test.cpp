@@ -67,7 +67,8 @@ TEST(Tolerance, FollowsFromUnitRoundoffAndK) {
   // More K, more accumulation error; more roundings of C (eager's three kernels), more error.
   EXPECT_LT(tolerance_for({64, 64, 256, Dtype::f32}).rel_frobenius, f32.rel_frobenius);
   EXPECT_LT(bf16.max_scaled, tolerance_for({4096, 4096, 4096, Dtype::bf16}, 3).max_scaled);
-  // TF32 math on f32 data fails the f32 bound: the error METHOD.md quotes for TF32 (3e-4).
+  // TF32 math on f32 data fails the f32 bound: 3e-4 is the relative error TF32 rounding gives
+  // (a 10-bit mantissa, unit roundoff 2^-11 = 4.9e-4).
   EXPECT_FALSE(judge(figures(3e-4, 0), f32).passed);
   EXPECT_TRUE(judge(figures(3e-4, 0), tf32).passed);
 }

@@ -27,7 +27,7 @@ fail=0
 pass() { echo "ok: $1"; }
 flunk() { echo "FAIL: $1"; fail=1; }
 
-# golden NAME ARGS...: stdout of a successful run equals golden/NAME.
+# golden NAME ARGS...: stdout of a successful run equals golden/NAME (stderr is not compared).
 golden() {
   local name=$1
   shift
@@ -54,14 +54,15 @@ compare_file() {
   fi
 }
 
-# refused NAME ARGS...: non-zero exit, one line on stderr naming the problem, nothing on stdout.
+# refused NAME STATUS EXPECT ARGS...: exit STATUS (1 the work failed, 2 bad usage:
+# docs/working.md), one line on stderr containing EXPECT, nothing on stdout.
 refused() {
-  local name=$1 expect=$2
-  shift 2
+  local name=$1 status=$2 expect=$3
+  shift 3
   local out rc lines
   out=$("$report" "$@" 2>"$work/stderr"); rc=$?
   lines=$(wc -l <"$work/stderr")
-  if [ $rc -eq 0 ]; then flunk "$name: exit 0"
+  if [ $rc -ne "$status" ]; then flunk "$name: exit $rc, not $status: $(cat "$work/stderr")"
   elif [ -n "$out" ]; then flunk "$name: wrote to stdout: $out"
   elif [ "$lines" -ne 1 ]; then flunk "$name: $lines lines on stderr: $(cat "$work/stderr")"
   elif ! grep -q -- "$expect" "$work/stderr"; then flunk "$name: '$(cat "$work/stderr")' lacks '$expect'"
@@ -77,6 +78,16 @@ golden report_filtered.md --db fixture.db --shape 4096 --family simt --top 3 --d
 golden report_run2.md --db fixture.db --run 2 --dtype f32 --epilogue bias_gelu
 golden report_comparison.csv --db fixture.db --format csv --table comparison
 golden report_empty.md --db fixture.db --shape 8192
+if "$report" --db fixture.db --shape 8192 2>&1 >/dev/null | grep -q "^coalesce-report: no row of fixture.db matches --shape 8192x8192x8192$"; then
+  pass "a filter that matches nothing says so on stderr"
+else
+  flunk "a filter that matches nothing says nothing on stderr"
+fi
+if "$report" --db fixture.db --device 2 2>&1 >/dev/null | grep -q "no row of fixture.db matches --device 2$"; then
+  pass "--device 2 is device id 2, which the fixture does not hold (not the 2 of H200)"
+else
+  flunk "--device 2 matched something"
+fi
 # the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
 golden report_peers.md --db fixture_peers.db
 golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison
@@ -86,6 +97,10 @@ comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'
 golden query_comparison.txt query --db fixture.db "$comparison_sql"
 golden query_comparison.csv query --db fixture.db --format csv "$comparison_sql"
 golden query_comparison.json query --db fixture.db --format json "$comparison_sql"
+# --db before the sub-command opens the same file as after it (the same golden output)
+golden query_comparison.txt --db fixture.db query "$comparison_sql"
+cp fixture.db other_name.db
+golden query_comparison.txt query "$comparison_sql" --db other_name.db
 golden query_outcomes.txt query --db fixture.db \
   "SELECT m, status, prune_reason, configs FROM v_outcomes ORDER BY m, status, prune_reason;"
 
@@ -94,9 +109,25 @@ golden diff.md diff fixture.db fixture_b.db
 golden diff.csv diff fixture.db fixture_b.db --format csv
 golden diff.json diff fixture.db fixture_b.db --format json --shape 1024
 golden diff_summary.md diff fixture.db fixture_b.db --ignore-device --table summary
+golden diff_all.md diff fixture.db fixture_b.db --all
+# --fail-on-slower PCT: the diff is printed either way; status 1 and one line when a row is slower
+# beyond noise by more than PCT percent (b's config B is 10% slower), 0 otherwise.
+out=$("$report" diff fixture.db fixture_b.db --fail-on-slower 5 2>"$work/stderr"); rc=$?
+if [ $rc -eq 1 ] && [ -n "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] \
+   && grep -q "1 row is slower beyond noise by more than 5% (--fail-on-slower): .*(B/A 1.100)" "$work/stderr"; then
+  pass "diff --fail-on-slower 5: status 1, the slower row named"
+else
+  flunk "diff --fail-on-slower 5 (exit $rc): $(cat "$work/stderr")"
+fi
+out=$("$report" diff fixture.db fixture_b.db --fail-on-slower 12.5 2>"$work/stderr"); rc=$?
+if [ $rc -eq 0 ] && [ -n "$out" ] && [ ! -s "$work/stderr" ]; then
+  pass "diff --fail-on-slower 12.5: status 0"
+else
+  flunk "diff --fail-on-slower 12.5 (exit $rc): $(cat "$work/stderr")"
+fi
 
 # --- plots: the data is golden; the drawings need python3 with matplotlib ----------------------
-refused plots_without_python "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
+refused plots_without_python 1 "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
 compare_file plots_tflops_by_shape.csv plots/tflops_by_shape.csv
 compare_file plots_tile_landscape.csv plots/tile_landscape.csv
 out=$("$report" --db fixture.db --plots plots --out with_plots.md --python /nonexistent/python3 2>"$work/stderr"); rc=$?
@@ -108,12 +139,31 @@ else
 fi
 if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   if "$report" --db fixture.db --plots plots --out with_plots.md >/dev/null 2>"$work/stderr" \
-     && [ -s plots/tflops_vs_shape.png ] && [ -s plots/tile_landscape.png ] \
+     && [ -s plots/tflops_vs_shape.png ] && [ -s plots/ratio_to_eager.png ] && [ -s plots/tile_landscape.png ] \
      && grep -q '!\[TFLOP/s against shape, every method\](plots/tflops_vs_shape.png)' with_plots.md \
-     && grep -q '(plots/tile_landscape.png)' with_plots.md; then
-    pass "plots drawn and linked relative to the report"
+     && grep -q '(plots/ratio_to_eager.png)' with_plots.md && grep -q '(plots/tile_landscape.png)' with_plots.md \
+     && [ ! -e plots/tflops_vs_m.png ] && ! grep -q 'tflops_vs_m' with_plots.md; then
+    pass "plots drawn and linked relative to the report (no skinny shapes in the fixture: no M plot)"
   else
     flunk "plots with matplotlib: $(cat "$work/stderr")"
+  fi
+  # Shapes that share N and K (skinny GEMMs at several M) get the throughput-against-M plot.
+  script=$golden/../../../../scripts/plot_report.py
+  mkdir -p skinny
+  {
+    echo "device,m,n,k,dtype,epilogue,shape,flops,series,run,median_ms,tflops,peak_tflops,vs_eager"
+    for m in 16 64 256; do
+      flops=$((2 * m * 4096 * 4096))
+      echo "NVIDIA H200,$m,4096,4096,f32,bias_gelu,${m}×4096×4096,$flops,coalesce (simt),1,0.1,$((m / 8)).5,66.9,0.9"
+      echo "NVIDIA H200,$m,4096,4096,f32,bias_gelu,${m}×4096×4096,$flops,eager,1,0.11,$((m / 9)).5,66.9,1"
+    done
+  } >skinny/tflops_by_shape.csv
+  py=python3
+  $py -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
+  if "$py" "$script" skinny 2>"$work/stderr" && [ -s skinny/tflops_vs_m.png ] && [ -s skinny/ratio_to_eager.png ]; then
+    pass "skinny shapes (one N, K at three M) get the throughput-against-M plot"
+  else
+    flunk "plot_report.py on skinny shapes: $(cat "$work/stderr")"
   fi
 else
   echo "skipped: drawing the plots (python3 with matplotlib is not installed)"
@@ -124,29 +174,31 @@ printf 'not a database, just text\n%.0s' {1..200} >notes.txt
 sqlite3 other.db "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"
 cp fixture.db newer.db
 sqlite3 newer.db "PRAGMA user_version = 99"
-refused missing_file "does not exist" --db nosuch.db
-refused text_file "not a Coalesce database" --db notes.txt
-refused foreign_sqlite "not a Coalesce database" query --db other.db "SELECT 1"
-refused newer_schema "newer Coalesce" --db newer.db
-refused malformed_sql "syntax error" query --db fixture.db "SELEC * FROM runs"
-refused unknown_table "no such table" query --db fixture.db "SELECT * FROM no_such_table"
-refused two_statements "one statement" query --db fixture.db "SELECT 1; SELECT 2"
-refused bad_shape "bad --shape" --db fixture.db --shape 12x
-refused zero_shape "bad --shape" --db fixture.db --shape 0
-refused bad_dtype "unknown dtype" --db fixture.db --dtype f33
-refused bad_format "format" --db fixture.db --format xml
-refused bad_table "no table 'nope'" --db fixture.db --table nope
-refused diff_missing "does not exist" diff fixture.db nosuch.db
-refused diff_two_devices_ok_but_bad_flag "see --help" diff fixture.db fixture_b.db --no-such-flag
+refused missing_file 1 "does not exist" --db nosuch.db
+refused text_file 1 "not a Coalesce database" --db notes.txt
+refused foreign_sqlite 1 "not a Coalesce database" query --db other.db "SELECT 1"
+refused newer_schema 1 "newer Coalesce" --db newer.db
+refused malformed_sql 1 "syntax error" query --db fixture.db "SELEC * FROM runs"
+refused unknown_table 1 "no such table" query --db fixture.db "SELECT * FROM no_such_table"
+refused two_statements 2 "one statement" query --db fixture.db "SELECT 1; SELECT 2"
+refused bad_shape 2 "bad --shape" --db fixture.db --shape 12x
+refused zero_shape 2 "bad --shape" --db fixture.db --shape 0
+refused bad_dtype 2 "unknown dtype" --db fixture.db --dtype f33
+refused bad_format 2 "format" --db fixture.db --format xml
+refused bad_table 2 "no table 'nope'" --db fixture.db --table nope
+refused diff_missing 1 "does not exist" diff fixture.db nosuch.db
+refused diff_two_devices_ok_but_bad_flag 2 "see --help" diff fixture.db fixture_b.db --no-such-flag
+refused diff_negative_threshold 2 "--fail-on-slower -5: give a percentage, 0 or more" diff fixture.db fixture_b.db --fail-on-slower -5
+refused diff_with_db 2 "--db is not an option of diff" diff fixture.db fixture_b.db --db fixture.db
 
 # --- read-only proof: refused writes leave the file and its directory as they were -------------
 before=$(cksum fixture.db)
 listing=$(ls -A)
-refused delete_refused "read-only" query --db fixture.db "DELETE FROM measurements"
-refused drop_refused "read-only" query --db fixture.db "DROP TABLE runs"
-refused pragma_refused "read-only" query --db fixture.db "PRAGMA user_version = 5"
-refused vacuum_into_refused "read-only" query --db fixture.db "VACUUM INTO 'copy.db'"
-refused attach_refused "attached" query --db fixture.db "ATTACH 'x.db' AS x"
+refused delete_refused 2 "read-only" query --db fixture.db "DELETE FROM measurements"
+refused drop_refused 2 "read-only" query --db fixture.db "DROP TABLE runs"
+refused pragma_refused 2 "read-only" query --db fixture.db "PRAGMA user_version = 5"
+refused vacuum_into_refused 2 "read-only" query --db fixture.db "VACUUM INTO 'copy.db'"
+refused attach_refused 1 "attached" query --db fixture.db "ATTACH 'x.db' AS x"
 if [ "$(cksum fixture.db)" = "$before" ] && [ "$(ls -A)" = "$listing" ]; then
   pass "fixture.db unchanged (cksum) and no file created by refused writes"
 else

@@ -3,6 +3,8 @@
 // rules themselves: rules_test.cpp).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "kernels/simt/family.hpp"
@@ -38,6 +40,146 @@ TEST(Filters, UnknownDtypeIsRefused) {
   f.dtype = "f32";
   f.epilogue = "gelu";
   EXPECT_THROW(f.validate(), std::invalid_argument);
+}
+
+// The report opens with its summary: one row per problem in numeric order, the fastest library
+// path of the fused row's run named, every ratio > 1 when the fused kernel is faster, and the
+// verdict of the [p10, p90] rule against that path.
+TEST(Report, SummaryComesFirstWithRatiosAboveOneWhenFusedIsFaster) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Document d = build_report(db, {}, {});
+  const Table& t = d.tables.at(0);
+  ASSERT_EQ(t.name, "summary");
+  ASSERT_EQ(t.rows.size(), 2u);
+  auto at = [&](std::size_t r, const char* key) { return t.rows[r][t.index(key)]; };
+  EXPECT_EQ(db::as_text(at(0, "shape")), "1024×1024×1024");
+  EXPECT_EQ(db::as_text(at(1, "shape")), "4096×4096×4096");
+  // 1024: run 2's best (0.0688) against its unfused (0.0688, p10-p90 overlapping); cuBLASLt
+  // failed in that run, so it is not a path there.
+  EXPECT_EQ(db::as_int(at(0, "run")), 2);
+  EXPECT_EQ(db::as_text(at(0, "library_method")), "unfused");
+  EXPECT_DOUBLE_EQ(db::as_double(at(0, "vs_library")), 1.0);
+  EXPECT_EQ(db::as_text(at(0, "verdict")), "within noise");
+  EXPECT_NEAR(db::as_double(at(0, "vs_eager")), 0.0741 / 0.0688, 1e-12);
+  // 4096: run 1's best (2.902) is slower than cuBLASLt's fused epilogue (2.745) beyond noise,
+  // and faster than eager (2.934) within it.
+  EXPECT_EQ(db::as_text(at(1, "library_method")), "cublaslt_fused");
+  EXPECT_NEAR(db::as_double(at(1, "vs_library")), 2.745 / 2.902, 1e-12);
+  EXPECT_LT(db::as_double(at(1, "vs_library")), 1.0);
+  EXPECT_EQ(db::as_text(at(1, "verdict")), "slower");
+  EXPECT_GT(db::as_double(at(1, "vs_eager")), 1.0);
+  EXPECT_NEAR(db::as_double(at(1, "vs_cublas_gemm")), 2.712 / 2.902, 1e-12);
+  // Then the detail, then the environment.
+  std::vector<std::string> names;
+  for (const Table& table : d.tables) names.push_back(table.name);
+  EXPECT_EQ(names.at(1), "comparison");
+  EXPECT_EQ(names.back(), "devices");
+}
+
+// The device ids the filter selects in `db`.
+std::vector<std::int64_t> devices_matched(const db::Database& db, const std::string& device) {
+  Filters f;
+  f.device = device;
+  SqlFilter sql = filter_sql(f, "v");
+  auto rs = db.query("SELECT DISTINCT v.device_id FROM v_measurements v WHERE " + sql.where +
+                         " ORDER BY v.device_id",
+                     sql.params);
+  std::vector<std::int64_t> ids;
+  for (const auto& row : rs.rows) ids.push_back(db::as_int(row[0]));
+  return ids;
+}
+
+// --device reads digits as an id, never as part of a name: the fixture's one device is
+// "NVIDIA H200", id 1, and --device 2 used to match it by the "2" in its name.
+TEST(Filters, DeviceDigitsAreAnIdAndNeverPartOfTheName) {
+  EXPECT_EQ(device_key_kind("2"), DeviceKey::id);
+  EXPECT_EQ(device_key_kind("GPU-5e1f0c2a"), DeviceKey::uuid);
+  EXPECT_EQ(device_key_kind("H200"), DeviceKey::name);
+  EXPECT_EQ(device_key_kind("A100-80GB"), DeviceKey::name);
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  EXPECT_EQ(devices_matched(db, "1"), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(devices_matched(db, "2").empty());
+  EXPECT_TRUE(devices_matched(db, "0").empty());
+  EXPECT_TRUE(devices_matched(db, "99999999999999999999999").empty());
+  EXPECT_EQ(devices_matched(db, "H200"), std::vector<std::int64_t>{1});
+  EXPECT_EQ(devices_matched(db, "GPU-5e1f0c2a-0000-4000-8000-fixture00001"), std::vector<std::int64_t>{1});
+  EXPECT_TRUE(devices_matched(db, "GPU-5e1f0c2a").empty());  // a UUID is matched whole
+}
+
+// A second H200 stored, as databases before 2026-11-29 stored it, under its UUID's first 39
+// characters: the full UUID finds it, and so does the stored form; its id finds only it; the
+// name finds both.
+TEST(Filters, DeviceByFullUuidFindsTheStoredShortForm) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("report_test_devices_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "two_devices.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  const std::string full = "GPU-a1f23bfd-0ce3-ffce-ff38-8340399765fe";
+  {
+    auto db = db::Database::open(path, db::Mode::read_write);
+    db::DeviceRow second;
+    second.uuid = full.substr(0, 39);
+    second.name = "NVIDIA H200";
+    second.arch = "sm_90";
+    second.cc_major = 9;
+    second.sm_count = 132;
+    const db::DeviceId id = db.upsert_device(second);
+    ASSERT_EQ(id, 2);
+    db::RunInfo info;
+    info.device = id;
+    info.tool = "coalesce-tune";
+    info.resume_key = "second device";
+    const db::RunId run = db.begin_run(info);
+    db::MeasurementRow row;
+    row.run = run;
+    row.device = id;
+    row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
+    row.method = "cublas_gemm";
+    row.status = db::Status::launch_failed;
+    row.message = "synthetic";
+    ASSERT_TRUE(db.insert_measurement(row));
+    db.end_run(run, db::RunStatus::completed);
+  }
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    EXPECT_EQ(devices_matched(db, "2"), std::vector<std::int64_t>{2});
+    EXPECT_EQ(devices_matched(db, full), std::vector<std::int64_t>{2});
+    EXPECT_EQ(devices_matched(db, full.substr(0, 39)), std::vector<std::int64_t>{2});
+    EXPECT_EQ(devices_matched(db, "H200"), (std::vector<std::int64_t>{1, 2}));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The why table from the fixture's 4096 run: the epilogue's measured cost (eager 2.934 and
+// unfused 2.861 against cuBLAS GEMM's 2.712 ms), its DRAM model (4 and 2 passes of a 64 MiB C
+// at 4.3 TB/s), the waves of the winner's 1024 blocks at 2 per SM on 132 SMs, the winner's own
+// unfused build (3.015 ms) against it (2.902 ms), and the one config that spilled.
+TEST(Report, WhySaysWhatTheEpilogueCostsAndWhatFusionBuys) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Document d = build_report(db, {}, {});
+  const Table* why = nullptr;
+  for (const Table& t : d.tables)
+    if (t.name == "why") why = &t;
+  ASSERT_NE(why, nullptr);
+  ASSERT_EQ(why->rows.size(), 2u);
+  const auto& r = why->rows[1];
+  auto at = [&](const char* key) { return r[why->index(key)]; };
+  EXPECT_EQ(db::as_int(at("m")), 4096);
+  EXPECT_DOUBLE_EQ(db::as_double(at("c_mib")), 64.0);
+  EXPECT_EQ(db::as_text(at("c_in_l2")), "no");
+  EXPECT_NEAR(db::as_double(at("eager_cost_us")), 222.0, 1e-9);
+  EXPECT_NEAR(db::as_double(at("unfused_cost_us")), 149.0, 1e-9);
+  EXPECT_NEAR(db::as_double(at("eager_cost_pct")), 222.0 / 2712.0 * 100, 1e-9);
+  const double c_bytes = 4096.0 * 4096 * 4;
+  EXPECT_NEAR(db::as_double(at("eager_model_us")), 4 * c_bytes / 4.3e12 * 1e6, 1e-9);
+  EXPECT_NEAR(db::as_double(at("unfused_model_us")), 2 * c_bytes / 4.3e12 * 1e6, 1e-9);
+  EXPECT_EQ(db::as_int(at("blocks")), 1024);
+  EXPECT_NEAR(db::as_double(at("waves")), 1024.0 / (132 * 2), 1e-12);
+  EXPECT_NEAR(db::as_double(at("fusion_gain")), 3.015 / 2.902, 1e-12);
+  EXPECT_EQ(db::as_int(at("spilled")), 1);
+  EXPECT_EQ(db::as_int(why->rows[0][why->index("spilled")]), 0);
+  EXPECT_EQ(db::as_text(why->rows[0][why->index("c_in_l2")]), "yes");  // 4 MiB at 1024
 }
 
 TEST(Report, ComparisonAgreesWithTheView) {
@@ -154,8 +296,9 @@ TEST(Report, PeersFollowTheBaselinesAndLeaveWithRunFilter) {
 TEST(Diff, VerdictsFollowTheNoiseRule) {
   auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
-  Document d = build_diff(a, b, {}, {"a", "b", false});
-  const Table& t = d.tables.at(0);
+  Document d = build_diff(a, b, {}, {"a", "b", false, /*all=*/true});
+  ASSERT_EQ(d.tables.at(0).name, "summary");  // the summary first
+  const Table& t = d.tables.at(1);
   std::map<std::string, std::string> verdict;  // "<m> <method> <config>" -> verdict
   for (const auto& row : t.rows)
     verdict[db::as_text(row[t.index("m")]) + " " + db::as_text(row[t.index("method")]) + " " +
@@ -163,11 +306,11 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
   auto name = [](SimtConfig c) { return config_name(from_simt(c), Dtype::f32, Epilogue::bias_gelu); };
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 16, 64, 32, 8, 8, 3, 4, 8})], "faster");
   EXPECT_EQ(verdict["4096 coalesce " + name({128, 128, 8, 64, 32, 8, 8, 2, 4, 8})], "slower");
-  EXPECT_EQ(verdict["4096 coalesce " + name({128, 64, 16, 32, 32, 4, 8, 3, 4, 8})], "same");
+  EXPECT_EQ(verdict["4096 coalesce " + name({128, 64, 16, 32, 32, 4, 8, 3, 4, 8})], "within noise");
   EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 8, 32, 32, 4, 8, 2, 2, 1})], "now ok");
   EXPECT_EQ(verdict["1024 coalesce " + name({64, 64, 16, 32, 32, 4, 8, 2, 4, 4})],
             "now launch_failed");
-  const Table& s = d.tables.at(1);
+  const Table& s = d.tables.at(0);
   EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_a")]), 1);  // D at 1024
   EXPECT_EQ(db::as_int(s.rows[0][s.index("only_in_b")]), 1);  // N at 1024
   EXPECT_EQ(db::as_int(s.rows[0][s.index("faster")]), 1);
@@ -178,6 +321,38 @@ TEST(Diff, VerdictsFollowTheNoiseRule) {
     if (!db::is_null(row[t.index("ratio")])) ratios.push_back(db::as_double(row[t.index("ratio")]));
   ASSERT_GE(ratios.size(), 2u);
   EXPECT_DOUBLE_EQ(db::as_double(s.rows[0][s.index("geomean_ratio")]), geometric_mean(ratios));
+}
+
+// By default a diff lists only what changed beyond noise (and changes of status); the summary
+// still counts every compared row.
+TEST(Diff, ListsOnlyChangesBeyondNoiseUnlessAll) {
+  auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
+  Document all = build_diff(a, b, {}, {"a", "b", false, true});
+  Document changed = build_diff(a, b, {}, {"a", "b", false, false});
+  const Table& s = changed.tables.at(0);
+  const Table& t = changed.tables.at(1);
+  const std::int64_t within = db::as_int(s.rows[0][s.index("within_noise")]);
+  ASSERT_GT(within, 0);
+  EXPECT_EQ(static_cast<std::int64_t>(all.tables.at(1).rows.size()),
+            static_cast<std::int64_t>(t.rows.size()) + within);
+  for (const auto& row : t.rows) EXPECT_NE(db::as_text(row[t.index("verdict")]), "within noise");
+  EXPECT_EQ(all.tables.at(0).rows, changed.tables.at(0).rows);  // the same summary
+}
+
+// --fail-on-slower PCT: rows slower beyond noise by more than PCT percent. The fixture's B
+// config is 10% slower in b (beyond its noise), nothing else is slower.
+TEST(Diff, FailOnSlowerCountsRowsSlowerBeyondTheThreshold) {
+  auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);
+  Document d = build_diff(a, b, {}, {"a", "b", false, false});
+  EXPECT_EQ(slower_by_more_than(d, 0).size(), 1u);
+  EXPECT_EQ(slower_by_more_than(d, 9.9).size(), 1u);
+  EXPECT_TRUE(slower_by_more_than(d, 10.1).empty());
+  ASSERT_EQ(slower_by_more_than(d, 5).size(), 1u);
+  EXPECT_NE(slower_by_more_than(d, 5)[0].find("(B/A 1.100)"), std::string::npos);
+  Document reversed = build_diff(b, a, {}, {"b", "a", false, false});  // now A's best got slower
+  EXPECT_EQ(slower_by_more_than(reversed, 5).size(), 1u);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(Printers, MarkdownGroupsRowsAndEscapesCells) {
   std::ostringstream out;
   print_markdown(sample(), out);
   std::string md = out.str();
-  EXPECT_NE(md.find("- format_version: `1`"), std::string::npos) << md;
+  EXPECT_NE(md.find("- format_version: `" + std::to_string(kFormatVersion) + "`"), std::string::npos) << md;
   EXPECT_NE(md.find(std::string("- tool_git_revision: `") + COALESCE_GIT_REVISION + "`"),
             std::string::npos);
   EXPECT_NE(md.find("### H200 · 1024³\n\n| config | median (ms) |\n| --- | ---: |\n"
@@ -50,7 +50,8 @@ TEST(Printers, MarkdownGroupsRowsAndEscapesCells) {
 TEST(Printers, CsvQuotesAndKeepsEveryColumn) {
   std::ostringstream out;
   print_csv(sample(), out);
-  EXPECT_EQ(out.str(), std::string("# format: coalesce-report/report\n# format_version: 1\n") +
+  EXPECT_EQ(out.str(), std::string("# format: coalesce-report/report\n# format_version: ") +
+                           std::to_string(kFormatVersion) + "\n" +
                            "# tool: coalesce-report " + COALESCE_VERSION +
                            "\n# tool_git_revision: " + COALESCE_GIT_REVISION +
                            "\n# database: x.db\n# table times: Times\n"

@@ -119,6 +119,9 @@ class PureParts(unittest.TestCase):
     def test_parse_shape(self):
         self.assertEqual(peers.parse_shape("4096"), (4096, 4096, 4096))
         self.assertEqual(peers.parse_shape("128x256x64"), (128, 256, 64))
+        self.assertEqual(peers.parse_shape("128×256×64"), (128, 256, 64))
+        self.assertEqual(peers.parse_shape("1048576x1x1"), (1048576, 1, 1))
+        self.assertIsNone(peers.parse_shape("1048577"))
         for bad in ("", "0", "-5", "12x", "1x2", "1x2x3x4", "4096 ", "x", "1e3", "0x4x4"):
             self.assertIsNone(peers.parse_shape(bad), bad)
 
@@ -191,9 +194,9 @@ class Refusals(unittest.TestCase):
         self.refused("--tune /nonexistent is not an executable", 2, self.db, "--tune",
                      "/nonexistent")
         self.fake_torch("raise ImportError(\"No module named 'torch'\")\n")
-        self.refused("PyTorch is not installed", 2, self.db, "--tune", tune)
+        self.refused("PyTorch is not installed", 3, self.db, "--tune", tune)
         missing = self.work / "new.db"
-        self.refused("PyTorch is not installed", 2, missing, "--tune", tune)
+        self.refused("PyTorch is not installed", 3, missing, "--tune", tune)
         self.assertFalse(missing.exists())
 
     def test_no_gpu(self):
@@ -207,7 +210,7 @@ class Refusals(unittest.TestCase):
                     return 0
             __version__ = "0.0-fake"
             """)
-        self.refused("no CUDA device", 2, self.db, "--tune", str(env_path("COALESCE_TUNE")))
+        self.refused("no CUDA device", 3, self.db, "--tune", str(env_path("COALESCE_TUNE")))
 
 
 class Feed(unittest.TestCase):

@@ -72,10 +72,10 @@ check "a failed test fails the run" '[ $rc -ne 0 ] && printf "%s" "$out" | grep 
 pack example_no_device
 add_test_binary t_pass "" $passing_test
 add_example ex_fused 0
-add_example ex_unfused 2
+add_example ex_unfused 3
 run
-check "an example that finds no device (status 2) fails the run" \
-  '[ $rc -ne 0 ] && printf "%s" "$out" | grep -q "FAIL: ex_unfused: exit status 2"'
+check "an example that finds no device (status 3) fails the run" \
+  '[ $rc -ne 0 ] && printf "%s" "$out" | grep -q "FAIL: ex_unfused: exit status 3"'
 
 pack example_missing
 add_test_binary t_pass "" $passing_test

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # coalesce-tune's command line on a machine without a GPU: every bad input is one line on stderr
-# naming the problem and status 2 with the database file untouched (checksum) or never created; a
-# dry run compiles through NVRTC without a GPU, writes no database, and hits the cache the second
-# time; the cache verbs count, verify, clear and refuse a bad directory. A missing device is status
-# 2 too, so each refusal is told from an accepted input by its message, and valid inputs are shown
-# to get past the command line: with `--device 99` they stop at the device query ("no CUDA
-# device", on any machine) before the database is opened.
+# naming the problem and status 2 (bad usage, docs/working.md) with the database file untouched
+# (checksum) or never created; a dry run compiles through NVRTC without a GPU, writes no database,
+# and hits the cache the second time; the cache verbs count, verify, clear and refuse a bad
+# directory. Valid inputs are shown to get past the command line: with `--device 99` they stop at
+# the device query (status 3, "no CUDA device", on any machine) before the database is opened.
 set -u
 tune=$1
 work=$(mktemp -d)
@@ -27,13 +26,14 @@ while IFS='|' read -r args expect; do
   check "sweep $args: not a device error" '! printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 done <<'CASES'
---shape 0|--shape '0': each of M, N and K must be a positive integer
---shape -5|--shape '-5': each of M, N and K must be a positive integer
---shape 4096x0x16|--shape '4096x0x16': each of M, N and K must be a positive integer
---shape 12x34|--shape '12x34': give one size
---shape 1x2x3x4|--shape '1x2x3x4': give one size
---shape abc|--shape 'abc': each of M, N and K must be a positive integer
---shape 99999999999|--shape '99999999999': each of M, N and K must be a positive integer
+--shape 0|--shape '0': expected N (M = N = K) or MxNxK, e.g. 4096 or 1024x2048x512 (x or ×), each side a whole number from 1 to 1048576
+--shape -5|--shape '-5': expected N (M = N = K) or MxNxK
+--shape 4096x0x16|--shape '4096x0x16': expected N
+--shape 12x34|--shape '12x34': expected N
+--shape 1x2x3x4|--shape '1x2x3x4': expected N
+--shape abc|--shape 'abc': expected N
+--shape 99999999999|each side a whole number from 1 to 1048576
+--shape 1048577|each side a whole number from 1 to 1048576
 --shape 4096 --dtype bf16 --family simt|--family simt cannot compute --dtype bf16: the simt family computes in f32
 --shape 4096 --dtype f64|--dtype 'f64' is not a dtype
 --shape 4096 --family tensor|--family 'tensor' is not a kernel family (simt
@@ -51,12 +51,14 @@ CASES
 while read -r args; do
   [ -z "$args" ] && continue
   out=$("$tune" sweep $args --device 99 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
-  check "sweep $args: accepted (status 2 at the device query, one line)" \
-    '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
+  check "sweep $args: accepted (status 3 at the device query, one line)" \
+    '[ $rc -eq 3 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep $args: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 done <<'CASES'
 --shape 4096
 --shape 4096x1024x16
+--shape 4096×1024×16
+--shape 1048576x1x1
 --shape 4096 --dtype f32
 --shape 4096 --family simt
 --shape 4096 --epilogue bias_relu
@@ -65,14 +67,14 @@ done <<'CASES'
 --shape 4096 --timeout 0.5
 CASES
 
-# Without a GPU a real sweep stops before opening the database: exit 2, one line.
+# Without a GPU a real sweep stops before opening the database: exit 3, one line.
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   out=$("$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
-  check "sweep without a GPU exits 2" '[ $rc -eq 2 ]'
+  check "sweep without a GPU exits 3" '[ $rc -eq 3 ]'
   check "sweep without a GPU says so in one line" '[ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device"'
   check "sweep without a GPU leaves the database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
   out=$("$tune" sweep --shape 256 --db "$work/new.db" --cache-dir "$work/cache" 2>&1); rc=$?
-  check "sweep without a GPU creates no database" '[ $rc -eq 2 ] && [ ! -e "$work/new.db" ]'
+  check "sweep without a GPU creates no database" '[ $rc -eq 3 ] && [ ! -e "$work/new.db" ]'
 fi
 
 # record: a bad line is one sentence naming it, exit 2, the database untouched (or not created);
@@ -86,17 +88,39 @@ out=$(printf '%s\n' "$header" | "$tune" record --db "$work/fed.db" 2>&1 >/dev/nu
 check "record: a feed without its end line exits 1" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "without an end line; nothing was stored"'
 check "record: a feed that stored nothing creates no database" '[ ! -e "$work/fed.db" ]'
 
-# The space lists every candidate with a verdict, pruned ones with their category and sentence.
+# The space lists every candidate with a verdict, pruned ones with their category and sentence,
+# as text, CSV (one header, a row per candidate) or JSON (the same rows).
 out=$("$tune" space --shape 4096 2>/dev/null)
 check "space lists legal configs" 'printf "%s\n" "$out" | grep -q "^simt_f32_.*_bias_gelu  legal  "'
 check "space gives each pruned config a reason" '! printf "%s\n" "$out" | grep "  pruned  " | grep -vq ": "'
 check "space --all adds the non-configs" '"$tune" space --shape 4096 --all 2>/dev/null | grep -q "  not_a_config  "'
+text_rows=$(printf "%s\n" "$out" | grep -c "^simt_")
+csv=$("$tune" space --shape 4096 --format csv 2>/dev/null); rc=$?
+check "space --format csv: a header, then one row per candidate" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | head -n 1)" = "m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message" ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | wc -l)" -eq "$text_rows" ]'
+check "space --format csv: pruned rows carry the reason" \
+  'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,simt,simt_f32_[^,]*,pruned,[0-9]*,[0-9]*,[0-9]*,registers,"'
+json=$("$tune" space --shape 4096 --format json 2>/dev/null); rc=$?
+check "space --format json: the same rows" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s" "$json" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"format\"], len(d[\"rows\"]))")" = "coalesce-tune/space $text_rows" ]'
+out=$("$tune" space --shape 4096 --format xml 2>&1 >/dev/null); rc=$?
+check "space --format xml: status 2, one line naming it" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--format: xml not in {text,csv,json}"'
+
+# A bad --cache-dir is refused before any work (no compile, no database), naming the flag.
+out=$("$tune" sweep --shape 128 --dry-run --cache-dir "$db" 2>&1); rc=$?
+check "sweep --cache-dir FILE: status 1, one line naming the flag, before any work" \
+  '[ $rc -eq 1 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: --cache-dir $db: not a directory$"'
+out=$("$tune" sweep --shape 128 --device 99 --db "$work/gated.db" --cache-dir "$db/sub" 2>&1); rc=$?
+check "sweep --cache-dir under a file: status 1 before the device query and the database" \
+  '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: --cache-dir $db/sub: cannot create it" && [ ! -e "$work/gated.db" ]'
 
 # A dry run compiles two drawn configs without a GPU and writes no database.
 dry=$work/dry.db
 out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
 check "dry run exits 0" '[ $rc -eq 0 ]'
 check "dry run compiles the two drawn configs" '[ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 2 ]'
+check "dry run prints what it compiles, not the configs pruned before compiling" \
+  '! printf "%s\n" "$out" | grep -q "  pruned " && printf "%s\n" "$out" | grep -q "pruned before compiling (coalesce-tune space lists them)"'
 check "dry run writes no database" '[ ! -e "$dry" ]'
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
@@ -128,6 +152,6 @@ for verb in stats verify clear; do
   check "cache $verb of a file: exit 1, one line, file untouched" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "not a directory" && [ "$(sha256sum "$db")" = "$sum" ]'
 done
 out=$("$tune" cache 2>&1 >/dev/null); rc=$?
-check "cache without a verb: exit 2" '[ $rc -eq 2 ]'
+check "cache without a verb: exit 2, one line asking for one" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "A subcommand is required"'
 check "cache --help lists the verbs" '"$tune" cache --help | grep -q "verify"'
 exit $fail

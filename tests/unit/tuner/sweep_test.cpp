@@ -211,20 +211,39 @@ TEST_F(StandInSweep, AKernelWrongAfterTimingIsAWrongResultWithoutATiming) {
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_comparison"), 1);
 }
 
-TEST_F(StandInSweep, ACompletedSweepRunAgainMeasuresOnlyItsBaselines) {
+TEST_F(StandInSweep, ACompletedSweepRunAgainHasNothingToDo) {
   const fs::path db = dir_ / "again.db";
   ASSERT_EQ(sweep(db).code, 0);
   const auto before = row_set(db, false);
+  const long long rows = count(db, "SELECT COUNT(*) FROM measurements");
   Exit again = sweep(db);
   ASSERT_EQ(again.code, 0) << again.out;
-  // A completed sweep is not resumed: a new run measures its own baselines and skips every
-  // config already measured on this device.
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 2);
+  // Every config is measured on this device: no run is opened, no baseline measured again (the
+  // report would ignore them: they are not of the best row's run), and the summary still reads
+  // the stored comparison.
+  EXPECT_NE(again.out.find("nothing to do: every config of this sweep is already measured on this device (run 1)"),
+            std::string::npos)
+      << again.out;
   EXPECT_NE(again.out.find(std::to_string(kBudget) + " configs were already measured"), std::string::npos) << again.out;
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce'"),
-            count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND run_id = 1"));
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE config_id IS NULL AND run_id = 2"), 3);
-  EXPECT_GE(row_set(db, false).size(), before.size());
+  EXPECT_NE(again.out.find("  best "), std::string::npos) << again.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements"), rows);
+  EXPECT_EQ(row_set(db, false), before);
+}
+
+// A sweep that finds part of its work done (here: one more problem) opens a run for what is
+// new only: the done problem gets no baselines in it.
+TEST_F(StandInSweep, ASweepWithSomeWorkDoneMeasuresOnlyTheRest) {
+  const fs::path db = dir_ / "more.db";
+  ASSERT_EQ(sweep(db).code, 0);
+  std::vector<std::string> more = args(db);
+  more.insert(more.begin() + 3, {"--shape", "128"});
+  Exit e = run(COALESCE_TUNE, more, {kStandIn});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_EQ(e.out.find("nothing to do"), std::string::npos) << e.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE run_id = 2 AND config_id IS NULL AND m = 128"), 3);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE run_id = 2 AND m = 256"), 0);
 }
 
 TEST_F(StandInSweep, AKilledSweepResumesToTheSameRows) {

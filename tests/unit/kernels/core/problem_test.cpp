@@ -8,6 +8,32 @@
 
 using namespace coalesce;
 
+// One reading of --shape for every tool: N or MxNxK, "×" as the reports print shapes, each side
+// 1..kMaxExtent, and a sentence that states the limit for anything else.
+TEST(Extents, ReadNOrMxNxKWithXOrTimes) {
+  const auto square = parse_extents("4096");
+  ASSERT_TRUE(square);
+  EXPECT_EQ(square->m, 4096);
+  EXPECT_EQ(square->n, 4096);
+  EXPECT_EQ(square->k, 4096);
+  for (const char* text : {"128x256x64", "128\u00d7256\u00d764", "128x256\u00d764"}) {
+    const auto p = parse_extents(text);
+    ASSERT_TRUE(p) << text;
+    EXPECT_EQ(p->m, 128);
+    EXPECT_EQ(p->n, 256);
+    EXPECT_EQ(p->k, 64);
+  }
+  const auto largest = parse_extents("1048576x1x1");
+  ASSERT_TRUE(largest);
+  EXPECT_EQ(largest->m, kMaxExtent);
+  for (const char* bad : {"", "0", "-5", "12x", "1x2", "1x2x3x4", "4096 ", "x", "1e3", "1048577",
+                          "99999999999999999999", "4096X4096X4096", "4096*4096*4096", "\u00d7"}) {
+    std::string error;
+    EXPECT_FALSE(parse_extents(bad, &error)) << bad;
+    EXPECT_NE(error.find("from 1 to 1048576"), std::string::npos) << bad;
+  }
+}
+
 TEST(Vocabulary, ParsesEveryDtypeAndEpilogueByItsName) {
   for (Dtype d : all_dtypes()) EXPECT_EQ(parse_dtype(to_string(d)), d);
   for (Epilogue e : all_epilogues()) EXPECT_EQ(parse_epilogue(to_string(e)), e);
@@ -17,7 +43,7 @@ TEST(Vocabulary, ParsesEveryDtypeAndEpilogueByItsName) {
   EXPECT_FALSE(parse_epilogue("gelu").has_value());
 }
 
-// DESIGN.md: f32 everywhere; tf32 = f32 storage with TF32 math; bf16/f16 = 16-bit A, B, bias
+// The dtypes: f32 everywhere; tf32 = f32 storage with TF32 math; bf16/f16 = 16-bit A, B, bias
 // and C with an f32 accumulator.
 TEST(GemmTypes, SeparateStorageAccumulatorAndMath) {
   const GemmTypes f32 = gemm_types(Dtype::f32), tf32 = gemm_types(Dtype::tf32);
