@@ -97,12 +97,14 @@ check "space --all adds the non-configs" '"$tune" space --shape 4096 --all 2>/de
 text_rows=$(printf "%s\n" "$out" | grep -c "^simt_")
 csv=$("$tune" space --shape 4096 --format csv 2>/dev/null); rc=$?
 check "space --format csv: a header, then one row per candidate" \
-  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | head -n 1)" = "m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message" ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | wc -l)" -eq "$text_rows" ]'
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | head -n 1)" = "m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message" ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | grep -vc ",refused,")" -eq "$text_rows" ]'
+check "space --format csv: a family that refuses the dtype is one row saying so" \
+  'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,mma,,refused,,,,dtype,"'
 check "space --format csv: pruned rows carry the reason" \
   'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,simt,simt_f32_[^,]*,pruned,[0-9]*,[0-9]*,[0-9]*,registers,"'
 json=$("$tune" space --shape 4096 --format json 2>/dev/null); rc=$?
 check "space --format json: the same rows" \
-  '[ $rc -eq 0 ] && [ "$(printf "%s" "$json" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"format\"], len(d[\"rows\"]))")" = "coalesce-tune/space $text_rows" ]'
+  '[ $rc -eq 0 ] && [ "$(printf "%s" "$json" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"format\"], sum(r[\"verdict\"] != \"refused\" for r in d[\"rows\"]))")" = "coalesce-tune/space $text_rows" ]'
 out=$("$tune" space --shape 4096 --format xml 2>&1 >/dev/null); rc=$?
 check "space --format xml: status 2, one line naming it" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--format: xml not in {text,csv,json}"'
 
