@@ -47,7 +47,7 @@ while read -r t; do
   fi
 done < <(cat dist/gpu-tests.txt 2>/dev/null)
 
-# The examples exit 0 only when C matched the fp64 reference (2: no device, 1: wrong or error).
+# The examples exit 0 only when C matched the fp64 reference (3: no device, 1: wrong or error).
 while read -r e; do
   [ -n "$e" ] || continue
   echo "== $e" | tee -a "$log"
