@@ -147,6 +147,28 @@ class PureParts(unittest.TestCase):
                          "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f")
 
 
+    def test_every_dtype_coalesce_computes_has_its_peers(self):
+        # The peers run every dtype the tools take; tl.dot's precision is recorded for f32
+        # operands (FMA units for f32, tensor cores for tf32) and the tensor-core dtypes try
+        # tensor-core tiles.
+        self.assertEqual(sorted(peers.DTYPES), ["bf16", "f16", "f32", "tf32"])
+        for dtype, precision in (("f32", "ieee"), ("tf32", "tf32"), ("bf16", None), ("f16", None)):
+            args = peers.parse_args(["--dtype", dtype, "--shape", "4096"])
+            planned = peers.plan(args)
+            self.assertEqual([p.config for p in planned][:2],
+                             [f"torch_eager_{dtype}_bias_gelu", f"torch_compile_default_{dtype}_bias_gelu"])
+            self.assertEqual(planned[0].params["tf32"], dtype == "tf32")
+            triton = [p for p in planned if p.method == "triton"]
+            self.assertEqual(len(triton), len(peers.triton_configs(dtype)))
+            self.assertTrue(all(p.config.startswith(f"triton_{dtype}_") for p in triton))
+            self.assertEqual(triton[0].params.get("input_precision"), precision)
+            for p in triton:  # the ring of stages fits the H200's 227 KiB of shared memory
+                cfg = p.triton
+                size = 4 if dtype in ("f32", "tf32") else 2
+                self.assertLessEqual(cfg.stages * (cfg.bm + cfg.bn) * cfg.bk * size, 227 * 1024, p.config)
+        self.assertEqual(peers.triton_configs("bf16")[0].bk, 64)
+
+
 class Refusals(unittest.TestCase):
     """The command line before anything is measured: one line on stderr, nothing on stdout, the
     exit code, and the database and its directory as they were."""
