@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -90,6 +93,72 @@ Problem shape_option(const std::string& text, Dtype dtype, Epilogue epilogue) {
   p->dtype = dtype;
   p->epilogue = epilogue;
   return *p;
+}
+
+// A whole non-negative number (no sign, no spaces), or nothing.
+std::optional<int> whole_number(std::string_view text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos) return {};
+  return std::stoi(std::string(text));
+}
+
+// --devices: "all" (every GPU of this host) or ordinals "0,1,3", each present and named once.
+// The list is checked before the devices are counted, so a typo is bad usage on any machine.
+std::vector<int> parse_devices(const std::string& text) {
+  std::vector<int> out;
+  if (text != "all") {
+    std::string_view rest = text;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      const std::optional<int> d = whole_number(item);
+      if (!d)
+        throw UsageError("--devices '" + text + "': '" + std::string(item) + "' is not a device ordinal (all, or e.g. 0,1)");
+      if (std::find(out.begin(), out.end(), *d) != out.end())
+        throw UsageError("--devices '" + text + "' names device " + std::to_string(*d) + " twice");
+      out.push_back(*d);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  const int available = tuner::available_devices();
+  if (available == 0) throw NoDeviceError("--devices " + text + ": no CUDA device here");
+  if (text == "all")
+    for (int d = 0; d < available; ++d) out.push_back(d);
+  for (int d : out)
+    if (d >= available)
+      throw UsageError("--devices '" + text + "': device " + std::to_string(d) + " is not here (this host has " +
+                       std::to_string(available) + ", ordinals 0 to " + std::to_string(available - 1) + ")");
+  return out;
+}
+
+// --shard I/N: 0 <= I < N.
+std::pair<int, int> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  const std::optional<int> i = whole_number(std::string_view(text).substr(0, slash));
+  const std::optional<int> n =
+      slash == std::string::npos ? std::nullopt : whole_number(std::string_view(text).substr(slash + 1));
+  if (!i || !n || *n < 1 || *i >= *n)
+    throw UsageError("--shard '" + text + "' is not I/N with 0 <= I < N (e.g. 0/4, the first of four shards)");
+  return {*i, *n};
+}
+
+// The shard of a Slurm array task: its index among the array's tasks, from SLURM_ARRAY_TASK_ID,
+// _MIN, _STEP and _COUNT (e.g. --array=0-7 gives shards 0/8 to 7/8); 0/1 outside an array.
+std::pair<int, int> shard_from_slurm() {
+  const auto env = [](const char* name) -> std::optional<int> {
+    const char* v = std::getenv(name);
+    return v ? whole_number(v) : std::nullopt;
+  };
+  const std::optional<int> id = env("SLURM_ARRAY_TASK_ID"), count = env("SLURM_ARRAY_TASK_COUNT");
+  if (!id || !count) return {0, 1};
+  const int min = env("SLURM_ARRAY_TASK_MIN").value_or(0), step = std::max(1, env("SLURM_ARRAY_TASK_STEP").value_or(1));
+  const int index = (*id - min) / step;
+  if (*id < min || (*id - min) % step != 0 || index >= *count)
+    throw UsageError("SLURM_ARRAY_TASK_ID " + std::to_string(*id) + " is not one of the array's " +
+                     std::to_string(*count) + " tasks (min " + std::to_string(min) + ", step " +
+                     std::to_string(step) + "): pass --shard I/N");
+  std::fprintf(stderr, "coalesce-tune: shard %d/%d (Slurm array task %d)\n", index, *count, *id);
+  return {index, *count};
 }
 
 std::string dtype_names() {
@@ -354,7 +423,13 @@ int main(int argc, char** argv) {
   sweep->add_option("--seed", so.seed, "random strategy: seed of the draw")->capture_default_str();
   sweep->add_option("--config", so.configs, "only this config (its name; repeatable): re-measure a known config");
   sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");
-  sweep->add_option("--device", so.device, "CUDA device ordinal")->capture_default_str();
+  std::optional<int> sweep_device;
+  std::string devices_option, shard_option;
+  sweep->add_option("--device", sweep_device, "CUDA device ordinal (default 0)");
+  sweep->add_option("--devices", devices_option,
+                    "several GPUs of this host: all, or ordinals (0,1,3); problem i is measured on the i-th mod D");
+  sweep->add_option("--shard", shard_option,
+                    "I/N: only problem i with i mod N = I (default: from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT when set)");
   sweep->add_option("--db", db_path, "results database")->capture_default_str();
   sweep->add_option("--cache-dir", cache_dir, "kernel cache (default $XDG_CACHE_HOME/coalesce/kernels)");
   sweep->add_option("-j,--jobs", jobs, "compile threads (default: every core)");
@@ -437,6 +512,14 @@ int main(int argc, char** argv) {
           throw UsageError("--config names the configs to measure: it takes no --strategy random");
       }
       if (db_path.empty()) throw UsageError("--db must name a file");
+      if (sweep_device) so.device = *sweep_device;
+      if (!devices_option.empty()) {
+        if (sweep_device) throw UsageError("--device and --devices: give one of them");
+        if (so.dry_run) throw UsageError("--devices measures on several GPUs; a --dry-run measures nothing");
+        if (!so.configs.empty()) throw UsageError("--config re-measures named configs on one GPU: it takes no --devices");
+        so.devices = parse_devices(devices_option);
+      }
+      std::tie(so.shard, so.shards) = shard_option.empty() ? shard_from_slurm() : parse_shard(shard_option);
       so.db_path = db_path;
       check_cache_dir(cache_dir);
       so.cache_dir = cache_dir;

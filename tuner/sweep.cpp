@@ -15,6 +15,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -240,25 +241,44 @@ struct TimeSplit {
   int retried = 0;  // fresh compiles that failed among the others and were retried alone
 };
 
-// The stderr progress line: one line rewritten in place on a terminal, otherwise a line every
-// 10% of the candidates (logs stay short).
-class Progress {
+// The progress of a sweep over several devices: one lane per device, and the whole sweep's
+// count and time left. On a terminal one line rewritten in place ("dev0 76/760 · dev1 80/760 ·
+// all 156/1520, ~40 s left"); in a log a line per device every 10% of its problem's candidates,
+// each ending with the whole sweep's count and time left.
+class Board {
  public:
-  Progress(std::string problem, std::size_t total) : problem_(std::move(problem)), total_(total), start_(Clock::now()) {
-    tty_ = isatty(STDERR_FILENO);
+  explicit Board(const std::vector<int>& ordinals) : start_(Clock::now()), tty_(isatty(STDERR_FILENO)) {
+    for (int ordinal : ordinals) lanes_.push_back({ordinal, 0, 0});
   }
-  void update(std::size_t done, std::size_t pruned, std::size_t failed, const std::string& best) {
-    const double elapsed = seconds_since(start_);
-    const std::size_t step = total_ / 10 == 0 ? 1 : total_ / 10;
-    if (!tty_ && done != total_ && done % step != 0) return;
-    char left[48] = "";
-    if (done > 0 && done < total_) {
-      const double s = elapsed / static_cast<double>(done) * static_cast<double>(total_ - done);
-      std::snprintf(left, sizeof left, ", ~%.0f s left", s);
+  void add_total(std::size_t lane, std::size_t n) {
+    std::lock_guard lock(mutex_);
+    lanes_[lane].total += n;
+  }
+  // One candidate of `lane` is done; `line` is its problem's progress, printed to a log when
+  // `due` (every 10% of that problem).
+  void advance(std::size_t lane, const std::string& line, bool due) {
+    std::lock_guard lock(mutex_);
+    ++lanes_[lane].done;
+    if (!tty_ && !due) return;
+    std::size_t done = 0, total = 0;
+    for (const Lane& l : lanes_) done += l.done, total += l.total;
+    char all[96];
+    std::snprintf(all, sizeof all, "all devices %zu/%zu configs", done, total);
+    std::string left;
+    if (done > 0 && done < total) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, ", ~%.0f s left",
+                    seconds_since(start_) / static_cast<double>(done) * static_cast<double>(total - done));
+      left = buf;
     }
-    std::fprintf(stderr, "%s[%s] %zu/%zu configs, %zu pruned, %zu failed, best %s%s%s", tty_ ? "\r\033[K" : "",
-                 problem_.c_str(), done, total_, pruned, failed, best.empty() ? "-" : best.c_str(), left,
-                 tty_ ? "" : "\n");
+    if (tty_) {
+      std::string text;
+      for (const Lane& l : lanes_)
+        text += "dev" + std::to_string(l.ordinal) + " " + std::to_string(l.done) + "/" + std::to_string(l.total) + " · ";
+      std::fprintf(stderr, "\r\033[K%s%s%s", text.c_str(), all, left.c_str());
+    } else {
+      std::fprintf(stderr, "device %d: %s; %s%s\n", lanes_[lane].ordinal, line.c_str(), all, left.c_str());
+    }
     std::fflush(stderr);
   }
   void finish() {
@@ -266,23 +286,79 @@ class Progress {
   }
 
  private:
+  struct Lane {
+    int ordinal;
+    std::size_t done, total;
+  };
+  std::mutex mutex_;
+  std::vector<Lane> lanes_;
+  Clock::time_point start_;
+  bool tty_;
+};
+
+// The stderr progress line of one problem and family: one line rewritten in place on a
+// terminal, otherwise a line every 10% of the candidates (logs stay short). On a sweep over
+// several devices it reports to the board instead.
+class Progress {
+ public:
+  Progress(std::string problem, std::size_t total, Board* board = nullptr, std::size_t lane = 0)
+      : problem_(std::move(problem)), total_(total), start_(Clock::now()), board_(board), lane_(lane) {
+    tty_ = isatty(STDERR_FILENO);
+  }
+  void update(std::size_t done, std::size_t pruned, std::size_t failed, const std::string& best) {
+    const double elapsed = seconds_since(start_);
+    const std::size_t step = total_ / 10 == 0 ? 1 : total_ / 10;
+    const bool due = done == total_ || done % step == 0;
+    if (!board_ && !tty_ && !due) return;
+    char left[48] = "";
+    if (done > 0 && done < total_) {
+      const double s = elapsed / static_cast<double>(done) * static_cast<double>(total_ - done);
+      std::snprintf(left, sizeof left, ", ~%.0f s left", s);
+    }
+    char line[1024];
+    std::snprintf(line, sizeof line, "[%s] %zu/%zu configs, %zu pruned, %zu failed, best %s%s", problem_.c_str(), done,
+                  total_, pruned, failed, best.empty() ? "-" : best.c_str(), board_ ? "" : left);
+    if (board_) {
+      board_->advance(lane_, line, due);
+      return;
+    }
+    std::fprintf(stderr, "%s%s%s", tty_ ? "\r\033[K" : "", line, tty_ ? "" : "\n");
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (tty_ && !board_) std::fputc('\n', stderr);
+  }
+
+ private:
   std::string problem_;
   std::size_t total_;
   Clock::time_point start_;
+  Board* board_;
+  std::size_t lane_;
   bool tty_ = false;
 };
 
-// The device of COALESCE_TEST_STANDIN_WORKER sweeps: named so that no one mistakes its rows.
-DeviceInfo standin_device() {
+// The devices of COALESCE_TEST_STANDIN_WORKER sweeps: named so that no one mistakes their rows.
+// COALESCE_TEST_STANDIN_DEVICES=N makes N of them (ordinals 0 to N-1, UUIDs ending in the
+// ordinal), so that a sweep over several devices is tested without a GPU.
+DeviceInfo standin_device(int ordinal) {
   DeviceInfo d;
+  d.ordinal = ordinal;
   d.name = "stand-in device (test)";
-  d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
+  char uuid[64];
+  std::snprintf(uuid, sizeof uuid, "GPU-00000000-0000-0000-0000-%012d", ordinal);
+  d.uuid = uuid;
   d.cc_major = 9;
   d.cc_minor = 0;
   d.sm_count = 132;
   d.l2_bytes = 60 << 20;
   d.global_mem_bytes = 141LL << 30;
   return d;
+}
+
+int standin_devices() {
+  const char* n = std::getenv("COALESCE_TEST_STANDIN_DEVICES");
+  return n && *n ? std::max(1, std::atoi(n)) : 1;
 }
 
 fs::path self_exe() {
@@ -301,22 +377,46 @@ std::string host_name() {
 std::atomic<bool> g_interrupted{false};
 void on_interrupt(int) { g_interrupted = true; }
 
-// One sweep over the problems on a known target (GPU present) or a dry run.
+// What the sweeps of several devices share: one compile pool, one database connection (its
+// calls are serialized; the database allows one writer), stdout and the progress board.
+struct Shared {
+  ThreadPool* pool;
+  db::Database* db;
+  std::ostream* out;
+  std::mutex out_mutex;
+  Board* board;
+};
+
+// One sweep over the problems on a known target (GPU present) or a dry run. On a sweep over
+// several devices, one of these per device, on its own thread, with `shared` and its lane.
 class Sweep {
  public:
-  Sweep(const SweepOptions& o, std::ostream& out) : o_(o), out_(out), hooks_(TestHooks::from_env()) {}
+  Sweep(const SweepOptions& o, std::ostream& out, Shared* shared = nullptr, std::size_t lane = 0)
+      : o_(o), out_(shared ? static_cast<std::ostream&>(local_) : out), hooks_(TestHooks::from_env()),
+        shared_(shared), lane_(lane) {}
 
   int run() {
+    try {
+      return run_here();
+    } catch (...) {
+      publish();
+      throw;
+    }
+  }
+
+ private:
+  int run_here() {
     const auto start = Clock::now();
     resolve_target();
     const fs::path cache = o_.cache_dir.empty() ? default_cache_dir().value_or(fs::path()) : o_.cache_dir;
     if (cache.empty())
       throw std::runtime_error("no kernel cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir");
     cache_dir_ = cache;
-    ThreadPool pool(o_.jobs ? o_.jobs : std::max(1u, std::thread::hardware_concurrency()));
+    std::optional<ThreadPool> own_pool;
+    ThreadPool& pool = shared_ ? *shared_->pool : own_pool.emplace(pool_threads());
 
     if (!o_.dry_run) {
-      db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
+      db_ = shared_ ? shared_->db : &own_db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
       resume_unfinished_run();
       worker_.emplace(hooks_.standin_worker.empty() ? self_exe() : fs::path(hooks_.standin_worker), o_.timeout_s);
       signal(SIGINT, on_interrupt);
@@ -337,22 +437,34 @@ class Sweep {
       throw;
     }
     if (db_ && run_) db_->end_run(run_, g_interrupted ? db::RunStatus::interrupted : db::RunStatus::completed);
-    if (db_ && !run_ && !g_interrupted) out_ << nothing_to_do();
+    if (db_ && !run_ && !g_interrupted) out_ << device_tag() << nothing_to_do();
 
     const double total = seconds_since(start);
-    out_ << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
+    out_ << device_tag() << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
          << " s, waiting for compiles " << fixed(time_.compile_wait_s, 1) << " s; NVRTC " << fixed(time_.nvrtc_s, 1)
          << " s of CPU over " << pool_threads() << " threads (" << time_.fresh << " compiled, "
          << time_.retried << " of them retried alone, " << time_.cached << " from the cache in " << cache_dir_.string()
          << ")\n";
     if (g_interrupted) {
-      out_ << "interrupted: the same command resumes this run\n";
+      out_ << device_tag() << "interrupted: the same command resumes this run\n";
+      publish();
       return 130;
     }
+    publish();
     return 0;
   }
 
- private:
+  // On a sweep over several devices, the lines this device wrote so far, whole, to stdout.
+  void publish() {
+    if (!shared_) return;
+    std::lock_guard lock(shared_->out_mutex);
+    *shared_->out << local_.str();
+    shared_->out->flush();
+    local_.str("");
+  }
+  // "device N: " before a line of a sweep over several devices.
+  std::string device_tag() const { return shared_ ? "device " + std::to_string(o_.device) + ": " : ""; }
+
   unsigned pool_threads() const { return o_.jobs ? o_.jobs : std::max(1u, std::thread::hardware_concurrency()); }
   static std::string fixed(double v, int digits) {
     char buf[64];
@@ -362,7 +474,7 @@ class Sweep {
 
   void resolve_target() {
     if (!hooks_.standin_worker.empty() && !o_.dry_run) {
-      device_ = standin_device();
+      device_ = standin_device(o_.device);
       target_ = device_->target();
     } else if (!o_.dry_run || device_count() > 0) {
       device_ = query_device(o_.device);
@@ -393,7 +505,7 @@ class Sweep {
     if (all) {
       for (const Family* f : families()) {
         if (Verdict v = refused(*f, problem, target_); !v.ok()) {
-          std::fprintf(stderr, "coalesce-tune: %s: %s skipped: %s\n", shape(problem).c_str(),
+          std::fprintf(stderr, "coalesce-tune: %s%s: %s skipped: %s\n", device_tag().c_str(), shape(problem).c_str(),
                        std::string(f->name()).c_str(), v.why);
           continue;
         }
@@ -582,6 +694,7 @@ class Sweep {
     for (const Family* family : families_for(problem)) {
       Plan p{family, enumerate(*family, problem, target_), {}, {}};
       p.chosen = select(p.space, o_.strategy, o_.budget, o_.seed);
+      if (shared_) shared_->board->add_total(lane_, p.chosen.size());
       if (!o_.configs.empty()) {
         std::erase_if(p.chosen, [&](const Candidate& c) {
           return std::find(o_.configs.begin(), o_.configs.end(), c.name) == o_.configs.end();
@@ -639,7 +752,7 @@ class Sweep {
 
     Progress progress(shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
                           std::string(to_string(problem.epilogue)) + " " + std::string(family.name()),
-                      chosen.size());
+                      chosen.size(), shared_ ? shared_->board : nullptr, lane_);
     std::size_t done = 0, pruned_after = 0, failed = 0, resumed = 0;
     int measured_now = 0;
     std::string best = best_so_far(problem, family);
@@ -660,6 +773,7 @@ class Sweep {
     progress.finish();
     if (db_ && !g_interrupted) measure_winner_unfused(problem, family, pool);
     summarize(problem, family, space, chosen.size(), counts, resumed);
+    publish();
   }
 
   // The baselines measured in every run, in kMethods' order (schema/vocabulary.hpp).
@@ -673,7 +787,8 @@ class Sweep {
       std::string why_not;
       std::optional<Outcome> o = measuring([&] { return worker_->baseline(method, &why_not); });
       if (!o) {
-        std::fprintf(stderr, "coalesce-tune: %s not measured: %s\n", method.c_str(), why_not.c_str());
+        std::fprintf(stderr, "coalesce-tune: %s%s not measured: %s\n", device_tag().c_str(), method.c_str(),
+                     why_not.c_str());
         continue;
       }
       db::MeasurementRow r = row_for(std::nullopt, method);
@@ -809,6 +924,7 @@ class Sweep {
     out_ << "problem " << shape(problem) << " " << to_string(problem.dtype) << " " << to_string(problem.epilogue)
          << ", family " << family_name;
     if (device_) out_ << " on " << device_->name << " (" << family.nvrtc_arch(target_) << ")";
+    if (shared_) out_ << ", device " << o_.device << " (" << device_->uuid << ")";
     if (run_) out_ << ", run " << run_;
     out_ << "\n  space: " << space.candidates.size() << " candidates (" << space.non_configs.size()
          << " list combinations are not " << family_name << " configs), " << space.pruned()
@@ -847,8 +963,11 @@ class Sweep {
   }
 
   const SweepOptions& o_;
+  std::ostringstream local_;  // this device's lines on a sweep over several devices
   std::ostream& out_;
   TestHooks hooks_;
+  Shared* shared_;
+  std::size_t lane_;
   std::optional<DeviceInfo> device_;
   Target target_;
   DeviceLimits limits_;
@@ -856,7 +975,8 @@ class Sweep {
   std::filesystem::path cache_dir_;
   std::map<std::string, Jit> jits_;
   std::vector<std::string> named_found_;  // the --config names some problem's space holds
-  std::optional<db::Database> db_;
+  std::optional<db::Database> own_db_;
+  db::Database* db_ = nullptr;  // own_db_, or the one shared by a sweep over several devices
   std::optional<WorkerProcess> worker_;
   db::DeviceId device_id_ = 0;
   db::RunId run_ = 0;
@@ -879,10 +999,99 @@ std::string resume_key(const SweepOptions& o) {
   k << ";strategy=" << (o.strategy == Strategy::random ? "random" : "exhaustive");
   if (o.strategy == Strategy::random) k << ";budget=" << o.budget << ";seed=" << o.seed;
   for (const std::string& c : o.configs) k << ";config=" << c;
+  if (o.shards > 1) k << ";shard=" << o.shard << "/" << o.shards;
   k << ";git=" << COALESCE_GIT_REVISION;
   return k.str();
 }
 
-int run_sweep(const SweepOptions& o, std::ostream& out) { return Sweep(o, out).run(); }
+std::vector<Problem> shard_problems(const std::vector<Problem>& problems, int shard, int shards) {
+  std::vector<Problem> out;
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    if (static_cast<int>(i % static_cast<std::size_t>(shards)) == shard) out.push_back(problems[i]);
+  return out;
+}
+
+int available_devices() { return TestHooks::from_env().standin_worker.empty() ? device_count() : standin_devices(); }
+
+namespace {
+
+// A sweep over several devices: problem i on devices[i mod D], each device's Sweep on its own
+// thread; they share the compile pool, the database and stdout. A device that fails stops
+// alone; the others finish their problems.
+int run_on_devices(const SweepOptions& o, std::ostream& out) {
+  std::vector<SweepOptions> lanes;
+  std::vector<int> ordinals;
+  for (std::size_t j = 0; j < o.devices.size(); ++j) {
+    SweepOptions lane = o;
+    lane.devices.clear();
+    lane.device = o.devices[j];
+    lane.problems = shard_problems(o.problems, static_cast<int>(j), static_cast<int>(o.devices.size()));
+    if (lane.problems.empty()) {
+      std::fprintf(stderr, "coalesce-tune: device %d has no problem to sweep (%zu problems over %zu devices)\n",
+                   lane.device, o.problems.size(), o.devices.size());
+      continue;
+    }
+    lanes.push_back(std::move(lane));
+    ordinals.push_back(o.devices[j]);
+  }
+  ThreadPool pool(o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency()));
+  db::Database db = db::Database::open(o.db_path, db::Mode::read_write);
+  Board board(ordinals);
+  Shared shared{&pool, &db, &out, {}, &board};
+  std::vector<int> status(lanes.size(), 0);
+  std::vector<std::string> stopped(lanes.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t j = 0; j < lanes.size(); ++j)
+      threads.emplace_back([&, j] {
+        try {
+          status[j] = Sweep(lanes[j], out, &shared, j).run();
+        } catch (const std::exception& e) {
+          stopped[j] = e.what();
+          std::fprintf(stderr, "coalesce-tune: device %d stopped: %s; the other devices go on\n", lanes[j].device,
+                       e.what());
+          status[j] = 1;
+        }
+      });
+  }
+  board.finish();
+  int failed = 0;
+  bool interrupted = false;
+  for (std::size_t j = 0; j < lanes.size(); ++j) {
+    failed += status[j] == 1;
+    interrupted = interrupted || status[j] == 130;
+  }
+  out << "devices: " << lanes.size() << " swept";
+  if (failed) {
+    out << ", " << failed << " stopped (";
+    bool first = true;
+    for (std::size_t j = 0; j < lanes.size(); ++j)
+      if (status[j] == 1) out << (first ? "" : "; ") << "device " << lanes[j].device << ": " << stopped[j], first = false;
+    out << "); the same command measures what they left";
+  }
+  out << "\n";
+  if (interrupted) return 130;
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& o, std::ostream& out) {
+  SweepOptions mine = o;
+  if (o.shards > 1) {
+    mine.problems = shard_problems(o.problems, o.shard, o.shards);
+    if (mine.problems.empty()) {
+      out << "nothing to do: shard " << o.shard << "/" << o.shards << " has no problem (the sweep has "
+          << o.problems.size() << "; problem i belongs to shard i mod " << o.shards << ")\n";
+      return 0;
+    }
+  }
+  if (mine.devices.size() == 1) mine.device = mine.devices.front();
+  if (mine.devices.size() <= 1) {
+    mine.devices.clear();
+    return Sweep(mine, out).run();
+  }
+  return run_on_devices(mine, out);
+}
 
 }  // namespace coalesce::tuner

@@ -27,6 +27,13 @@ struct SweepOptions {
   std::uint64_t seed = 1;   ///< random strategy: the draw's seed
   bool dry_run = false;     ///< enumerate and compile only: no GPU, no database
   int device = 0;
+  /// Several GPUs of this host (`--devices`): problem i of the shard is measured on
+  /// devices[i mod D], each device by its own worker and run, all sharing one compile pool and
+  /// one database. Empty: `device` alone. Two or more: see run_sweep.
+  std::vector<int> devices;
+  /// This sweep's part of the problems (`--shard I/N`): problem i (in the order given) belongs
+  /// to shard i mod N. Shards of one sweep are disjoint and together cover it.
+  int shard = 0, shards = 1;
   std::filesystem::path db_path = "results/coalesce.db";
   std::filesystem::path cache_dir;
   unsigned jobs = 0;        ///< compile threads; 0 = every core
@@ -38,11 +45,22 @@ struct SweepOptions {
 /// problems, families, strategy, budget, seed and the tool's git revision.
 std::string resume_key(const SweepOptions& o);
 
+/// The CUDA devices a sweep can use (the stand-in devices of a test without a GPU).
+int available_devices();
+
+/// The problems of shard `shard` of `shards`: problem i belongs to shard i mod shards.
+std::vector<Problem> shard_problems(const std::vector<Problem>& problems, int shard, int shards);
+
 /// Runs the sweep: data (per-candidate lines for a dry run, the summary) on `out`, the
 /// progress line on stderr. Returns 0, or 130 when SIGINT/SIGTERM stopped it after a committed
 /// row (the same command resumes). Throws NoDeviceError without a GPU (unless dry_run),
 /// db::Error when the database cannot be opened or written, std::runtime_error when the worker
 /// cannot set a problem up.
+///
+/// With two or more `devices`, each device sweeps its problems on its own thread; a device that
+/// fails (its worker cannot set up, the GPU is lost) stops only itself, says why on stderr, and
+/// the sweep returns 1 after the others finish (130 when interrupted). Each device's summary is
+/// written whole when one of its problems is done.
 int run_sweep(const SweepOptions& o, std::ostream& out);
 
 }  // namespace coalesce::tuner

@@ -38,6 +38,13 @@ done <<'CASES'
 --shape 4096 --dtype f64|--dtype 'f64' is not a dtype
 --shape 4096 --family tensor|--family 'tensor' is not a kernel family (simt
 --shape 4096 --epilogue swish|--epilogue 'swish' is not an epilogue
+--shape 4096 --shard 3/3|--shard '3/3' is not I/N with 0 <= I < N
+--shape 4096 --shard 1|--shard '1' is not I/N
+--shape 4096 --shard -1/2|--shard '-1/2' is not I/N
+--shape 4096 --devices 0,0|--devices '0,0' names device 0 twice
+--shape 4096 --devices 0,gpu1|--devices '0,gpu1': 'gpu1' is not a device ordinal
+--shape 4096 --devices 0 --device 1|--device and --devices: give one of them
+--shape 4096 --devices all --dry-run|a --dry-run measures nothing
 --shape 4096 --strategy greedy|--strategy 'greedy' is not a strategy
 --shape 4096 --strategy random|--strategy random needs --budget
 --shape 4096 --budget 5|--budget needs --strategy random
@@ -65,7 +72,26 @@ done <<'CASES'
 --shape 4096 --strategy exhaustive
 --shape 4096 --strategy random --budget 1
 --shape 4096 --timeout 0.5
+--shape 4096 --shape 512 --shard 1/2
+--shape 4096 --shape 512 --shard 0/3
 CASES
+
+# A shard with no problem (more array tasks than problems) has nothing to do: status 0, and no
+# device or database is touched.
+out=$("$tune" sweep --shape 4096 --shard 1/2 --device 99 --db "$work/empty-shard.db" --cache-dir "$work/cache" 2>&1); rc=$?
+check "an empty shard: status 0, nothing to do, no database" \
+  '[ $rc -eq 0 ] && printf "%s" "$out" | grep -q "nothing to do: shard 1/2 has no problem (the sweep has 1;" && [ ! -e "$work/empty-shard.db" ]'
+
+# --devices: an ordinal the host lacks is bad usage (two stand-in devices here); without a GPU
+# --devices all stops at the device count, like a sweep on one device.
+out=$(COALESCE_TEST_STANDIN_WORKER=/bin/false COALESCE_TEST_STANDIN_DEVICES=2 "$tune" sweep --shape 256 --devices 0,5 \
+      --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+check "sweep --devices 0,5 on two devices: status 2, one line" \
+  '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "device 5 is not here (this host has 2, ordinals 0 to 1)"'
+check "sweep --devices 0,5: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+out=$(SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 "$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+check "sweep in a Slurm array task outside the array: status 2, one line" \
+  '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "SLURM_ARRAY_TASK_ID 3 is not one of the array.s 3 tasks"'
 
 # Without a GPU a real sweep stops before opening the database: exit 3, one line.
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
@@ -75,6 +101,9 @@ if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   check "sweep without a GPU leaves the database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
   out=$("$tune" sweep --shape 256 --db "$work/new.db" --cache-dir "$work/cache" 2>&1); rc=$?
   check "sweep without a GPU creates no database" '[ $rc -eq 3 ] && [ ! -e "$work/new.db" ]'
+  out=$("$tune" sweep --shape 256 --devices all --db "$work/new.db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+  check "sweep --devices all without a GPU exits 3 in one line" \
+    '[ $rc -eq 3 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "no CUDA device" && [ ! -e "$work/new.db" ]'
 fi
 
 # record: a bad line is one sentence naming it, exit 2, the database untouched (or not created);

@@ -5,7 +5,9 @@
 # "unavailable". With STANDIN_DELAY set, each kernel takes that many seconds. With
 # STANDIN_WRONG_AFTER set to a config's name, that config is answered as the harness answers a
 # kernel that passed its checks and then failed the re-check of its last timed run
-# (harness/method.cpp): wrong_result with the re-check's figures and no timing.
+# (harness/method.cpp): wrong_result with the re-check's figures and no timing. With
+# STANDIN_FAIL_SETUP set to a shell pattern, a set-up request matching it fails, as on a GPU that
+# is lost (e.g. '*"device":1,*"m":64,*': device 1's problem with M = 64).
 [ "$1" = worker ] || exit 64
 ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 timing() {
@@ -14,7 +16,14 @@ timing() {
 }
 while IFS= read -r line; do
   case "$line" in
-    *'"op":"setup"'* | *'"op":"ping"'*) echo '{"status":"ok"}' ;;
+    *'"op":"setup"'*)
+      if [ -n "${STANDIN_FAIL_SETUP:-}" ]; then
+        case "$line" in
+          $STANDIN_FAIL_SETUP) echo '{"status":"error","detail":"the stand-in GPU is lost"}'; continue ;;
+        esac
+      fi
+      echo '{"status":"ok"}' ;;
+    *'"op":"ping"'*) echo '{"status":"ok"}' ;;
     *'"method":"cublaslt_fused"'*) echo '{"status":"unavailable","detail":"the stand-in worker has no cuBLASLt"}' ;;
     *'"op":"baseline"'*) timing 1500 ;;
     *'"op":"kernel"'* | *'"op":"kernel_then_epilogue"'*)

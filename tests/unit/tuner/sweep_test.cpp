@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -341,6 +342,107 @@ TEST_F(StandInSweep, ABadDatabaseIsRefusedInOneLineAndLeftAlone) {
   const fs::path nowhere = dir_ / "no" / "such" / "dir" / "results.db";
   refused(nowhere);
   EXPECT_FALSE(fs::exists(nowhere));
+}
+
+
+// Issue 13: `--devices all` over two (stand-in) GPUs measures problem i on device i mod 2, and the
+// same work as two shards (one by --shard, one from Slurm's array variables), each on its device
+// in its own database, gives the same rows and the same winners.
+class SeveralDevices : public StandInSweep {
+ protected:
+  static std::vector<std::string> args(const fs::path& db, std::vector<std::string> more) {
+    std::vector<std::string> a = {"sweep",  "--shape",  "256",    "--shape", "128x256x256", "--shape", "256x128x128",
+                                  "--shape", "64x256x256", "--strategy", "random", "--budget", "2",
+                                  "--seed",  "3",       "--db",     db.string(), "--cache-dir", cache().string()};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+  static Exit sweep(const fs::path& db, std::vector<std::string> more, std::vector<std::string> env = {}) {
+    env.push_back(kStandIn);
+    env.push_back("COALESCE_TEST_STANDIN_DEVICES=2");
+    return run(COALESCE_TUNE, args(db, std::move(more)), env);
+  }
+  // Every row with its device's UUID, problem, method, config, status and (for a timing) median.
+  static std::multiset<std::string> rows(const std::vector<fs::path>& dbs) {
+    std::multiset<std::string> out;
+    for (const fs::path& db : dbs)
+      for (const std::string& r : rows_as_text(
+               db,
+               "SELECT d.uuid, v.m, v.n, v.k, v.method, coalesce(v.config_name, ''), v.status, "
+               "coalesce(v.prune_reason, ''), v.median_ms FROM v_measurements v JOIN devices d ON d.id = v.device_id"))
+        out.insert(r);
+    return out;
+  }
+  static std::multiset<std::string> winners(const std::vector<fs::path>& dbs) {
+    std::multiset<std::string> out;
+    for (const fs::path& db : dbs)
+      for (const std::string& r :
+           rows_as_text(db, "SELECT d.uuid, p.m, p.n, p.k, b.config_name, b.median_ms FROM v_best b "
+                            "JOIN devices d ON d.id = b.device_id JOIN problems p ON p.id = b.problem_id"))
+        out.insert(r);
+    return out;
+  }
+};
+
+TEST_F(SeveralDevices, AllDevicesMeasureWhatTheirShardsMeasure) {
+  const fs::path all = dir_ / "all.db", first = dir_ / "shard0.db", second = dir_ / "shard1.db";
+  Exit e = sweep(all, {"--devices", "all"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("devices: 2 swept\n"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("device 1: time: "), std::string::npos) << e.out;
+  // One run per device; problems 0 and 2 on device 0, 1 and 3 on device 1.
+  EXPECT_EQ(count(all, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 2);
+  EXPECT_EQ(count(all, "SELECT COUNT(DISTINCT device_id) FROM runs"), 2);
+  EXPECT_EQ(count(all,
+                  "SELECT COUNT(DISTINCT d.uuid || ':' || v.m || 'x' || v.n || 'x' || v.k) FROM v_measurements v "
+                  "JOIN devices d ON d.id = v.device_id WHERE v.method = 'coalesce' AND v.status = 'ok' AND "
+                  "((d.uuid LIKE '%0' AND v.m || 'x' || v.n || 'x' || v.k IN ('256x256x256', '256x128x128')) OR "
+                  "(d.uuid LIKE '%1' AND v.m || 'x' || v.n || 'x' || v.k IN ('128x256x256', '64x256x256')))"),
+            4);
+  EXPECT_EQ(count(all, "SELECT COUNT(*) FROM v_comparison"), 4);
+
+  ASSERT_EQ(sweep(first, {"--shard", "0/2", "--device", "0"}).code, 0);
+  Exit slurm = sweep(second, {"--device", "1"},
+                     {"SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=2"});
+  ASSERT_EQ(slurm.code, 0) << slurm.out;
+  EXPECT_EQ(rows({all}), rows({first, second}));
+  EXPECT_EQ(winners({all}), winners({first, second}));
+  EXPECT_EQ(winners({all}).size(), 4u);
+  // The Slurm task and --shard 1/2 are the same sweep: nothing is left to do.
+  Exit again = sweep(second, {"--shard", "1/2", "--device", "1"});
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("nothing to do"), std::string::npos) << again.out;
+  // And so is --devices all run again.
+  Exit all_again = sweep(all, {"--devices", "0,1"});
+  ASSERT_EQ(all_again.code, 0) << all_again.out;
+  EXPECT_NE(all_again.out.find("device 0: nothing to do"), std::string::npos) << all_again.out;
+  EXPECT_NE(all_again.out.find("device 1: nothing to do"), std::string::npos) << all_again.out;
+  EXPECT_EQ(count(all, "SELECT COUNT(*) FROM runs"), 2);
+}
+
+TEST_F(SeveralDevices, ADeviceThatIsLostStopsAloneAndTheSameCommandFinishes) {
+  const fs::path db = dir_ / "lost.db", whole = dir_ / "whole.db";
+  ASSERT_EQ(sweep(whole, {"--devices", "all"}).code, 0);
+  // Device 1 is lost at its second problem (64x256x256), after the first (128x256x256) is in.
+  Exit e = sweep(db, {"--devices", "all"}, {"STANDIN_FAIL_SETUP=*\"device\":1,*\"m\":64,*"});
+  EXPECT_EQ(e.code, 1) << e.out;
+  EXPECT_NE(e.out.find("devices: 2 swept, 1 stopped (device 1: the measuring worker could not set up the problem: "
+                       "the stand-in GPU is lost)"),
+            std::string::npos)
+      << e.out;
+  const std::string ok = "SELECT COUNT(*) FROM v_measurements WHERE method = 'coalesce' AND status = 'ok' AND ";
+  EXPECT_EQ(count(db, ok + "m = 256"), 4) << "device 0's two problems";
+  EXPECT_EQ(count(db, ok + "m = 128"), 2) << "device 1's first problem";
+  EXPECT_EQ(count(db, ok + "m = 64"), 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
+
+  Exit again = sweep(db, {"--devices", "all"});
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("device 0: nothing to do"), std::string::npos) << again.out;
+  EXPECT_EQ(count(db, ok + "m = 64"), 2);
+  EXPECT_EQ(count(db, ok + "m = 128"), 2) << "measured again";
+  EXPECT_EQ(rows({db}), rows({whole}));
 }
 
 }  // namespace
