@@ -1,7 +1,7 @@
 // coalesce-report: the results database as markdown / CSV / JSON reports, plots, read-only SQL
-// queries and run-to-run diffs (docs/reports.md). Exit status as every tool's (docs/working.md):
-// 0 done, 1 the work failed (a database refused, a file not written), 2 bad usage (one line
-// naming the option, nothing opened).
+// queries and run-to-run diffs, and databases merged into one (docs/reports.md). Exit status as
+// every tool's (docs/working.md): 0 done, 1 the work failed (a database refused, a file not
+// written, a merge conflict), 2 bad usage (one line naming the option, nothing opened).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -13,6 +13,7 @@
 #include "kernels/core/family.hpp"
 #include "plots.hpp"
 #include "report.hpp"
+#include "schema/merge.hpp"
 #include "table.hpp"
 
 namespace {
@@ -140,6 +141,33 @@ std::string format_for(const std::string& given, std::initializer_list<const cha
   throw UsageError("--format '" + given + "': " + command + " prints " + names);
 }
 
+/// `merge OUT IN...`: every input is checked before OUT is opened, so a refused input leaves OUT
+/// as it was (or not created); then each input is merged in its own transaction. Status 1 when
+/// an input could not be merged or a row conflicted, after merging the rest.
+int merge_databases(const std::string& out_path, const std::vector<std::string>& inputs) {
+  for (const std::string& in : inputs) db::schema_version_of(in);
+  auto out = db::Database::open(out_path, db::Mode::read_write);
+  db::Merger merger(out);
+  std::size_t conflicts = 0, failed = 0;
+  for (const std::string& in : inputs) {
+    try {
+      const db::MergeResult result = merger.merge(in);
+      for (const db::MergeConflict& c : result.conflicts)
+        std::cerr << describe(c, result, out_path) << '\n';
+      std::cerr << in << ": " << summary(result) << '\n';
+      conflicts += result.conflicts.size();
+    } catch (const std::exception& e) {
+      std::cerr << "coalesce-report: " << e.what() << "; nothing of " << in << " was merged\n";
+      ++failed;
+    }
+  }
+  if (conflicts > 0)
+    std::cerr << "coalesce-report: " << conflicts << (conflicts == 1 ? " row" : " rows")
+              << " conflicted with " << out_path << " (listed above): not taken, nor the rows that refer to "
+              << (conflicts == 1 ? "it" : "them") << "\n";
+  return conflicts > 0 || failed > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,6 +224,14 @@ int main(int argc, char** argv) {
   plots->add_option("--out-dir", plots_out, "Directory for the plots and their CSV data")->required();
   plots->fallthrough();
 
+  auto* merge = app.add_subcommand(
+      "merge", "Merge databases into OUT by natural keys (Slurm array tasks, one database each)");
+  std::string merge_out;
+  std::vector<std::string> merge_inputs;
+  merge->add_option("out", merge_out, "The database to merge into (created if missing)")->required();
+  merge->add_option("inputs", merge_inputs, "The databases to merge, read only")->required();
+  merge->fallthrough();
+
   app.allow_extras();  // told apart below: an unknown command, or arguments not expected
   try {
     app.parse(argc, argv);
@@ -207,7 +243,7 @@ int main(int argc, char** argv) {
   if (const std::vector<std::string> rest = app.remaining(); !rest.empty()) {
     if (app.get_subcommands().empty() && rest.front().rfind('-', 0) != 0) {
       std::cerr << "coalesce-report: '" << rest.front()
-                << "' is not a command (query, diff, plots; none for the report)\n";
+                << "' is not a command (query, diff, plots, merge; none for the report)\n";
     } else {
       std::cerr << "coalesce-report: The following argument" << (rest.size() > 1 ? "s were" : " was")
                 << " not expected:";
@@ -291,6 +327,18 @@ int main(int argc, char** argv) {
       }
       for (const auto& [caption, path] : result.images) std::cout << path.string() << '\n';
       return 0;
+    }
+
+    if (*merge) {
+      refuse_flags(app, {"--db", "--format", "--out", "--table", "--top", "--plots", "--landscape-shape",
+                         "--python", "--device", "--dtype", "--epilogue", "--shape", "--family", "--run"},
+                   "merge", "it merges every row of the databases named");
+      for (const std::string& in : merge_inputs) {
+        std::error_code ec;
+        if (std::filesystem::equivalent(in, merge_out, ec))
+          throw UsageError(in + " is both OUT and an input: merge into another file");
+      }
+      return merge_databases(merge_out, merge_inputs);
     }
 
     const std::string report_format =

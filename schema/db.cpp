@@ -179,6 +179,23 @@ FileKind classify(sqlite3* db, const std::filesystem::path& path, int latest, in
   return FileKind::coalesce;
 }
 
+/// Opens an existing file read-only and checks that it is a Coalesce database this binary can
+/// read: what a read-only open(), schema_version_of() and copy_database() share. Returns its
+/// schema version; an older one is not refused here.
+int open_existing_read_only(Connection& c, const std::filesystem::path& path, int latest) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) throw Error(quote(path) + " does not exist");
+  if (!std::filesystem::is_regular_file(st)) throw Error(quote(path) + " is not a regular file");
+  if (std::filesystem::file_size(path, ec) == 0)
+    throw NotCoalesceDatabase(quote(path) + " is empty, not a Coalesce database");
+  open_connection(c, path.string(), SQLITE_OPEN_READONLY, path);
+  int version = 0;
+  if (classify(c.db, path, latest, version) == FileKind::empty)
+    throw NotCoalesceDatabase(quote(path) + " is an empty SQLite file, not a Coalesce database");
+  return version;
+}
+
 void check_sequence(std::span<const Migration> migrations) {
   for (std::size_t i = 0; i < migrations.size(); ++i)
     if (migrations[i].version != static_cast<int>(i) + 1)
@@ -265,14 +282,10 @@ Database Database::open(const std::filesystem::path& path, Mode mode,
                 " does not exist");
 
   if (mode == Mode::read_only) {
-    if (!exists) throw Error(quote(path) + " does not exist");
-    if (size == 0) throw NotCoalesceDatabase(quote(path) + " is empty, not a Coalesce database");
-    open_connection(c, path.string(), SQLITE_OPEN_READONLY, path);
+    impl->version = open_existing_read_only(c, path, latest);
     // No ATTACH: a query must not reach (or create) any other file.
     sqlite3_limit(c.db, SQLITE_LIMIT_ATTACHED, 0);
     exec_sql(c.db, path, "PRAGMA query_only=ON", "set query_only");
-    if (classify(c.db, path, latest, impl->version) == FileKind::empty)
-      throw NotCoalesceDatabase(quote(path) + " is an empty SQLite file, not a Coalesce database");
     if (impl->version < latest)
       throw Error(quote(path) + " has schema version " + std::to_string(impl->version) +
                   " and this tool reads version " + std::to_string(latest) +
@@ -327,6 +340,31 @@ Database Database::open(const std::filesystem::path& path, Mode mode,
              "mark interrupted runs");
   impl->db = c.release();
   return Database(std::move(impl));
+}
+
+int schema_version_of(const std::filesystem::path& path) {
+  Connection c;
+  return open_existing_read_only(c, path, latest_schema_version());
+}
+
+int copy_database(const std::filesystem::path& from, const std::filesystem::path& to) {
+  Connection source;
+  const int version = open_existing_read_only(source, from, latest_schema_version());
+  std::error_code ec;
+  if (std::filesystem::exists(to, ec))
+    throw Error("cannot copy " + quote(from) + " to " + quote(to) + ": it exists");
+  Connection copy;
+  open_connection(copy, to.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, to);
+  sqlite3_backup* backup = sqlite3_backup_init(copy.db, "main", source.db, "main");
+  int rc = backup ? SQLITE_OK : sqlite3_errcode(copy.db);
+  if (backup) {
+    // One step copies every page under one read transaction of `from`: a consistent snapshot.
+    rc = sqlite3_backup_step(backup, -1);
+    if (sqlite3_backup_finish(backup) != SQLITE_OK && rc == SQLITE_DONE) rc = sqlite3_errcode(copy.db);
+  }
+  if (rc != SQLITE_DONE)
+    throw Error("cannot copy " + quote(from) + " to " + quote(to) + ": " + sqlite3_errstr(rc));
+  return version;
 }
 
 const std::filesystem::path& Database::path() const { return impl_->path; }

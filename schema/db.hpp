@@ -73,6 +73,16 @@ std::span<const Migration> builtin_migrations();
 /// The schema version this binary writes: the highest built-in migration.
 int latest_schema_version();
 
+/// The schema version of the Coalesce database at `path`, read without writing a byte. Throws
+/// what a read-only open() throws for a file that is missing, empty, not a Coalesce database or
+/// of a newer schema; an older version is returned, not refused.
+int schema_version_of(const std::filesystem::path& path);
+
+/// Copies the database at `from` into the new file `to` with SQLite's online backup, reading
+/// `from` read-only (a consistent snapshot even while a writer commits). Checks `from` as
+/// schema_version_of() does and returns its version; `to` must not exist.
+int copy_database(const std::filesystem::path& from, const std::filesystem::path& to);
+
 enum class Mode {
   read_write,  ///< creates the file if missing, takes the writer lease, migrates
   read_only,   ///< SQLITE_OPEN_READONLY and `query_only`; the file must exist and be current
