@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Coalesce builds with, skipping those already present.
 # The CUDA 13 toolkit itself is not a Debian package: it must already be in /usr/local/cuda.
+# slurm-wlm and munge are for the Slurm test (tests/slurm), which starts daemons of its own in a
+# temporary directory. Where systemd runs, the packages' munge service starts (unused by the
+# test) and slurmctld's and slurmd's stay down, as there is no /etc/slurm/slurm.conf.
 set -euo pipefail
 
 packages=(
@@ -9,6 +12,7 @@ packages=(
   libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev libgtest-dev
   zlib1g-dev libzstd-dev
   python3-matplotlib
+  slurm-wlm munge
 )
 
 missing=()
