@@ -3,8 +3,10 @@
 // rows as one that was never interrupted; a kernel that faults or hangs becomes a launch_failed
 // or timeout row while the sweep goes on, and one that turns wrong only after repeated launches a
 // wrong_result row without a timing (the test hooks are described in tuner/sweep.cpp).
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -203,6 +205,51 @@ TEST_F(TunerSweep, ASecondWriterIsRefusedCleanly) {
   Exit done = finish(first, out);
   EXPECT_EQ(done.code, 0) << done.out;
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
+}
+
+
+// Issue 13: `--devices all` on this host's GPUs measures problem i on device i mod D, each row
+// under its device's UUID, and gives the same rows as the shards run one per device into their
+// own databases. On a one-GPU host this is the one-device case of the same command (nothing is
+// skipped); on the two-GPU machine both devices measure.
+TEST_F(TunerSweep, EveryDeviceOfTheHostSweepsItsShare) {
+  const int devices = device_count();
+  const std::vector<std::string> shapes = {"256", "128x256x256", "256x128x128", "128"};
+  auto args = [&](const fs::path& db, std::vector<std::string> more) {
+    std::vector<std::string> a = {"sweep", "--strategy", "random", "--budget", "2", "--seed", "5",
+                                  "--db", db.string(), "--cache-dir", cache().string()};
+    for (const std::string& s : shapes) a.insert(a.end(), {"--shape", s});
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const fs::path all = dir_ / "all.db";
+  Exit e = run_tune(args(all, {"--devices", "all"}));
+  ASSERT_EQ(e.code, 0) << e.out;
+  const int used = std::min<int>(devices, static_cast<int>(shapes.size()));
+  EXPECT_EQ(count(all, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), used);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::string uuid = query_device(static_cast<int>(i) % devices).uuid;
+    const Problem p = *parse_extents(shapes[i]);
+    const std::string where = " FROM v_measurements v JOIN devices d ON d.id = v.device_id WHERE v.m = " +
+                              std::to_string(p.m) + " AND v.n = " + std::to_string(p.n) + " AND v.k = " +
+                              std::to_string(p.k);
+    EXPECT_EQ(count(all, "SELECT COUNT(*)" + where + " AND d.uuid <> '" + uuid + "'"), 0) << shapes[i];
+    EXPECT_EQ(count(all, "SELECT COUNT(*)" + where + " AND v.method = 'coalesce' AND v.status = 'ok'"), 2) << shapes[i];
+    EXPECT_EQ(count(all, "SELECT COUNT(*)" + where + " AND v.method = 'cublas_gemm' AND v.status = 'ok'"), 1) << shapes[i];
+  }
+  const std::string keys =
+      "SELECT d.uuid, v.m, v.n, v.k, v.method, coalesce(v.config_name, ''), v.status FROM v_measurements v "
+      "JOIN devices d ON d.id = v.device_id";
+  std::multiset<std::string> shards;
+  for (int j = 0; j < devices; ++j) {
+    const fs::path db = dir_ / ("shard" + std::to_string(j) + ".db");
+    Exit s = run_tune(args(db, {"--shard", std::to_string(j) + "/" + std::to_string(devices), "--device",
+                                std::to_string(j)}));
+    ASSERT_EQ(s.code, 0) << s.out;
+    if (fs::exists(db))
+      for (const std::string& r : rows_as_text(db, keys)) shards.insert(r);
+  }
+  EXPECT_EQ(rows_as_text(all, keys), shards);
 }
 
 }  // namespace

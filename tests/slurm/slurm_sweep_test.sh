@@ -70,13 +70,6 @@ done
 rm -f task-*.txt slurm-*.out
 if [ $fail -ne 0 ]; then exit 1; fi
 
-# Until issue 13's sharded sweep and merge are in this tree, Slurm is proven above and the
-# array of docs/scale.md cannot run yet. Once they are, these lines go, so that a tool without
-# them fails here rather than skips.
-if ! "$bin/coalesce-tune" sweep --help | grep -q -- '--shard' || ! "$bin/coalesce-report" --help | grep -q '^  merge '; then
-  echo "SKIP: Slurm ran the array, but coalesce-tune sweep has no --shard or coalesce-report no merge yet (issue 13)"
-  exit 77
-fi
 
 # Five problems over three tasks: shards of two, two and one. The stand-in worker's timings
 # follow the request, which names the cubin in the kernel cache, so both sweeps share it.
