@@ -319,6 +319,59 @@ const char* kSpilledSql =
     "(v.status = 'pruned' AND v.build_id IS NOT NULL AND (IFNULL(b.stack_bytes, 0) > 0 OR "
     "IFNULL(v.spill_stores_bytes, 0) > 0 OR IFNULL(v.spill_loads_bytes, 0) > 0))";
 
+/// The same problem and family on several devices, side by side: each device's best fused time
+/// and its ratios to that device's own cuBLAS GEMM and eager (same run), then how it stands
+/// against the fastest device. Only problems measured on two or more devices.
+Table devices_table_side_by_side(const std::vector<ComparisonEntry>& entries) {
+  Table t;
+  t.name = "devices_side_by_side";
+  t.title = "Devices side by side: the same problem on each GPU";
+  t.columns = {col("problem", "problem"), col("family", "family"), col("device", "device"),
+               col("run", "run"), col("config", "best config", -1, false),
+               col("fused_ms", "fused (ms)", 4), col("cublas_gemm_ms", "cuBLAS GEMM (ms)", 4),
+               col("pct_cublas", "fused at % of cuBLAS speed", 1), col("vs_eager", "fused vs eager (×)", 3),
+               col("vs_fastest", "time ÷ fastest device's", 3)};
+  t.group_by = {"problem"};
+  struct Cell {
+    const ComparisonEntry* best;
+    std::optional<double> cublas, eager;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<Cell>> groups;  // (problem, family)
+  std::vector<std::pair<std::string, std::string>> order;
+  for (auto [begin, end] : blocks_of(entries)) {
+    Cell c{&entries[begin], {}, {}};
+    for (std::size_t i = begin + 1; i < end; ++i) {
+      if (entries[i].status != "ok") continue;
+      if (entries[i].method == "cublas_gemm") c.cublas = entries[i].median_ms;
+      if (entries[i].method == "eager") c.eager = entries[i].median_ms;
+    }
+    const ComparisonEntry& e = *c.best;
+    std::pair<std::string, std::string> key{problem_label(e.m, e.n, e.k, e.dtype, e.epilogue), e.family};
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(c);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& key : order) {
+    const std::vector<Cell>& cells = groups[key];
+    if (cells.size() < 2) continue;
+    double fastest = cells.front().best->best_median_ms;
+    for (const Cell& c : cells) fastest = std::min(fastest, c.best->best_median_ms);
+    for (const Cell& c : cells) {
+      const ComparisonEntry& e = *c.best;
+      std::optional<double> pct, vs_eager;
+      if (c.cublas) pct = *c.cublas / e.best_median_ms * 100.0;
+      if (c.eager) vs_eager = *c.eager / e.best_median_ms;
+      t.rows.push_back({text(key.first), text(e.family), text(e.device), integer(e.run), text(e.config),
+                        Value(e.best_median_ms), value_of(c.cublas), value_of(pct), value_of(vs_eager),
+                        Value(e.best_median_ms / fastest)});
+    }
+  }
+  t.notes = {"Each device's ratios come from its own run (fused vs that run's cuBLAS GEMM and eager); "
+             "the last column compares the devices' fused times with each other, which is how far one "
+             "GPU of a model differs from another (clocks, power, thermals), not a same-run ratio."};
+  return t;
+}
+
 Table why_table(const db::Database& db, const std::vector<ComparisonEntry>& entries,
                 const SqlFilter& f) {
   Table t;
@@ -715,6 +768,7 @@ Document build_report(const db::Database& db, const Filters& filters,
   SqlFilter f = filter_sql(filters, "v");
   doc.tables.push_back(summary_table(entries));
   doc.tables.push_back(comparison_table(entries));
+  if (Table side = devices_table_side_by_side(entries); !side.rows.empty()) doc.tables.push_back(std::move(side));
   doc.tables.push_back(why_table(db, entries, f));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));
