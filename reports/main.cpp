@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
   // so `--db X query ...` and `query --db X ...` open the same file.
   std::string db_path = "results/coalesce.db", format, out_file, table, plots_dir, landscape,
               python;
+  std::vector<std::string> workload_files;
   int top = 5;
   FilterArgs filter_args;
   app.add_option("--db", db_path, "Results database (the report, query and plots)")
@@ -191,8 +192,12 @@ int main(int argc, char** argv) {
                  "Output format: md (default), csv or json; query: table (default), csv or json");
   app.add_option("--out", out_file, "Write to FILE instead of stdout");
   app.add_option("--table", table,
-                 "Print only this table (report: runs, devices, comparison, waves, top_configs, "
-                 "outcomes; diff: diff, summary)");
+                 "Print only this table (report: summary, workloads, workload_missing, comparison, why, "
+                 "top_configs, outcomes, runs, devices; diff: summary, diff)");
+  app.add_option("--workload", workload_files,
+                 "Also sum each method over a workload file's lines (m,n,k,dtype,epilogue[,name][,count]; "
+                 "workloads/); repeatable")
+      ->allow_extra_args(false);  // one file per --workload: `query --workload F SQL` keeps its SQL
   app.add_option("--top", top, "Configs listed per device, problem and family (default 5)");
   app.add_option("--plots", plots_dir, "Also draw the plots into DIR and link them from the markdown");
   app.add_option("--landscape-shape", landscape,
@@ -258,8 +263,8 @@ int main(int argc, char** argv) {
       const std::string why = "a query selects with its SQL";
       refuse_flags(app, {"--device", "--dtype", "--epilogue", "--shape", "--family", "--run"},
                    "query", why);
-      refuse_flags(app, {"--table", "--top", "--plots", "--landscape-shape", "--python"}, "query",
-                   "it prints the statement's rows");
+      refuse_flags(app, {"--table", "--top", "--plots", "--landscape-shape", "--python", "--workload"},
+                   "query", "it prints the statement's rows");
       const std::string query_format =
           format_for(format.empty() ? "table" : format, {"table", "csv", "json"}, "query");
       auto database = db::Database::open(db_path, db::Mode::read_only);
@@ -286,7 +291,7 @@ int main(int argc, char** argv) {
     }
     if (*diff) {
       refuse_flags(app, {"--db"}, "diff", "it compares the two databases named A and B");
-      refuse_flags(app, {"--top", "--plots", "--landscape-shape", "--python"}, "diff",
+      refuse_flags(app, {"--top", "--plots", "--landscape-shape", "--python", "--workload"}, "diff",
                    "they shape the report");
       const std::string diff_format =
           format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "diff");
@@ -314,7 +319,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*plots) {
-      refuse_flags(app, {"--format", "--out", "--table", "--top", "--plots"}, "plots",
+      refuse_flags(app, {"--format", "--out", "--table", "--top", "--plots", "--workload"}, "plots",
                    "it writes PNG and CSV files into --out-dir");
       Filters f = filter_args.resolve(app);
       auto database = db::Database::open(db_path, db::Mode::read_only);
@@ -346,9 +351,17 @@ int main(int argc, char** argv) {
     if (top < 1) throw UsageError("--top " + std::to_string(top) + ": list at least 1 config");
     Filters f = filter_args.resolve(app);
     std::optional<Shape> landscape_shape = landscape_of(landscape);
+    ReportOptions options{top, db_path, {}};
+    for (const std::string& file : workload_files) {
+      try {
+        options.workloads.push_back(read_workload(file));
+      } catch (const WorkloadError& e) {
+        throw UsageError(std::string("--workload ") + e.what());
+      }
+    }
     auto database = db::Database::open(db_path, db::Mode::read_only);
     warn_if_nothing_matches(database, f, db_path);
-    Document doc = build_report(database, f, {top, db_path});
+    Document doc = build_report(database, f, options);
     if (!plots_dir.empty()) {
       PlotResult result = make_plots(database, f, {plots_dir, landscape_shape, python});
       if (!result.skipped.empty()) {

@@ -257,18 +257,8 @@ Table summary_table(const std::vector<ComparisonEntry>& entries) {
                col("vs_eager", "fused vs eager (×)", 3),
                col("vs_cublas_gemm", "fused vs cuBLAS GEMM alone (×)", 3)};
   t.group_by = {"device", "dtype", "epilogue"};
-  // Each family's best starts a block of its run's rows; per device and problem the fastest
-  // family's block speaks for the fused kernel.
-  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> chosen;
-  for (const auto& block : blocks_of(entries)) {
-    const ComparisonEntry& e = entries[block.first];
-    const auto key = std::make_pair(e.device_id, e.problem_id);
-    auto it = chosen.find(key);
-    if (it == chosen.end() || e.best_median_ms < entries[it->second.first].best_median_ms)
-      chosen[key] = block;
-  }
   std::vector<std::pair<std::size_t, std::size_t>> blocks;
-  for (const auto& [key, block] : chosen) blocks.push_back(block);
+  for (const auto& [key, block] : fastest_family_blocks(entries)) blocks.push_back(block);
   auto order = [&](const ComparisonEntry& e) {
     return std::make_tuple(e.device_id, static_cast<int>(*parse_dtype(e.dtype)),
                            static_cast<int>(*parse_epilogue(e.epilogue)), e.m, e.n, e.k);
@@ -659,6 +649,20 @@ std::string problem_label(int m, int n, int k, const std::string& dtype,
          " " + epilogue;
 }
 
+ProblemBlocks fastest_family_blocks(const std::vector<ComparisonEntry>& entries) {
+  // Each family's best starts a block of its run's rows; per device and problem the fastest
+  // family's block speaks for the fused kernel.
+  ProblemBlocks chosen;
+  for (const auto& block : blocks_of(entries)) {
+    const ComparisonEntry& e = entries[block.first];
+    const auto key = std::make_pair(e.device_id, e.problem_id);
+    auto it = chosen.find(key);
+    if (it == chosen.end() || e.best_median_ms < entries[it->second.first].best_median_ms)
+      chosen[key] = block;
+  }
+  return chosen;
+}
+
 std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& filters) {
   SqlFilter f = filter_sql(filters, "v");
   auto best = db.query(R"sql(
@@ -767,6 +771,12 @@ Document build_report(const db::Database& db, const Filters& filters,
   // What a reader came for first, then the detail, then the environment of every number.
   SqlFilter f = filter_sql(filters, "v");
   doc.tables.push_back(summary_table(entries));
+  if (!options.workloads.empty()) {
+    std::string paths;
+    for (const Workload& w : options.workloads) paths += (paths.empty() ? "" : ", ") + w.path;
+    doc.meta.emplace_back("workloads", paths);
+    for (Table& t : workload_tables(db, filters, options.workloads)) doc.tables.push_back(std::move(t));
+  }
   doc.tables.push_back(comparison_table(entries));
   if (Table side = devices_table_side_by_side(entries); !side.rows.empty()) doc.tables.push_back(std::move(side));
   doc.tables.push_back(why_table(db, entries, f));

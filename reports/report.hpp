@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "rules.hpp"
 #include "schema/db.hpp"
 #include "table.hpp"
+#include "tuner/workload.hpp"
 
 namespace coalesce::report {
 
@@ -79,6 +81,12 @@ struct ComparisonEntry {
 /// there or else its first failure (none with `run` set: they are not of that run).
 std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f);
 
+/// Per (device id, problem id): the comparison block of the fastest family, as [begin, end) of
+/// `entries` (its best row, then the rows of its run and the peers). The summary and the
+/// workloads read each problem's methods from it.
+using ProblemBlocks = std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>>;
+ProblemBlocks fastest_family_blocks(const std::vector<ComparisonEntry>& entries);
+
 /// An SQL expression naming the device of the row aliased `alias` (columns device_id and
 /// device_name) for a reader: its name, or "NVIDIA H200 (device 2)" where the database holds
 /// several devices of that name, so rows of two GPUs of one model are never merged.
@@ -91,11 +99,21 @@ std::string problem_label(int m, int n, int k, const std::string& dtype,
 struct ReportOptions {
   int top = 5;                ///< configs per device × problem × family in top_configs
   std::string database;       ///< the path as the user gave it (printed in the meta)
+  std::vector<Workload> workloads;  ///< `--workload` files: their tables follow the summary
 };
 
-/// The whole report as a Document: tables comparison, waves, top_configs, outcomes, then the
-/// environment (runs, devices).
+/// The whole report as a Document: tables summary, (with workloads: workloads and
+/// workload_missing), comparison, why, top_configs, outcomes, then the environment (runs,
+/// devices).
 Document build_report(const db::Database& db, const Filters& f, const ReportOptions& options);
+
+/// The tables of `--workload` (docs/reports.md, "Workloads"): `workloads`, per workload file,
+/// device and dtype, each method's time for the whole workload (Σ over its lines of that
+/// problem's median × count; a row per M and one for every line), and `workload_missing`, the
+/// problems with no ok fused row there. A line's empty dtype takes each dtype in turn (only
+/// `--dtype` with it), an empty epilogue `--epilogue` or bias_gelu; `--shape` does not narrow a
+/// workload (its lines are its problems), the other filters apply.
+std::vector<Table> workload_tables(const db::Database& db, const Filters& f, const std::vector<Workload>& workloads);
 
 /// Options of `coalesce-report diff`.
 struct DiffOptions {

@@ -33,6 +33,7 @@
 #include "space.hpp"
 #include "sweep.hpp"
 #include "worker.hpp"
+#include "workload.hpp"
 
 namespace {
 
@@ -190,43 +191,67 @@ Epilogue parse_epilogue_option(const std::string& text) {
   return *e;
 }
 
-// `--family all` or a registered family that computes `dtype` (its device is judged later).
-void check_family(const std::string& family, Dtype dtype) {
+// `--family all` or a registered family that computes `dtype` (its device is judged later);
+// `source` says where the dtype came from: "--dtype bf16", or a workload file's line.
+void check_family(const std::string& family, Dtype dtype, const std::string& source) {
   if (family == "all") {
     for (const Family* f : families())
       if (f->supports(dtype).ok()) return;
-    throw UsageError("no kernel family computes --dtype " + std::string(to_string(dtype)) + " (families: " +
-                     family_names() + ")");
+    throw UsageError("no kernel family computes " + source + " (families: " + family_names() + ")");
   }
   const Family* f = find_family(family);
   if (!f) throw UsageError("--family '" + family + "' is not a kernel family (" + family_names() + ", or all)");
   if (Verdict v = f->supports(dtype); !v.ok())
-    throw UsageError("--family " + family + " cannot compute --dtype " + std::string(to_string(dtype)) + ": " + v.why);
+    throw UsageError("--family " + family + " cannot compute " + source + ": " + v.why);
 }
 
 // The problem options shared by `space` and `sweep`.
 struct ProblemOptions {
-  std::vector<std::string> shapes;
+  std::vector<std::string> shapes, shapes_files;
   std::string dtype = "f32";
   std::string epilogue = "bias_gelu";
   std::string family = "all";
 
   void add_to(CLI::App* app) {
     app->add_option("--shape", shapes,
-                    "M=N=K (e.g. 4096) or MxNxK (x or ×), each side 1 to " + std::to_string(kMaxExtent) + "; repeatable")
-        ->required();
+                    "M=N=K (e.g. 4096) or MxNxK (x or ×), each side 1 to " + std::to_string(kMaxExtent) + "; repeatable");
+    app->add_option("--shapes-file", shapes_files,
+                    "a workload file: lines m,n,k,dtype,epilogue[,name][,count], an empty dtype or epilogue taking "
+                    "--dtype / --epilogue (workloads/, docs/scale.md); repeatable");
     app->add_option("--dtype", dtype, "the GEMM's types: " + computed_dtype_names() + " (those a family computes)")
         ->capture_default_str();
     app->add_option("--epilogue", epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
     app->add_option("--family", family, "kernel family (" + family_names() + "), or all: every family that computes the dtype")
         ->capture_default_str();
   }
+  // Every --shape, then every line of every --shapes-file, each problem once; each dtype they
+  // use is checked against --family once, named as it was given.
   std::vector<Problem> problems() const {
+    if (shapes.empty() && shapes_files.empty()) throw UsageError("--shape or --shapes-file is required (see --help)");
     const Dtype d = parse_dtype_option(dtype);
-    check_family(family, d);
     const Epilogue e = parse_epilogue_option(epilogue);
     std::vector<Problem> out;
-    for (const std::string& s : shapes) out.push_back(shape_option(s, d, e));
+    std::vector<Dtype> checked;
+    auto add = [&](const Problem& p, const std::string& source) {
+      if (std::find(checked.begin(), checked.end(), p.dtype) == checked.end()) {
+        check_family(family, p.dtype, source);
+        checked.push_back(p.dtype);
+      }
+      add_unique(out, p);
+    };
+    const std::string option_dtype = "--dtype " + std::string(to_string(d));
+    for (const std::string& s : shapes) add(shape_option(s, d, e), option_dtype);
+    for (const std::string& file : shapes_files) {
+      Workload w;
+      try {
+        w = read_workload(file);
+      } catch (const WorkloadError& error) {
+        throw UsageError(error.what());
+      }
+      for (const WorkloadLine& l : w.lines)
+        add(l.problem(d, e), l.dtype ? std::string(to_string(*l.dtype)) + " (" + file + ":" + std::to_string(l.line) + ")"
+                                     : option_dtype);
+    }
     return out;
   }
 };

@@ -13,6 +13,7 @@ regenerate=${COALESCE_REGENERATE_GOLDEN:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$work/"
+cp "$golden/../../../fixtures/workload.csv" "$work/"
 cd "$work" || exit 1
 
 version_line=$("$report" --version)                      # coalesce-report 0.1.0 (git abc)
@@ -91,6 +92,14 @@ fi
 # the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
 golden report_peers.md --db fixture_peers.db
 golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison
+
+# --workload: each method summed over a workload file's rows, per device and dtype, with the
+# problems the database lacks listed (tests/fixtures/workload.csv)
+golden report_workload.md --db fixture.db --workload workload.csv
+golden report_workload.csv --db fixture.db --workload workload.csv --format csv --table workloads
+golden report_workload.json --db fixture.db --workload workload.csv --format json --table workload_missing
+golden report_workload_peers.md --db fixture_peers.db --workload workload.csv --table workloads
+golden report_workload_bf16.md --db fixture.db --workload workload.csv --dtype bf16 --table workloads
 
 # --- query ------------------------------------------------------------------------------------
 comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'
@@ -190,6 +199,14 @@ refused diff_missing 1 "does not exist" diff fixture.db nosuch.db
 refused diff_two_devices_ok_but_bad_flag 2 "see --help" diff fixture.db fixture_b.db --no-such-flag
 refused diff_negative_threshold 2 "--fail-on-slower -5: give a percentage, 0 or more" diff fixture.db fixture_b.db --fail-on-slower -5
 refused diff_with_db 2 "--db is not an option of diff" diff fixture.db fixture_b.db --db fixture.db
+printf 'm,n,k,dtype,epilogue,name,count\n1024,1024,1024,,bias_gelu,up,0\n' >bad_workload.csv
+refused workload_bad_line 2 "^coalesce-report: --workload bad_workload.csv:2: count '0': expected a whole number" \
+  --db fixture.db --workload bad_workload.csv
+refused workload_bad_line_before_the_database 2 "--workload bad_workload.csv:2: count '0'" \
+  --db nosuch.db --workload bad_workload.csv
+refused workload_missing_file 2 "^coalesce-report: --workload nosuch.csv: cannot read it" --db fixture.db --workload nosuch.csv
+refused workload_with_query 2 "--workload is not an option of query" query --db fixture.db --workload workload.csv "SELECT 1"
+refused workload_with_diff 2 "--workload is not an option of diff" diff fixture.db fixture_b.db --workload workload.csv
 
 # --- read-only proof: refused writes leave the file and its directory as they were -------------
 before=$(cksum fixture.db)

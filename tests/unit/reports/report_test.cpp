@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
+#include <sstream>
 
 #include "kernels/simt/family.hpp"
 #include "reports/report.hpp"
@@ -291,6 +293,167 @@ TEST(Report, PeersFollowTheBaselinesAndLeaveWithRunFilter) {
   // The base fixture has no peers: its comparison is unchanged.
   auto base = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   EXPECT_TRUE(peers_at(base, 4096).empty());
+}
+
+/// A workload over the fixture's problems: 1024³ bias_gelu on two rows (the second with an empty
+/// epilogue), 4096³, and 1024³ bias, which no fixture holds.
+Workload fixture_workload() {
+  std::istringstream in(
+      "1024,1024,1024,,bias_gelu,up,2\n"
+      "1024,1024,1024,,,up again,1\n"
+      "4096,4096,4096,f32,bias_gelu,big,1\n"
+      "1024,1024,1024,,bias,out,3\n");
+  return parse_workload(in, "w.csv");
+}
+
+/// The `workloads` rows of `doc`'s workload tables as (which rows) → row.
+std::map<std::string, std::vector<Value>> workload_rows(const Table& t, const std::string& device = "") {
+  std::map<std::string, std::vector<Value>> out;
+  for (const auto& row : t.rows)
+    if (device.empty() || db::as_text(row[t.index("device")]) == device)
+      out[db::as_text(row[t.index("part")])] = row;
+  return out;
+}
+
+// Each method's time for the whole workload is Σ median × count over the rows, from the same
+// per-problem picks as the summary (1024: run 2's best 0.0688 and its baselines; 4096: run 1's
+// 2.902 and its baselines); the missing problem makes the sums partial and is listed with its
+// rows; cuBLASLt, which failed at 1024, has no total rather than a smaller one.
+TEST(Workloads, SumEachMethodOverTheRowsAndSayWhatIsMissing) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  const std::vector<Table> tables = workload_tables(db, {}, {fixture_workload()});
+  ASSERT_EQ(tables.size(), 2u);
+  const Table& t = tables[0];
+  ASSERT_EQ(t.name, "workloads");
+  auto rows = workload_rows(t);
+  ASSERT_EQ(rows.size(), 3u);  // M = 1024, M = 4096, every row
+  auto at = [&](const std::string& part, const char* key) { return rows.at(part)[t.index(key)]; };
+  EXPECT_NEAR(db::as_double(at("every row", "coalesce_ms")), 0.0688 * 3 + 2.902, 1e-12);
+  EXPECT_NEAR(db::as_double(at("every row", "eager_ms")), 0.0741 * 3 + 2.934, 1e-12);
+  EXPECT_NEAR(db::as_double(at("every row", "cublas_gemm_ms")), 0.0609 * 3 + 2.712, 1e-12);
+  EXPECT_NEAR(db::as_double(at("every row", "vs_eager")), (0.0741 * 3 + 2.934) / (0.0688 * 3 + 2.902), 1e-12);
+  EXPECT_NEAR(db::as_double(at("every row", "vs_cublas_gemm")), (0.0609 * 3 + 2.712) / (0.0688 * 3 + 2.902), 1e-12);
+  EXPECT_TRUE(db::is_null(at("every row", "cublaslt_fused_ms")));
+  EXPECT_NE(db::as_text(at("every row", "note")).find("cublaslt_fused (no ok row on 1 problem)"), std::string::npos);
+  EXPECT_EQ(db::as_text(at("every row", "sum")), "partial");
+  EXPECT_EQ(db::as_int(at("every row", "problems")), 3);
+  EXPECT_EQ(db::as_int(at("every row", "measured")), 2);
+  EXPECT_EQ(db::as_text(at("every row", "runs")), "1, 2");
+  EXPECT_EQ(db::as_text(at("M = 4096", "sum")), "complete");
+  EXPECT_NEAR(db::as_double(at("M = 4096", "cublaslt_fused_ms")), 2.745, 1e-12);
+  EXPECT_EQ(db::as_int(at("M = 1024", "m")), 1024);
+  EXPECT_TRUE(db::is_null(at("every row", "m")));
+
+  const Table& missing = tables[1];
+  ASSERT_EQ(missing.rows.size(), 1u);
+  const auto& row = missing.rows[0];
+  EXPECT_EQ(db::as_text(row[missing.index("problem")]), "1024×1024×1024 f32 bias");
+  EXPECT_EQ(db::as_int(row[missing.index("count")]), 3);
+  EXPECT_EQ(db::as_text(row[missing.index("rows")]), "out (line 4)");
+}
+
+// --epilogue fills the empty epilogue field (and hides no row that names another); --shape does
+// not narrow a workload; --run 1 takes 1024's best of run 1 (0.0703) and its baselines.
+TEST(Workloads, FiltersFillDefaultsOrNarrowTheRows) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  Filters bias;
+  bias.epilogue = "bias";
+  bias.shapes = {{4096, 4096, 4096}};
+  auto t = workload_tables(db, bias, {fixture_workload()});
+  auto rows = workload_rows(t[0]);
+  EXPECT_NEAR(db::as_double(rows.at("M = 1024")[t[0].index("coalesce_ms")]), 0.0688 * 2, 1e-12);
+  EXPECT_NEAR(db::as_double(rows.at("M = 4096")[t[0].index("coalesce_ms")]), 2.902, 1e-12);
+  EXPECT_EQ(t[1].rows.size(), 1u);  // 1024³ bias, now on two rows
+  EXPECT_EQ(db::as_int(t[1].rows[0][t[1].index("count")]), 4);
+  EXPECT_EQ(db::as_text(t[1].rows[0][t[1].index("rows")]), "up again (line 2); out (line 4)");
+
+  Filters run1;
+  run1.run = 1;
+  t = workload_tables(db, run1, {fixture_workload()});
+  rows = workload_rows(t[0]);
+  EXPECT_NEAR(db::as_double(rows.at("M = 1024")[t[0].index("coalesce_ms")]), 0.0703 * 3, 1e-12);
+  EXPECT_EQ(db::as_text(rows.at("every row")[t[0].index("runs")]), "1");
+
+  Filters bf16;
+  bf16.dtype = "bf16";
+  t = workload_tables(db, bf16, {fixture_workload()});
+  EXPECT_TRUE(t[0].rows.empty());
+  ASSERT_FALSE(t[0].notes.empty());
+  EXPECT_NE(t[0].notes.back().find("w.csv: no problem of it is in the database"), std::string::npos);
+  EXPECT_NE(t[0].notes.back().find("--shapes-file w.csv --dtype bf16"), std::string::npos);
+}
+
+// Two GPUs: each device gets its own section, summed from its own rows only, so a ratio never
+// mixes devices; a device that holds only some problems says partial.
+TEST(Workloads, EachDeviceIsSummedOnItsOwn) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_workloads_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "two_devices.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  {
+    auto db = db::Database::open(path, db::Mode::read_write);
+    db::DeviceRow a100;
+    a100.uuid = "GPU-00000000-0000-4000-8000-workload0002";
+    a100.name = "NVIDIA A100";
+    a100.arch = "sm_80";
+    a100.cc_major = 8;
+    a100.sm_count = 108;
+    const db::DeviceId id = db.upsert_device(a100);
+    db::RunInfo info;
+    info.device = id;
+    info.tool = "coalesce-tune";
+    info.resume_key = "a100";
+    const db::RunId run = db.begin_run(info);
+    const db::ConfigId config = db.upsert_config(
+        {"simt", "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu", "{}", "src-a100"});
+    for (const auto& [method, ms] : std::vector<std::pair<std::string, double>>{
+             {"coalesce", 0.2}, {"cublas_gemm", 0.15}, {"eager", 0.3}, {"unfused", 0.25}}) {
+      db::MeasurementRow row;
+      row.run = run;
+      row.device = id;
+      row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
+      row.method = method;
+      if (method == "coalesce") row.config = config;
+      row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
+      row.rel_err = 1e-7;
+      row.max_abs_err = 1e-5;
+      ASSERT_TRUE(db.insert_measurement(row));
+    }
+    db.end_run(run, db::RunStatus::completed);
+  }
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    const auto t = workload_tables(db, {}, {fixture_workload()});
+    const auto h200 = workload_rows(t[0], "NVIDIA H200");
+    const auto a100 = workload_rows(t[0], "NVIDIA A100");
+    ASSERT_EQ(a100.size(), 3u);
+    auto at = [&](const auto& rows, const char* key) { return rows.at("every row")[t[0].index(key)]; };
+    EXPECT_NEAR(db::as_double(at(h200, "coalesce_ms")), 0.0688 * 3 + 2.902, 1e-12);
+    EXPECT_NEAR(db::as_double(at(a100, "coalesce_ms")), 0.2 * 3, 1e-12);
+    EXPECT_NEAR(db::as_double(at(a100, "vs_eager")), 1.5, 1e-12);
+    EXPECT_NEAR(db::as_double(at(a100, "vs_cublas_gemm")), 0.75, 1e-12);
+    EXPECT_EQ(db::as_int(at(a100, "measured")), 1);
+    EXPECT_EQ(db::as_text(at(a100, "sum")), "partial");
+    EXPECT_EQ(db::as_text(a100.at("M = 4096")[t[0].index("sum")]), "nothing measured");
+    EXPECT_TRUE(db::is_null(a100.at("M = 4096")[t[0].index("coalesce_ms")]));
+    int missing_on_a100 = 0;
+    for (const auto& row : t[1].rows) missing_on_a100 += db::as_text(row[t[1].index("device")]) == "NVIDIA A100";
+    EXPECT_EQ(missing_on_a100, 2);  // 4096³ bias_gelu and 1024³ bias
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// --workload puts its tables right after the summary and names the files in the meta.
+TEST(Workloads, FollowTheSummaryInTheReport) {
+  auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  ReportOptions options;
+  options.workloads = {fixture_workload()};
+  Document d = build_report(db, {}, options);
+  ASSERT_GE(d.tables.size(), 3u);
+  EXPECT_EQ(d.tables[0].name, "summary");
+  EXPECT_EQ(d.tables[1].name, "workloads");
+  EXPECT_EQ(d.tables[2].name, "workload_missing");
+  EXPECT_EQ(d.meta.back(), (std::pair<std::string, std::string>{"workloads", "w.csv"}));
 }
 
 TEST(Diff, VerdictsFollowTheNoiseRule) {

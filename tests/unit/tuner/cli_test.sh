@@ -51,7 +51,7 @@ done <<'CASES'
 --shape 4096 --strategy random --budget 0|--budget must be at least 1
 --shape 4096 --timeout 0|--timeout must be a positive number
 --shape 4096 --no-such-flag|not expected: --no-such-flag
---dtype f32|--shape is required
+--dtype f32|--shape or --shapes-file is required (see --help)
 CASES
 
 # The same options made valid get past the command line and stop at the device query.
@@ -92,6 +92,45 @@ check "sweep --devices 0,5: database untouched" '[ "$(sha256sum "$db")" = "$sum"
 out=$(SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 "$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
 check "sweep in a Slurm array task outside the array: status 2, one line" \
   '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "SLURM_ARRAY_TASK_ID 3 is not one of the array.s 3 tasks"'
+
+# --shapes-file: a bad line is one sentence naming FILE:LINE (status 2, the database untouched), for
+# sweep and space alike; a good file, with --shape beside it, gets past the command line.
+printf '# a comment\n128,768,256,,bias,qkv,2\n128,0,256,,bias,bad\n' >"$work/bad_extent.csv"
+printf 'm,n,k,dtype,epilogue,name,count\n128,768,256,f64,bias\n' >"$work/bad_dtype.csv"
+printf '128,768,256,,bias,qkv,0\n' >"$work/bad_count.csv"
+printf '128,768,256,,bias\n128,768,256\n' >"$work/bad_fields.csv"
+printf '128,768,256,bf16,bias\n' >"$work/bf16.csv"
+printf '# nothing but comments\n\n' >"$work/empty.csv"
+while IFS='|' read -r file expect; do
+  [ -z "$file" ] && continue
+  for cmd in sweep space; do
+    out=$("$tune" $cmd --shapes-file "$work/$file" $([ $cmd = sweep ] && echo --db "$db" --cache-dir "$work/cache") --family simt 2>&1 >/dev/null); rc=$?
+    check "$cmd --shapes-file $file: status 2, one line" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ]'
+    check "$cmd --shapes-file $file: says '$expect'" 'printf "%s" "$out" | grep -qF -- "$expect"'
+  done
+  check "--shapes-file $file: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+done <<CASES
+bad_extent.csv|coalesce-tune: $work/bad_extent.csv:3: n '0': expected a whole number from 1 to 1048576, as a --shape's side
+bad_dtype.csv|coalesce-tune: $work/bad_dtype.csv:2: dtype 'f64' is not a dtype (f32, tf32, bf16, f16; empty: the tool's --dtype)
+bad_count.csv|coalesce-tune: $work/bad_count.csv:1: count '0': expected a whole number from 1 to 2147483647
+bad_fields.csv|coalesce-tune: $work/bad_fields.csv:2: expected m,n,k,dtype,epilogue[,name][,count], found 3 fields
+bf16.csv|coalesce-tune: --family simt cannot compute bf16 ($work/bf16.csv:1): the simt family computes in f32
+empty.csv|coalesce-tune: $work/empty.csv: no problem in it
+nosuch.csv|coalesce-tune: $work/nosuch.csv: cannot read it (No such file or directory)
+CASES
+printf 'm,n,k,dtype,epilogue,name,count\n128,768,256,,bias,q,2\n128,768,256,,bias,k,2  # the same problem\n128,256,256,f32,,out\n' >"$work/good.csv"
+out=$("$tune" sweep --shapes-file "$work/good.csv" --shape 128x768x256 --epilogue bias --device 99 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+check "sweep --shapes-file with --shape: accepted (status 3 at the device query)" '[ $rc -eq 3 ] && printf "%s" "$out" | grep -q "no CUDA device"'
+out=$("$tune" space --shapes-file "$work/good.csv" --shape 128x768x256 --epilogue bias --format csv 2>/dev/null); rc=$?
+check "space --shapes-file: each problem once, empty fields from --dtype and --epilogue" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$out" | tail -n +2 | cut -d, -f1-5 | sort -u | tr "\n" " ")" = "128,256,256,f32,bias 128,768,256,f32,bias " ]'
+# Every preset in workloads/: the space lists each of its distinct problems once.
+presets=$(cd "$(dirname "$0")/../../../workloads" && pwd)
+for preset in "$presets"/*.csv; do
+  want=$(grep -v '^#' "$preset" | tail -n +2 | cut -d, -f1-3,5 | sort -u | sed 's/,/,bf16,/3' | tr '\n' ' ')
+  got=$("$tune" space --shapes-file "$preset" --dtype bf16 --format csv 2>/dev/null | tail -n +2 | cut -d, -f1-5 | sort -u | tr '\n' ' ')
+  check "space --shapes-file workloads/$(basename "$preset"): its $(printf "%s" "$want" | wc -w) problems, each once" '[ -n "$want" ] && [ "$got" = "$want" ]'
+done
 
 # Without a GPU a real sweep stops before opening the database: exit 3, one line.
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then

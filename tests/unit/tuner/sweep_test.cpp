@@ -247,6 +247,31 @@ TEST_F(StandInSweep, ASweepWithSomeWorkDoneMeasuresOnlyTheRest) {
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE run_id = 2 AND m = 256"), 0);
 }
 
+// --shapes-file beside --shape: a problem on several lines (or also given by --shape) is swept
+// once, an empty epilogue takes --epilogue, and every problem of the file gets its rows.
+TEST_F(StandInSweep, AShapesFileSweepsEachProblemOnce) {
+  const fs::path db = dir_ / "workload.db", file = dir_ / "workload.csv";
+  std::ofstream(file) << "m,n,k,dtype,epilogue,name,count\n"
+                         "256,256,256,,bias_gelu,up,2\n"
+                         "256,256,256,,,up again,1\n"
+                         "256,256,256,f32,bias,down,2\n";
+  std::vector<std::string> a = args(db);  // --shape 256 (bias_gelu), the same problem as the first two lines
+  a.insert(a.begin() + 3, {"--shapes-file", file.string()});
+  Exit e = run(COALESCE_TUNE, a, {kStandIn});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM problems"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM problems WHERE m = 256 AND n = 256 AND k = 256 AND epilogue = 'bias'"), 1);
+  for (const char* epilogue : {"bias_gelu", "bias"}) {
+    const std::string where = std::string(" AND epilogue = '") + epilogue + "'";
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE method = 'coalesce' AND build_id IS NOT NULL" + where),
+              kBudget)
+        << epilogue;
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE config_id IS NULL AND status = 'ok'" + where), 3)
+        << epilogue;
+  }
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE command_line LIKE '%--shapes-file%'"), 1);
+}
+
 TEST_F(StandInSweep, AKilledSweepResumesToTheSameRows) {
   const fs::path whole = dir_ / "whole.db", killed = dir_ / "killed.db";
   ASSERT_EQ(sweep(whole).code, 0);
