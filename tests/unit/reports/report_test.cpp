@@ -443,6 +443,72 @@ TEST(Workloads, EachDeviceIsSummedOnItsOwn) {
   std::filesystem::remove_all(dir);
 }
 
+// A problem measured on two devices gets a "devices side by side" block: each device's best
+// fused time with its own run's ratios, and its time against the fastest device's. The
+// one-device fixture has no such table.
+TEST(Report, DevicesSideBySideKeepEachDevicesRatiosItsOwn) {
+  {
+    auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+    for (const Table& t : build_report(db, {}, {}).tables) EXPECT_NE(t.name, "devices_side_by_side");
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_side_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "two_devices.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  {
+    auto db = db::Database::open(path, db::Mode::read_write);
+    db::DeviceRow second;
+    second.uuid = "GPU-00000000-0000-4000-8000-sidebyside02";
+    second.name = "NVIDIA A100";
+    second.arch = "sm_80";
+    second.cc_major = 8;
+    second.sm_count = 108;
+    const db::DeviceId id = db.upsert_device(second);
+    db::RunInfo info;
+    info.device = id;
+    info.tool = "coalesce-tune";
+    info.resume_key = "side by side";
+    const db::RunId run = db.begin_run(info);
+    const db::ConfigId config = db.upsert_config(
+        {"simt", "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu", "{}", "src-side"});
+    for (const auto& [method, ms] : std::vector<std::pair<std::string, double>>{
+             {"coalesce", 0.2}, {"cublas_gemm", 0.15}, {"eager", 0.3}}) {
+      db::MeasurementRow row;
+      row.run = run;
+      row.device = id;
+      row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
+      row.method = method;
+      if (method == "coalesce") row.config = config;
+      row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
+      row.rel_err = 1e-7;
+      row.max_abs_err = 1e-5;
+      ASSERT_TRUE(db.insert_measurement(row));
+    }
+    db.end_run(run, db::RunStatus::completed);
+  }
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    const Document d = build_report(db, {}, {});
+    const Table* side = nullptr;
+    for (const Table& t : d.tables)
+      if (t.name == "devices_side_by_side") side = &t;
+    ASSERT_NE(side, nullptr);
+    ASSERT_EQ(side->rows.size(), 2u) << "only the 1024³ problem is on both devices";
+    auto at = [&](std::size_t r, const char* key) { return side->rows[r][side->index(key)]; };
+    EXPECT_EQ(db::as_text(at(0, "problem")), "1024×1024×1024 f32 bias_gelu");
+    EXPECT_EQ(db::as_text(at(0, "device")), "NVIDIA H200");
+    EXPECT_EQ(db::as_text(at(1, "device")), "NVIDIA A100");
+    EXPECT_NEAR(db::as_double(at(0, "fused_ms")), 0.0688, 1e-12);
+    EXPECT_NEAR(db::as_double(at(0, "vs_fastest")), 1.0, 1e-12);
+    EXPECT_NEAR(db::as_double(at(1, "vs_fastest")), 0.2 / 0.0688, 1e-12);
+    // The A100's ratios are against its own run's baselines, never the H200's.
+    EXPECT_NEAR(db::as_double(at(1, "pct_cublas")), 75.0, 1e-9);
+    EXPECT_NEAR(db::as_double(at(1, "vs_eager")), 1.5, 1e-12);
+    EXPECT_EQ(db::as_text(at(1, "config")), "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu");
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // --workload puts its tables right after the summary and names the files in the meta.
 TEST(Workloads, FollowTheSummaryInTheReport) {
   auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
