@@ -33,11 +33,17 @@ std::vector<std::string> summed_methods(bool peers) {
   return out;
 }
 
+bool is_peer(const std::string& method) {
+  const db::MethodInfo* m = db::find_method(method);
+  return m && m->origin == db::MethodOrigin::peer;
+}
+
 /// One problem's time per method on one device: the fastest family's best config, the baselines
 /// of that config's run, the peers of their own latest runs; ok rows only.
 struct ProblemTimes {
   std::int64_t run = 0;
   std::map<std::string, double> ms;
+  std::set<std::string> tried;  ///< the methods with a row on the problem, ok or not
 };
 
 ProblemTimes times_of(const std::vector<ComparisonEntry>& entries, std::pair<std::size_t, std::size_t> block) {
@@ -47,6 +53,7 @@ ProblemTimes times_of(const std::vector<ComparisonEntry>& entries, std::pair<std
   t.ms["coalesce"] = fused.best_median_ms;
   for (std::size_t i = block.first + 1; i < block.second; ++i) {
     const ComparisonEntry& x = entries[i];
+    t.tried.insert(x.method);
     if (x.status != "ok" || !x.median_ms) continue;
     const db::MethodInfo* m = db::find_method(x.method);
     if (!m || x.method == "coalesce_unfused") continue;
@@ -89,15 +96,18 @@ std::vector<Value> total_row(const std::string& workload, const std::string& dev
   for (const std::string& method : methods) {
     double sum = 0;
     std::vector<Problem> without;
+    bool tried = false;
     for (const Resolved& r : lines) {
       if (!r.times) continue;
+      tried = tried || method == "coalesce" || r.times->tried.count(method);
       auto it = r.times->ms.find(method);
       if (it == r.times->ms.end()) add_unique(without, r.problem);
       else sum += it->second * static_cast<double>(r.line->count);
     }
     if (measured.empty()) total[method] = std::nullopt;
     else if (without.empty()) total[method] = sum;
-    else lacking.push_back(method + " (no ok row on " + plural(without.size(), "problem", "problems") + ")");
+    else if (tried || !is_peer(method))  // a peer never run on these problems is absent, without a note
+      lacking.push_back(method + " (no ok row on " + plural(without.size(), "problem", "problems") + ")");
   }
   std::string runs_text;
   for (std::int64_t r : runs) runs_text += (runs_text.empty() ? "" : ", ") + std::to_string(r);
@@ -190,11 +200,61 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
   missing.group_by = {"workload", "device", "dtype"};
   missing.empty_text = "Every problem of every workload is measured.";
 
+  // Devices of one model (same name, architecture, SM count and maximum SM clock): a workload
+  // split over them by `coalesce-tune sweep --devices` or a Slurm array is also summed over the
+  // group, each problem from one device of it.
+  std::map<std::int64_t, std::string> model_of;  // device id -> its model's key
+  for (const auto& r : db.query("SELECT id, name || '|' || arch || '|' || sm_count || '|' || max_sm_clock_mhz FROM devices").rows)
+    model_of[db::as_int(r[0])] = db::as_text(r[1]);
+  std::vector<std::pair<std::string, std::vector<std::pair<std::int64_t, std::string>>>> models;  // key, devices
+  for (const auto& d : devices) {
+    const std::string& key = model_of[d.first];
+    auto it = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.first == key; });
+    if (it == models.end()) models.push_back({key, {d}});
+    else it->second.push_back(d);
+  }
+
+  // One section: the totals rows (per M and every row) and the missing problems of `lines`.
+  auto section = [&](const Workload& w, const std::string& device, Dtype dtype, const std::vector<Resolved>& lines) {
+    std::set<int> ms;
+    for (const Resolved& r : lines) ms.insert(r.problem.m);
+    if (ms.size() > 1)
+      for (int m : ms) {
+        std::vector<Resolved> part;
+        std::copy_if(lines.begin(), lines.end(), std::back_inserter(part),
+                     [m](const Resolved& r) { return r.problem.m == m; });
+        totals.rows.push_back(total_row(w.path, device, dtype, m, part, methods));
+      }
+    totals.rows.push_back(total_row(w.path, device, dtype, std::nullopt, lines, methods));
+    // Each missing problem once, with every row it stands for.
+    std::vector<Problem> listed;
+    for (const Resolved& r : lines) {
+      if (r.times) continue;
+      if (std::find(listed.begin(), listed.end(), r.problem) != listed.end()) continue;
+      listed.push_back(r.problem);
+      std::int64_t count = 0;
+      std::string rows;
+      for (const Resolved& o : lines) {
+        if (!(o.problem == r.problem)) continue;
+        count += o.line->count;
+        rows += (rows.empty() ? "" : "; ") + (o.line->name.empty() ? std::string() : o.line->name + " ") +
+                "(line " + std::to_string(o.line->line) + ")";
+      }
+      const std::string epilogue(to_string(r.problem.epilogue));
+      missing.rows.push_back({text(w.path), text(device), text(std::string(to_string(dtype))),
+                              text(problem_label(r.problem.m, r.problem.n, r.problem.k,
+                                                 std::string(to_string(dtype)), epilogue)),
+                              integer(r.problem.m), integer(r.problem.n), integer(r.problem.k), text(epilogue),
+                              integer(count), text(rows)});
+    }
+  };
+
   std::vector<std::string> unmeasured;
+  bool grouped = false;
   for (const Workload& w : workloads) {
     bool any = false;
-    for (const auto& [device_id, device] : devices)
-      for (Dtype dtype : dtypes) {
+    for (Dtype dtype : dtypes) {
+      for (const auto& [device_id, device] : devices) {
         std::vector<Resolved> lines;
         for (const WorkloadLine& l : w.lines) {
           if (l.dtype && *l.dtype != dtype) continue;
@@ -204,38 +264,34 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
         }
         if (std::none_of(lines.begin(), lines.end(), [](const Resolved& r) { return r.times != nullptr; })) continue;
         any = true;
-        std::set<int> ms;
-        for (const Resolved& r : lines) ms.insert(r.problem.m);
-        if (ms.size() > 1)
-          for (int m : ms) {
-            std::vector<Resolved> part;
-            std::copy_if(lines.begin(), lines.end(), std::back_inserter(part),
-                         [m](const Resolved& r) { return r.problem.m == m; });
-            totals.rows.push_back(total_row(w.path, device, dtype, m, part, methods));
-          }
-        totals.rows.push_back(total_row(w.path, device, dtype, std::nullopt, lines, methods));
-        // Each missing problem once, with every row it stands for.
-        std::vector<Problem> listed;
-        for (const Resolved& r : lines) {
-          if (r.times) continue;
-          if (std::find(listed.begin(), listed.end(), r.problem) != listed.end()) continue;
-          listed.push_back(r.problem);
-          std::int64_t count = 0;
-          std::string rows;
-          for (const Resolved& o : lines) {
-            if (!(o.problem == r.problem)) continue;
-            count += o.line->count;
-            rows += (rows.empty() ? "" : "; ") + (o.line->name.empty() ? std::string() : o.line->name + " ") +
-                    "(line " + std::to_string(o.line->line) + ")";
-          }
-          const std::string epilogue(to_string(r.problem.epilogue));
-          missing.rows.push_back({text(w.path), text(device), text(std::string(to_string(dtype))),
-                                  text(problem_label(r.problem.m, r.problem.n, r.problem.k,
-                                                     std::string(to_string(dtype)), epilogue)),
-                                  integer(r.problem.m), integer(r.problem.n), integer(r.problem.k), text(epilogue),
-                                  integer(count), text(rows)});
-        }
+        section(w, device, dtype, lines);
       }
+      // Each model with two or more devices holding problems of this workload: every line from
+      // the device of the group that measured it last (the latest fused run).
+      for (const auto& [model, members] : models) {
+        std::vector<Resolved> lines;
+        std::set<std::int64_t> holding;
+        for (const WorkloadLine& l : w.lines) {
+          if (l.dtype && *l.dtype != dtype) continue;
+          const Problem p = l.problem(dtype, default_epilogue);
+          const ProblemTimes* latest = nullptr;
+          std::int64_t from = 0;
+          for (const auto& [device_id, device] : members) {
+            auto it = measured.find(key_of(device_id, p));
+            if (it != measured.end() && (!latest || it->second.run > latest->run)) latest = &it->second, from = device_id;
+          }
+          if (latest) holding.insert(from);
+          lines.push_back({&l, p, latest});
+        }
+        if (holding.size() < 2) continue;
+        std::string ids;
+        for (std::int64_t id : holding) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        const std::string name = model.substr(0, model.find('|'));
+        section(w, name + " ×" + std::to_string(holding.size()) + " (devices " + ids + ", each problem from one)",
+                dtype, lines);
+        grouped = true;
+      }
+    }
     if (!any) unmeasured.push_back(w.path);
   }
 
@@ -255,6 +311,12 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
       "kernel is faster. cuBLAS GEMM alone computes no epilogue: the ceiling, not a path. The fused "
       "kernel's GELU is the exact erf form; cuBLASLt's fused epilogue and GPT-2's gelu_new are the tanh "
       "approximation."};
+  if (grouped)
+    totals.notes.push_back(
+        "A section named \"NAME ×D (devices ...)\" sums a workload that GPUs of one model (same name, "
+        "architecture, SM count and maximum SM clock) measured between them, as `coalesce-tune sweep --devices` "
+        "or a Slurm array splits it: each problem's methods still come from one run on one device (the device "
+        "that measured it last), so each problem's ratios are same-device ratios; only the sum spans devices.");
   for (const std::string& path : unmeasured)
     totals.notes.push_back(path + ": no problem of it is in the database for these filters; sweep them with "
                                   "coalesce-tune sweep --shapes-file " + path +

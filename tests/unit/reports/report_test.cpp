@@ -509,6 +509,77 @@ TEST(Report, DevicesSideBySideKeepEachDevicesRatiosItsOwn) {
   std::filesystem::remove_all(dir);
 }
 
+// A workload split between two GPUs of one model (as --devices or a Slurm array splits it) is
+// also summed over the pair, each problem from the device that measured it; a GPU of another
+// model holding a problem of it stays out of the pair.
+TEST(Workloads, DevicesOfOneModelAreSummedTogetherEachProblemFromOne) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_model_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "pair.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  {
+    auto db = db::Database::open(path, db::Mode::read_write);
+    const auto h200 = db.query("SELECT name, arch, cc_major, cc_minor, sm_count, max_sm_clock_mhz FROM devices WHERE id = 1").rows.at(0);
+    auto add = [&](const std::string& uuid, const std::string& name, int sm_count, double coalesce_ms) {
+      db::DeviceRow d;
+      d.uuid = uuid;
+      d.name = name;
+      d.arch = db::as_text(h200[1]);
+      d.cc_major = static_cast<int>(db::as_int(h200[2]));
+      d.cc_minor = static_cast<int>(db::as_int(h200[3]));
+      d.sm_count = sm_count;
+      d.max_sm_clock_mhz = static_cast<int>(db::as_int(h200[5]));
+      const db::DeviceId id = db.upsert_device(d);
+      db::RunInfo info;
+      info.device = id;
+      info.tool = "coalesce-tune";
+      info.resume_key = uuid;
+      const db::RunId run = db.begin_run(info);
+      const db::ConfigId config = db.upsert_config(
+          {"simt", "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias", "{}", "src-" + uuid});
+      for (const auto& [method, ms] : std::vector<std::pair<std::string, double>>{
+               {"coalesce", coalesce_ms}, {"cublas_gemm", 0.04}, {"eager", 0.07}, {"unfused", 0.06}}) {
+        db::MeasurementRow row;
+        row.run = run;
+        row.device = id;
+        row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias});
+        row.method = method;
+        if (method == "coalesce") row.config = config;
+        row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
+        row.rel_err = 1e-7;
+        row.max_abs_err = 1e-5;
+        ASSERT_TRUE(db.insert_measurement(row));
+      }
+      db.end_run(run, db::RunStatus::completed);
+    };
+    add("GPU-00000000-0000-4000-8000-samemodel002", db::as_text(h200[0]), static_cast<int>(db::as_int(h200[4])), 0.05);
+    add("GPU-00000000-0000-4000-8000-othermodel03", "NVIDIA A100", 108, 0.01);
+  }
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    const auto t = workload_tables(db, {}, {fixture_workload()});
+    std::map<std::string, std::vector<Value>> pair;
+    for (const auto& row : t[0].rows) {
+      const std::string device = db::as_text(row[t[0].index("device")]);
+      if (device.find(" ×2 ") != std::string::npos) {
+        EXPECT_EQ(device, "NVIDIA H200 ×2 (devices 1, 2, each problem from one)");
+        pair[db::as_text(row[t[0].index("part")])] = row;
+      }
+    }
+    ASSERT_EQ(pair.size(), 3u) << "M = 1024, M = 4096, every row";
+    auto at = [&](const char* key) { return pair.at("every row")[t[0].index(key)]; };
+    EXPECT_EQ(db::as_text(at("sum")), "complete");
+    EXPECT_EQ(db::as_int(at("measured")), 3);
+    // The A100's 0.01 ms is not taken: the bias problem comes from device 2.
+    EXPECT_NEAR(db::as_double(at("coalesce_ms")), 0.0688 * 3 + 2.902 + 0.05 * 3, 1e-12);
+    EXPECT_NEAR(db::as_double(at("eager_ms")), 0.0741 * 3 + 2.934 + 0.07 * 3, 1e-12);
+    EXPECT_NEAR(db::as_double(at("vs_eager")), (0.0741 * 3 + 2.934 + 0.07 * 3) / (0.0688 * 3 + 2.902 + 0.05 * 3), 1e-12);
+    EXPECT_NE(db::as_text(at("runs")).find(", "), std::string::npos) << "the fused rows of both devices' runs";
+    EXPECT_NE(t[0].notes.back().find("only the sum spans devices"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // --workload puts its tables right after the summary and names the files in the meta.
 TEST(Workloads, FollowTheSummaryInTheReport) {
   auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
