@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
               python;
   std::vector<std::string> workload_files;
   int top = 5;
+  bool same_model = false;
   FilterArgs filter_args;
   app.add_option("--db", db_path, "Results database (the report, query and plots)")
       ->capture_default_str();
@@ -199,6 +200,9 @@ int main(int argc, char** argv) {
                  "workloads/); repeatable")
       ->allow_extra_args(false);  // one file per --workload: `query --workload F SQL` keeps its SQL
   app.add_option("--top", top, "Configs listed per device, problem and family (default 5)");
+  app.add_flag("--same-model", same_model,
+               "Take a peer (torch_eager, torch_compile, triton) the device lacks from another device of "
+               "the same model (name, arch, SMs, max SM clock), marked cross-device (report and plots)");
   app.add_option("--plots", plots_dir, "Also draw the plots into DIR and link them from the markdown");
   app.add_option("--landscape-shape", landscape,
                  "Shape of the tile landscape plot (default: the one with most timed configs)");
@@ -258,12 +262,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  const PeerScope peer_scope = same_model ? PeerScope::same_model : PeerScope::same_device;
   try {
     if (*query) {
       const std::string why = "a query selects with its SQL";
       refuse_flags(app, {"--device", "--dtype", "--epilogue", "--shape", "--family", "--run"},
                    "query", why);
-      refuse_flags(app, {"--table", "--top", "--plots", "--landscape-shape", "--python", "--workload"},
+      refuse_flags(app, {"--table", "--top", "--plots", "--landscape-shape", "--python", "--workload", "--same-model"},
                    "query", "it prints the statement's rows");
       const std::string query_format =
           format_for(format.empty() ? "table" : format, {"table", "csv", "json"}, "query");
@@ -291,7 +296,7 @@ int main(int argc, char** argv) {
     }
     if (*diff) {
       refuse_flags(app, {"--db"}, "diff", "it compares the two databases named A and B");
-      refuse_flags(app, {"--top", "--plots", "--landscape-shape", "--python", "--workload"}, "diff",
+      refuse_flags(app, {"--top", "--plots", "--landscape-shape", "--python", "--workload", "--same-model"}, "diff",
                    "they shape the report");
       const std::string diff_format =
           format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "diff");
@@ -324,8 +329,7 @@ int main(int argc, char** argv) {
       Filters f = filter_args.resolve(app);
       auto database = db::Database::open(db_path, db::Mode::read_only);
       warn_if_nothing_matches(database, f, db_path);
-      PlotResult result =
-          make_plots(database, f, {plots_out, landscape_of(landscape), python});
+      PlotResult result = make_plots(database, f, {plots_out, landscape_of(landscape), python, peer_scope});
       if (!result.skipped.empty()) {
         std::cerr << "coalesce-report: " << result.skipped << '\n';
         return 1;
@@ -336,7 +340,8 @@ int main(int argc, char** argv) {
 
     if (*merge) {
       refuse_flags(app, {"--db", "--format", "--out", "--table", "--top", "--plots", "--landscape-shape",
-                         "--python", "--device", "--dtype", "--epilogue", "--shape", "--family", "--run"},
+                         "--python", "--device", "--dtype", "--epilogue", "--shape", "--family", "--run",
+                         "--same-model"},
                    "merge", "it merges every row of the databases named");
       for (const std::string& in : merge_inputs) {
         std::error_code ec;
@@ -351,7 +356,7 @@ int main(int argc, char** argv) {
     if (top < 1) throw UsageError("--top " + std::to_string(top) + ": list at least 1 config");
     Filters f = filter_args.resolve(app);
     std::optional<Shape> landscape_shape = landscape_of(landscape);
-    ReportOptions options{top, db_path, {}};
+    ReportOptions options{top, db_path, {}, peer_scope};
     for (const std::string& file : workload_files) {
       try {
         options.workloads.push_back(read_workload(file));
@@ -363,7 +368,7 @@ int main(int argc, char** argv) {
     warn_if_nothing_matches(database, f, db_path);
     Document doc = build_report(database, f, options);
     if (!plots_dir.empty()) {
-      PlotResult result = make_plots(database, f, {plots_dir, landscape_shape, python});
+      PlotResult result = make_plots(database, f, {plots_dir, landscape_shape, python, peer_scope});
       if (!result.skipped.empty()) {
         std::cerr << "coalesce-report: " << result.skipped << '\n';
         doc.notes.push_back("No plots: " + result.skipped + ".");

@@ -105,8 +105,11 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
     throw std::runtime_error("cannot create the plot directory " + options.out_dir.string());
 
   // Per shape: every ok line of the comparison, each series once per device and shape, with
-  // its time ÷ eager's of the fused row's run (the ratio plot's data).
-  const std::vector<ComparisonEntry> entries = comparison_entries(db, filters);
+  // its time ÷ eager's of the fused row's run (the ratio plot's data). A peer from another device
+  // of the model (--same-model) is a series of its own, named so, so that no line joins points of
+  // two GPUs.
+  const bool same_model = options.peers == PeerScope::same_model;
+  const std::vector<ComparisonEntry> entries = comparison_entries(db, filters, options.peers);
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, double> eager_of;  // device, problem, run
   for (const auto& e : entries)
     if (e.method == "eager" && e.status == "ok" && e.median_ms) eager_of[{e.device_id, e.problem_id, e.run}] = *e.median_ms;
@@ -117,6 +120,7 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
     if (e.method == "coalesce") fused_run = e.run;
     if (e.status != "ok" || !e.tflops) continue;
     std::string series = e.method == "coalesce" ? "coalesce (" + e.family + ")" : e.method;
+    if (e.cross_device()) series += " [cross-device: " + e.measured_on + "]";
     if (!seen.insert({e.device_id, e.problem_id, series}).second) continue;
     auto eager = eager_of.find({e.device_id, e.problem_id, fused_run});
     shape_rows.push_back({e.device, std::to_string(e.m), std::to_string(e.n), std::to_string(e.k),
@@ -124,11 +128,12 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
                           number(2.0 * e.m * e.n * e.k), series, std::to_string(e.run), number(*e.median_ms),
                           number(*e.tflops), e.peak_tflops ? number(*e.peak_tflops) : "",
                           eager == eager_of.end() ? "" : number(*e.median_ms / eager->second)});
+    if (same_model) shape_rows.back().push_back(e.measured_on);
   }
-  write_csv(options.out_dir / "tflops_by_shape.csv",
-            {"device", "m", "n", "k", "dtype", "epilogue", "shape", "flops", "series", "run", "median_ms",
-             "tflops", "peak_tflops", "vs_eager"},
-            shape_rows);
+  std::vector<std::string> shape_header = {"device", "m", "n", "k", "dtype", "epilogue", "shape", "flops", "series",
+                                           "run", "median_ms", "tflops", "peak_tflops", "vs_eager"};
+  if (same_model) shape_header.push_back("measured_on");
+  write_csv(options.out_dir / "tflops_by_shape.csv", shape_header, shape_rows);
 
   // The tile landscape: the best time of each BM × BN at one problem, every cell tried; a cell
   // with no timed config says how its configs ended. cuBLAS GEMM of the best row's run is the

@@ -19,6 +19,9 @@ struct PlotOptions {
   /// Interpreter to run the script with; empty: `python3` on PATH, else /usr/bin/python3 (where
   /// Debian's python3-matplotlib lands when PATH leads to another Python, e.g. pyenv's).
   std::string python;
+  /// `--same-model`: peers from another device of the model join the throughput plots, each as
+  /// a series of its own, named and drawn as cross-device (hollow markers, dashed line)
+  PeerScope peers = PeerScope::same_device;
 };
 
 struct PlotResult {
@@ -26,7 +29,8 @@ struct PlotResult {
   std::string skipped;  ///< why nothing was drawn (python3 or matplotlib missing); else empty
 };
 
-/// Writes out_dir/tflops_by_shape.csv and out_dir/tile_landscape.csv, then draws
+/// Writes out_dir/tflops_by_shape.csv (with PeerScope::same_model a last column, measured_on:
+/// the device of a cross-device point, else empty) and out_dir/tile_landscape.csv, then draws
 /// tflops_vs_shape.png and tile_landscape.png. Throws std::runtime_error when the directory
 /// cannot be written or the script fails.
 PlotResult make_plots(const db::Database& db, const Filters& f, const PlotOptions& options);

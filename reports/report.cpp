@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -82,7 +83,16 @@ std::vector<Value> problem_values(const std::string& device, int m, int n, int k
           integer(k),   text(dtype),                                   text(epilogue)};
 }
 
-Table runs_table(const db::Database& db, const SqlFilter& f) {
+/// " OR <column> IN (1, 2)" for `ids`, or nothing: the rows a table lists beyond those of the
+/// filters (the runs and devices of cross-device peers).
+std::string or_in(const std::string& column, const std::set<std::int64_t>& ids) {
+  if (ids.empty()) return "";
+  std::string list;
+  for (std::int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+  return " OR " + column + " IN (" + list + ")";
+}
+
+Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std::int64_t>& also) {
   Table t;
   t.name = "runs";
   t.title = "Runs: the environment of every number above";
@@ -118,7 +128,7 @@ Table runs_table(const db::Database& db, const SqlFilter& f) {
            r.host, r.command_line, r.harness_json
     FROM runs r LEFT JOIN devices d ON d.id = r.device_id
     WHERE r.id IN (SELECT v.run_id FROM v_measurements v WHERE )sql" +
-                         f.where + R"sql()
+                         f.where + ")" + or_in("r.id", also) + R"sql(
     ORDER BY r.id)sql",
                      f.params);
   for (auto& r : rs.rows) {
@@ -129,7 +139,7 @@ Table runs_table(const db::Database& db, const SqlFilter& f) {
   return t;
 }
 
-Table devices_table(const db::Database& db, const SqlFilter& f) {
+Table devices_table(const db::Database& db, const SqlFilter& f, const std::set<std::int64_t>& also) {
   Table t;
   t.name = "devices";
   t.title = "Devices";
@@ -152,7 +162,7 @@ Table devices_table(const db::Database& db, const SqlFilter& f) {
            regs_per_sm
     FROM v_devices
     WHERE id IN (SELECT v.device_id FROM v_measurements v WHERE )sql" +
-                         f.where + ") ORDER BY id",
+                         f.where + ")" + or_in("id", also) + " ORDER BY id",
                      f.params);
   t.rows = std::move(rs.rows);
   t.notes = {"Peak = SMs × dense FLOP per clock per SM of the math mode (the math_peaks table, "
@@ -161,7 +171,17 @@ Table devices_table(const db::Database& db, const SqlFilter& f) {
   return t;
 }
 
-Table comparison_table(const std::vector<ComparisonEntry>& entries) {
+/// "measured on NVIDIA H200 (device 2), same model: cross-device", the mark of a peer row from
+/// another device of the model (--same-model).
+std::string cross_device_mark(const ComparisonEntry& e) {
+  return "measured on " + e.measured_on + ", same model: cross-device";
+}
+
+bool any_cross_device(const std::vector<ComparisonEntry>& entries) {
+  return std::any_of(entries.begin(), entries.end(), [](const auto& e) { return e.cross_device(); });
+}
+
+Table comparison_table(const std::vector<ComparisonEntry>& entries, PeerScope scope) {
   Table t;
   t.name = "comparison";
   t.title = "Detail: the best config of each family against every baseline";
@@ -173,6 +193,10 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
                    col("pct_peak", "% of peak", 1), col("speedup", "fused speed-up (×, >1: fused faster)", 3),
                    col("verdict", "fused is"), col("note", "note")})
     t.columns.push_back(std::move(c));
+  // With --same-model, machines get the device of a cross-device row in a column of its own; the
+  // markdown shows the mark in the note.
+  const bool same_model = scope == PeerScope::same_model;
+  if (same_model) t.columns.push_back(col("measured_on", "measured on (cross-device)", -1, false));
   t.group_by = {"device", "problem"};
   bool peers = false;
   for (const auto& e : entries) {
@@ -186,11 +210,14 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
       verdict = text(std::string(
           to_string(compare_spread(e.best_p10_ms, e.best_p90_ms, *e.p10_ms, *e.p90_ms))));
     }
+    std::string note = e.message;
+    if (e.cross_device()) note = cross_device_mark(e) + (note.empty() ? "" : "; " + note);
     for (Value v : {text(e.family), integer(e.run), text(e.method), text(e.config), text(e.status),
                     value_of(e.median_ms), value_of(e.p10_ms), value_of(e.p90_ms),
                     value_of(e.tflops), value_of(pct), value_of(speedup), verdict,
-                    text(e.message)})
+                    text(note)})
       row.push_back(std::move(v));
+    if (same_model) row.push_back(e.cross_device() ? text(e.measured_on) : Value());
     t.rows.push_back(std::move(row));
   }
   t.notes = {
@@ -207,6 +234,14 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries) {
         "measured with the same harness rules on the same device, in a run of their own: for each, "
         "the latest run that measured it on the problem (its fastest ok config, else its first "
         "failure). Their ratios to the fused row cross runs; the run column says which.");
+  if (any_cross_device(entries))
+    t.notes.push_back(
+        "--same-model: a peer that the fused row's device never measured on the problem is taken "
+        "from the latest run of another device of the same model (same name, architecture, SM "
+        "count and max SM clock), and its note says \"measured on <device>, same model: "
+        "cross-device\". Its speed-up and verdict compare two GPUs, not only two runs: GPUs of one "
+        "model differ by a few percent (the devices side by side table, where a problem ran on "
+        "several).");
   return t;
 }
 
@@ -235,7 +270,7 @@ std::vector<std::pair<std::size_t, std::size_t>> blocks_of(const std::vector<Com
   return out;
 }
 
-Table summary_table(const std::vector<ComparisonEntry>& entries) {
+Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_device_shown) {
   Table t;
   t.name = "summary";
   t.title = "Summary: the tuned fused kernel against the library";
@@ -300,6 +335,10 @@ Table summary_table(const std::vector<ComparisonEntry>& entries) {
       "\"fused is\" compares the fused kernel with the fastest library path by their [p10, p90] "
       "intervals: faster or slower only when they do not overlap, otherwise within noise. cuBLAS "
       "GEMM alone computes no epilogue: it is the ceiling, not a path."};
+  if (cross_device_shown)
+    t.notes.push_back("Every ratio here is of one run on one device: the peers taken from another "
+                      "device of the same model (--same-model) are in the comparison only, marked "
+                      "cross-device.");
   return t;
 }
 
@@ -637,6 +676,26 @@ bool matches_any(const db::Database& db, const Filters& filters) {
   return as_int(rs.rows.at(0).at(0)) != 0;
 }
 
+std::string same_model_sql(const std::string& a, const std::string& b) {
+  // The name tells the product (an H200 NVL is named so); the architecture and SM count tell a
+  // MIG slice or a cut-down part of the same name apart; the max SM clock is what the peaks and
+  // the clock checks rest on, and an unknown clock (0, no NVML) cannot show it matches. Memory
+  // size is left out: ECC mode changes what the driver reports on the same GPU.
+  std::string out;
+  for (const char* column : {"name", "arch", "sm_count", "max_sm_clock_mhz"})
+    out += (out.empty() ? "" : " AND ") + a + "." + column + " = " + b + "." + column;
+  return "(" + out + " AND " + a + ".max_sm_clock_mhz > 0)";
+}
+
+std::vector<std::int64_t> same_model_devices(const db::Database& db, std::int64_t device_id) {
+  auto rs = db.query("SELECT g.id FROM devices g JOIN devices d ON d.id = ?1 WHERE g.id = d.id OR " +
+                         same_model_sql("g", "d") + " ORDER BY g.id",
+                     {integer(device_id)});
+  std::vector<std::int64_t> out;
+  for (const auto& row : rs.rows) out.push_back(as_int(row[0]));
+  return out;
+}
+
 std::string device_label_sql(const std::string& a) {
   return "(CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = " + a +
          ".device_name) > 1 THEN " + a + ".device_name || ' (device ' || " + a +
@@ -663,7 +722,8 @@ ProblemBlocks fastest_family_blocks(const std::vector<ComparisonEntry>& entries)
   return chosen;
 }
 
-std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& filters) {
+std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& filters,
+                                                PeerScope peers_scope) {
   SqlFilter f = filter_sql(filters, "v");
   auto best = db.query(R"sql(
     WITH ranked AS (
@@ -725,25 +785,36 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     for (auto& o : others.rows) rows.push_back(compared(o));
     if (!filters.run) {
       // The peers come from runs of their own, so --run (one run's rows only) leaves them out.
+      // Per method the latest run that measured it on this device; with --same-model (?3), where
+      // this device has none, the latest run of another device of its model.
       auto peers = db.query(R"sql(
-        WITH latest AS (
-          SELECT method, MAX(run_id) AS run_id FROM measurements
-          WHERE device_id = ?1 AND problem_id = ?2
-            AND method IN ()sql" + peer_methods("'", ", ") + R"sql()
-          GROUP BY method),
+        WITH candidates AS (
+          SELECT m.method, m.device_id, m.run_id,
+                 ROW_NUMBER() OVER (PARTITION BY m.method
+                                    ORDER BY m.device_id <> ?1, m.run_id DESC) AS choice
+          FROM measurements m
+          WHERE m.problem_id = ?2 AND m.method IN ()sql" + peer_methods("'", ", ") + R"sql()
+            AND m.device_id IN (SELECT g.id FROM devices g JOIN devices d ON d.id = ?1
+                                WHERE g.id = d.id OR (?3 AND )sql" + same_model_sql("g", "d") + R"sql())),
+        latest AS (SELECT method, device_id, run_id FROM candidates WHERE choice = 1),
         picked AS (
           SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.method
                                          ORDER BY v.status <> 'ok', v.median_ms,
                                                   v.measurement_id) AS pick
           FROM v_measurements v JOIN latest l ON l.method = v.method AND l.run_id = v.run_id
-          WHERE v.device_id = ?1 AND v.problem_id = ?2)
-        SELECT method, IFNULL(config_name, ''), status, median_ms, p10_ms, p90_ms, tflops, message,
-               run_id
-        FROM picked WHERE pick = 1)sql",
-                            {r[0], r[3]});
+                                             AND l.device_id = v.device_id
+          WHERE v.problem_id = ?2)
+        SELECT p.method, IFNULL(p.config_name, ''), p.status, p.median_ms, p.p10_ms, p.p90_ms,
+               p.tflops, p.message, p.run_id, p.device_id, )sql" + device_label_sql("p") + R"sql(
+        FROM picked p WHERE p.pick = 1)sql",
+                            {r[0], r[3], integer(peers_scope == PeerScope::same_model ? 1 : 0)});
       for (auto& o : peers.rows) {
         rows.push_back(compared(o));
         rows.back().run = as_int(o[8]);
+        if (as_int(o[9]) != e.device_id) {
+          rows.back().measured_on_id = as_int(o[9]);
+          rows.back().measured_on = as_text(o[10]);
+        }
       }
     }
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -764,26 +835,46 @@ Document build_report(const db::Database& db, const Filters& filters,
   doc.notes = {"Times are medians of cold samples (L2 flushed before each) in milliseconds; "
                "p10 and p90 bound the middle 80% of the samples. Every ratio compares rows of "
                "one run on one device."};
-  auto entries = comparison_entries(db, filters);
+  if (options.peers == PeerScope::same_model) doc.meta.emplace_back("peers", "same model (--same-model)");
+  auto entries = comparison_entries(db, filters, options.peers);
   if (std::any_of(entries.begin(), entries.end(), [](const auto& e) { return is_peer(e.method); }))
     doc.notes.back() += " The peers (" + peer_methods("", ", ") +
                         ") are the exception: they come from runs of their own on the same device.";
+  // The runs and devices of cross-device peers join the environment tables even where the
+  // filters (--device) leave them out, so every number shown has its run.
+  std::set<std::int64_t> cross_runs, cross_devices;
+  for (const ComparisonEntry& e : entries)
+    if (e.cross_device()) {
+      cross_runs.insert(e.run);
+      cross_devices.insert(e.measured_on_id);
+    }
+  const bool cross = !cross_runs.empty();
+  if (cross)
+    doc.notes.back() += " With --same-model, a peer that the device never measured on the problem "
+                        "comes from another device of the same model: the comparison marks each "
+                        "such row cross-device (the plots draw it hollow and dashed), and no other "
+                        "table uses it.";
   // What a reader came for first, then the detail, then the environment of every number.
   SqlFilter f = filter_sql(filters, "v");
-  doc.tables.push_back(summary_table(entries));
+  doc.tables.push_back(summary_table(entries, cross));
   if (!options.workloads.empty()) {
     std::string paths;
     for (const Workload& w : options.workloads) paths += (paths.empty() ? "" : ", ") + w.path;
     doc.meta.emplace_back("workloads", paths);
-    for (Table& t : workload_tables(db, filters, options.workloads)) doc.tables.push_back(std::move(t));
+    for (Table& t : workload_tables(db, filters, options.workloads)) {
+      if (cross && t.name == "workloads")
+        t.notes.push_back("A section is one device: the peers measured on another device of the "
+                          "model (--same-model, in the comparison) are not summed here.");
+      doc.tables.push_back(std::move(t));
+    }
   }
-  doc.tables.push_back(comparison_table(entries));
+  doc.tables.push_back(comparison_table(entries, options.peers));
   if (Table side = devices_table_side_by_side(entries); !side.rows.empty()) doc.tables.push_back(std::move(side));
   doc.tables.push_back(why_table(db, entries, f));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));
-  doc.tables.push_back(runs_table(db, f));
-  doc.tables.push_back(devices_table(db, f));
+  doc.tables.push_back(runs_table(db, f, cross_runs));
+  doc.tables.push_back(devices_table(db, f, cross_devices));
   doc.meta_at_end = true;
   return doc;
 }

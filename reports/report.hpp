@@ -56,6 +56,23 @@ struct SqlFilter {
 };
 SqlFilter filter_sql(const Filters& f, const std::string& alias);
 
+/// Where the comparison looks for the peers of scripts/torch_peers.py (torch_eager,
+/// torch_compile, triton), which are measured in runs of their own.
+enum class PeerScope {
+  same_device,  ///< only the device of the fused row (the default)
+  /// `--same-model`: that device first; for a peer it never measured on the problem, the other
+  /// devices of its model (same_model_devices), each such row marked as cross-device
+  same_model,
+};
+
+/// The rule of `--same-model`, as an SQL condition on two rows of `devices` aliased `a` and `b`:
+/// the same name, architecture, SM count and max SM clock, and the clock known (above 0).
+std::string same_model_sql(const std::string& a, const std::string& b);
+
+/// The devices of `db` of the same model as `device_id` by same_model_sql, itself included, in id
+/// order (only itself when its clock is unknown).
+std::vector<std::int64_t> same_model_devices(const db::Database& db, std::int64_t device_id);
+
 /// One line of the comparison: the best row of a family, or a row of its run to compare with.
 struct ComparisonEntry {
   std::int64_t device_id = 0;
@@ -72,14 +89,23 @@ struct ComparisonEntry {
   std::string message;
   double best_median_ms = 0, best_p10_ms = 0, best_p90_ms = 0;  ///< the family's best row
   std::int64_t measurement_id = 0;  ///< the family's best row's measurement
+  /// A peer measured on another device of the model (PeerScope::same_model): that device's id
+  /// and label, "NVIDIA H200 (device 2)"; 0 and empty for a row of this device.
+  std::int64_t measured_on_id = 0;
+  std::string measured_on;
+
+  bool cross_device() const { return measured_on_id != 0; }
 };
 
 /// Per device × problem × family (within the filters): the best ok `coalesce` row, then every
 /// configless row (baselines) of the same run and the winner's `coalesce_unfused` row, then the
 /// peers of scripts/torch_peers.py (torch_eager, torch_compile, triton) from their own runs:
 /// for each, the latest run that measured it on this device and problem, its fastest ok row
-/// there or else its first failure (none with `run` set: they are not of that run).
-std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f);
+/// there or else its first failure (none with `run` set: they are not of that run). With
+/// PeerScope::same_model, a peer this device never measured on the problem comes from the latest
+/// run of another device of its model that did, marked (ComparisonEntry::measured_on).
+std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f,
+                                                PeerScope peers = PeerScope::same_device);
 
 /// Per (device id, problem id): the comparison block of the fastest family, as [begin, end) of
 /// `entries` (its best row, then the rows of its run and the peers). The summary and the
@@ -100,6 +126,7 @@ struct ReportOptions {
   int top = 5;                ///< configs per device × problem × family in top_configs
   std::string database;       ///< the path as the user gave it (printed in the meta)
   std::vector<Workload> workloads;  ///< `--workload` files: their tables follow the summary
+  PeerScope peers = PeerScope::same_device;  ///< `--same-model`: PeerScope::same_model
 };
 
 /// The whole report as a Document: tables summary, (with workloads: workloads and

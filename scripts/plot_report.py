@@ -3,7 +3,9 @@
 
 Usage: plot_report.py DIR
   reads  DIR/tflops_by_shape.csv  (device, m, n, k, dtype, epilogue, shape, series, run,
-                                   median_ms, tflops, peak_tflops, vs_eager)
+                                   median_ms, tflops, peak_tflops, vs_eager, and with
+                                   coalesce-report --same-model measured_on: the other device
+                                   of a cross-device point, drawn hollow and dashed)
          DIR/tile_landscape.csv   (device, dtype, epilogue, shape, family, bm, bn, best_ms, tflops,
                                    config, cublas_tflops, configs, untimed)
   writes DIR/tflops_vs_shape.png  TFLOP/s against shape, one line per method
@@ -71,13 +73,19 @@ def shape_axis(ax, rows):
 
 def plot_series(ax, rows, x_of, value):
     series = {}
+    cross_device = set()  # series measured on another device of the model (--same-model)
     for r in rows:
         v = value(r)
         if v is not None:
             series.setdefault(r["series"], []).append((x_of(r), v))
+            if r.get("measured_on"):
+                cross_device.add(r["series"])
     for name, points in series.items():
         points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+        style = dict(marker="o")
+        if name in cross_device:
+            style = dict(marker="D", markerfacecolor="none", linestyle="--")
+        ax.plot([p[0] for p in points], [p[1] for p in points], label=name, **style)
 
 
 def plot_tflops_vs_shape(rows, out):

@@ -93,6 +93,37 @@ fi
 golden report_peers.md --db fixture_peers.db
 golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison
 
+# --same-model: the peers moved to other devices (sqlite3 on a copy of fixture_peers.db): run 4 to
+# device 2, an H200 like device 1, run 3 to device 3, an A100. Device 1's blocks take run 4's
+# peers, each marked cross-device; run 3's (the only triton at 1024) never come; without the flag
+# no peer is shown, and on a database of one device the flag changes nothing but its meta line.
+cp fixture_peers.db same_model.db
+sqlite3 same_model.db "
+  CREATE TEMP TABLE twin AS SELECT * FROM devices WHERE id = 1;
+  UPDATE twin SET id = 2, uuid = 'GPU-5e1f0c2a-0000-4000-8000-fixture00002';
+  INSERT INTO devices SELECT * FROM twin;
+  UPDATE twin SET id = 3, uuid = 'GPU-5e1f0c2a-0000-4000-8000-fixture00003', name = 'NVIDIA A100-SXM4-80GB',
+                  arch = 'sm_80', cc_major = 8, sm_count = 108, max_sm_clock_mhz = 1410;
+  INSERT INTO devices SELECT * FROM twin;
+  UPDATE runs SET device_id = 2 WHERE id = 4;
+  UPDATE measurements SET device_id = 2 WHERE run_id = 4;
+  UPDATE runs SET device_id = 3 WHERE id = 3;
+  UPDATE measurements SET device_id = 3 WHERE run_id = 3;"
+golden report_same_model.md --db same_model.db --same-model
+golden report_same_model_comparison.csv --db same_model.db --same-model --device 1 --format csv --table comparison
+if "$report" --db same_model.db --table comparison | grep -q -E "torch_|triton|cross-device"; then
+  flunk "without --same-model the comparison shows peers of other devices"
+else
+  pass "without --same-model no peer of another device is shown"
+fi
+diff <("$report" --db fixture_peers.db) <("$report" --db fixture_peers.db --same-model) >"$work/diff"
+if [ "$(grep -c '^[<>]' "$work/diff")" -eq 1 ] && grep -q '^> - peers: `same model (--same-model)`$' "$work/diff"; then
+  pass "--same-model on one device: only the meta line differs"
+else
+  flunk "--same-model on one device changed more than its meta line:"
+  head -20 "$work/diff"
+fi
+
 # --workload: each method summed over a workload file's rows, per device and dtype, with the
 # problems the database lacks listed (tests/fixtures/workload.csv)
 golden report_workload.md --db fixture.db --workload workload.csv
@@ -139,6 +170,9 @@ fi
 refused plots_without_python 1 "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
 compare_file plots_tflops_by_shape.csv plots/tflops_by_shape.csv
 compare_file plots_tile_landscape.csv plots/tile_landscape.csv
+# with --same-model, the cross-device peers are series of their own, named, with measured_on
+refused plots_same_model_without_python 1 "plots not drawn" plots --db same_model.db --same-model --out-dir plots_same_model --python /nonexistent/python3
+compare_file plots_same_model_tflops_by_shape.csv plots_same_model/tflops_by_shape.csv
 out=$("$report" --db fixture.db --plots plots --out with_plots.md --python /nonexistent/python3 2>"$work/stderr"); rc=$?
 if [ $rc -eq 0 ] && [ -z "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] && grep -q "^No plots: " with_plots.md \
    && ! grep -q '!\[' with_plots.md; then
@@ -174,6 +208,13 @@ if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import mat
   else
     flunk "plot_report.py on skinny shapes: $(cat "$work/stderr")"
   fi
+  # The data of --same-model (its measured_on column: cross-device points drawn hollow and dashed).
+  if "$py" "$script" plots_same_model 2>"$work/stderr" && [ -s plots_same_model/tflops_vs_shape.png ] \
+     && [ -s plots_same_model/ratio_to_eager.png ]; then
+    pass "plots of --same-model data drawn"
+  else
+    flunk "plot_report.py on --same-model data: $(cat "$work/stderr")"
+  fi
 else
   echo "skipped: drawing the plots (python3 with matplotlib is not installed)"
 fi
@@ -207,6 +248,8 @@ refused workload_bad_line_before_the_database 2 "--workload bad_workload.csv:2: 
 refused workload_missing_file 2 "^coalesce-report: --workload nosuch.csv: cannot read it" --db fixture.db --workload nosuch.csv
 refused workload_with_query 2 "--workload is not an option of query" query --db fixture.db --workload workload.csv "SELECT 1"
 refused workload_with_diff 2 "--workload is not an option of diff" diff fixture.db fixture_b.db --workload workload.csv
+refused same_model_with_query 2 "--same-model is not an option of query" query --db fixture.db --same-model "SELECT 1"
+refused same_model_with_diff 2 "--same-model is not an option of diff" diff fixture.db fixture_b.db --same-model
 
 # --- read-only proof: refused writes leave the file and its directory as they were -------------
 before=$(cksum fixture.db)

@@ -82,6 +82,8 @@ merge --format csv merged.db fixture.db
 check "--format: status 2, one line naming it" '[ $rc -eq 2 ] && lines 1 && says "\-\-format is not an option of merge"'
 merge --db fixture.db merged.db fixture.db
 check "--db: status 2 (the databases are the arguments)" '[ $rc -eq 2 ] && lines 1 && says "\-\-db is not an option of merge"'
+merge --same-model merged.db fixture.db
+check "--same-model: status 2 (a report option)" '[ $rc -eq 2 ] && lines 1 && says "\-\-same-model is not an option of merge"'
 
 rc=0
 check "the inputs were never changed" '[ "$(sums)" = "$inputs" ]'

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "kernels/simt/family.hpp"
+#include "reports/plots.hpp"
 #include "reports/report.hpp"
 
 namespace coalesce::report {
@@ -576,6 +578,271 @@ TEST(Workloads, DevicesOfOneModelAreSummedTogetherEachProblemFromOne) {
     EXPECT_NEAR(db::as_double(at("vs_eager")), (0.0741 * 3 + 2.934 + 0.07 * 3) / (0.0688 * 3 + 2.902 + 0.05 * 3), 1e-12);
     EXPECT_NE(db::as_text(at("runs")).find(", "), std::string::npos) << "the fused rows of both devices' runs";
     EXPECT_NE(t[0].notes.back().find("only the sum spans devices"), std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+/// A device like the fixture's H200 (sm_90, 132 SMs), with its own UUID, name and max SM clock.
+db::DeviceId add_device(db::Database& db, const std::string& uuid, const std::string& name, int max_sm_clock_mhz,
+                        const std::string& arch = "sm_90", int sm_count = 132) {
+  db::DeviceRow d;
+  d.uuid = uuid;
+  d.name = name;
+  d.arch = arch;
+  d.cc_major = arch == "sm_90" ? 9 : 8;
+  d.sm_count = sm_count;
+  d.l2_bytes = 62914560;
+  d.max_sm_clock_mhz = max_sm_clock_mhz;
+  return db.upsert_device(d);
+}
+
+/// A peer row of a torch_peers.py run: method, config, n (of n³ f32 bias_gelu), its median (0:
+/// the compile failed).
+struct Peer {
+  const char* method;
+  const char* config;
+  int n;
+  double median_ms;
+};
+
+/// A run of scripts/torch_peers.py on `device`, as `coalesce-tune record` stores it; its id.
+db::RunId add_peer_run(db::Database& db, db::DeviceId device, const std::string& key, const std::vector<Peer>& peers) {
+  db::RunInfo info;
+  info.device = device;
+  info.tool = "torch_peers.py";
+  info.resume_key = key;
+  const db::RunId run = db.begin_run(info);
+  for (const Peer& p : peers) {
+    db::MeasurementRow row;
+    row.run = run;
+    row.device = device;
+    row.problem = db.upsert_problem({p.n, p.n, p.n, Dtype::f32, Epilogue::bias_gelu});
+    row.method = p.method;
+    row.config = db.upsert_config({p.method == std::string("triton") ? "triton" : "torch", p.config, "{}", key});
+    if (p.median_ms > 0) {
+      const double ms = p.median_ms;
+      row.timing = db::Timing{ms, ms * 0.99, ms * 1.01, ms * 0.995, ms * 1.005, 50};
+      row.rel_err = 2e-7;
+      row.max_abs_err = 4e-5;
+      row.message = key + " " + p.method;
+    } else {
+      row.status = db::Status::compile_failed;
+      row.message = "synthetic compile failure";
+    }
+    EXPECT_TRUE(db.insert_measurement(row));
+  }
+  db.end_run(run, db::RunStatus::completed);
+  return run;
+}
+
+const char* kTorchEager = "torch_eager_f32_bias_gelu";
+const char* kTorchCompile = "torch_compile_default_f32_bias_gelu";
+const char* kTriton = "triton_f32_bm128_bn128_bk32_w8_s3_bias_gelu";
+
+/// The fixture (one H200, device 1: the fused sweeps of 1024³ and 4096³, no peers) and, for
+/// --same-model:
+///   run 3, device 1: its own triton at 1024 (0.0951);
+///   run 4, device 2, an H200 like it (same name, arch, SMs, 1980 MHz): torch_eager at 1024
+///     (0.0760) and 4096 (2.950), triton at 1024 (0.0900, later than device 1's own) and 4096
+///     (3.200), torch_compile failed at 4096;
+///   run 5, device 3, an A100: every peer at both shapes (another model: never taken);
+///   run 6, device 4, an H200 whose max SM clock is 1755 MHz: torch_compile at 1024 (never taken);
+///   device 5, an H200 of unknown clock (0), with no run.
+std::filesystem::path same_model_fixture(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "same_model.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  auto db = db::Database::open(path, db::Mode::read_write);
+  EXPECT_EQ(add_peer_run(db, 1, "own", {{"triton", kTriton, 1024, 0.0951}}), 3);
+  const db::DeviceId twin = add_device(db, "GPU-00000000-0000-4000-8000-samemodel002", "NVIDIA H200", 1980);
+  EXPECT_EQ(twin, 2);
+  EXPECT_EQ(add_peer_run(db, twin, "twin",
+                         {{"torch_eager", kTorchEager, 1024, 0.0760},
+                          {"triton", kTriton, 1024, 0.0900},
+                          {"torch_eager", kTorchEager, 4096, 2.950},
+                          {"torch_compile", kTorchCompile, 4096, 0},
+                          {"triton", kTriton, 4096, 3.200}}),
+            4);
+  const db::DeviceId a100 = add_device(db, "GPU-00000000-0000-4000-8000-samemodel003", "NVIDIA A100", 1410, "sm_80", 108);
+  std::vector<Peer> everything;
+  for (int n : {1024, 4096})
+    for (const auto& [method, config] : {std::pair{"torch_eager", kTorchEager}, {"torch_compile", kTorchCompile}, {"triton", kTriton}})
+      everything.push_back({method, config, n, 0.5});
+  EXPECT_EQ(add_peer_run(db, a100, "a100", everything), 5);
+  const db::DeviceId slower_clock = add_device(db, "GPU-00000000-0000-4000-8000-samemodel004", "NVIDIA H200", 1755);
+  EXPECT_EQ(add_peer_run(db, slower_clock, "1755", {{"torch_compile", kTorchCompile, 1024, 0.0650}}), 6);
+  add_device(db, "GPU-00000000-0000-4000-8000-samemodel005", "NVIDIA H200", 0);
+  return path;
+}
+
+// --same-model groups devices of one name, architecture, SM count and known max SM clock: the
+// fixture's H200 and its twin; not the A100, nor an H200 of another clock or of an unknown one.
+TEST(SameModel, DevicesOfOneNameArchSmsAndKnownClock) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_same_" + std::to_string(::getpid()));
+  const auto path = same_model_fixture(dir);
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    EXPECT_EQ(same_model_devices(db, 1), (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(same_model_devices(db, 2), (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(same_model_devices(db, 3), std::vector<std::int64_t>{3});
+    EXPECT_EQ(same_model_devices(db, 4), std::vector<std::int64_t>{4});
+    EXPECT_EQ(same_model_devices(db, 5), std::vector<std::int64_t>{5});
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// With PeerScope::same_model, a peer device 1 never measured on a problem comes from its twin,
+// marked with the twin's label, and is compared with device 1's best; device 1's own peer stays
+// (its triton at 1024, though the twin's is later); the A100's and the 1755-MHz H200's never come.
+// Without it, only device 1's own.
+TEST(SameModel, PeersOfAnotherDeviceOfTheModelAreTakenAndMarked) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_same_" + std::to_string(::getpid()));
+  const auto path = same_model_fixture(dir);
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    auto peers = [&](int n, PeerScope scope) {
+      Filters f;
+      f.shapes = {{n, n, n}};
+      std::map<std::string, ComparisonEntry> out;
+      for (const auto& e : comparison_entries(db, f, scope))
+        if (e.method == "torch_eager" || e.method == "torch_compile" || e.method == "triton")
+          EXPECT_TRUE(out.emplace(e.method, e).second) << "two " << e.method << " rows at " << n;
+      return out;
+    };
+    auto small = peers(1024, PeerScope::same_model);
+    ASSERT_EQ(small.size(), 2u) << "no torch_compile: only the A100 and the 1755-MHz H200 ran it at 1024";
+    EXPECT_TRUE(small["torch_eager"].cross_device());
+    EXPECT_EQ(small["torch_eager"].measured_on_id, 2);
+    EXPECT_EQ(small["torch_eager"].measured_on, "NVIDIA H200 (device 2)");
+    EXPECT_EQ(small["torch_eager"].run, 4);
+    EXPECT_EQ(small["torch_eager"].device_id, 1);  // in device 1's block, against its best
+    EXPECT_DOUBLE_EQ(*small["torch_eager"].median_ms, 0.0760);
+    EXPECT_DOUBLE_EQ(small["torch_eager"].best_median_ms, 0.0688);
+    EXPECT_FALSE(small["triton"].cross_device());
+    EXPECT_EQ(small["triton"].run, 3);
+    EXPECT_DOUBLE_EQ(*small["triton"].median_ms, 0.0951);
+
+    auto large = peers(4096, PeerScope::same_model);
+    ASSERT_EQ(large.size(), 3u);
+    for (const auto& [method, e] : large) {
+      EXPECT_EQ(e.measured_on_id, 2) << method;
+      EXPECT_EQ(e.run, 4) << method;
+    }
+    EXPECT_DOUBLE_EQ(*large["torch_eager"].median_ms, 2.950);
+    EXPECT_EQ(large["torch_compile"].status, "compile_failed");
+    EXPECT_DOUBLE_EQ(*large["triton"].median_ms, 3.200);
+
+    auto own = peers(1024, PeerScope::same_device);
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own["triton"].run, 3);
+    EXPECT_TRUE(peers(4096, PeerScope::same_device).empty());
+    for (const auto& e : comparison_entries(db, {})) EXPECT_FALSE(e.cross_device()) << e.method;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// In the report, each cross-device row's note starts with where it was measured, and machines get
+// the device in measured_on; the summary is the same with or without --same-model (same run, same
+// device only); the runs and devices tables list the twin's run and the twin even under
+// --device 1, and nothing of the A100's.
+TEST(SameModel, ReportMarksCrossDeviceRowsAndKeepsTheSummaryOnOneDevice) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_same_" + std::to_string(::getpid()));
+  const auto path = same_model_fixture(dir);
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    Filters device1;
+    device1.device = "1";
+    ReportOptions same;
+    same.peers = PeerScope::same_model;
+    const Document with = build_report(db, device1, same);
+    const Document without = build_report(db, device1, {});
+    auto table = [](const Document& d, const std::string& name) -> const Table& {
+      for (const Table& t : d.tables)
+        if (t.name == name) return t;
+      throw std::runtime_error("no table " + name);
+    };
+    EXPECT_EQ(table(with, "summary").rows, table(without, "summary").rows);
+    EXPECT_EQ(table(with, "summary").columns.size(), table(without, "summary").columns.size());
+
+    const Table& c = table(with, "comparison");
+    int cross = 0;
+    for (const auto& row : c.rows) {
+      const std::string method = db::as_text(row[c.index("method")]);
+      const std::string note = db::as_text(row[c.index("note")]);
+      const bool marked = note.rfind("measured on NVIDIA H200 (device 2), same model: cross-device", 0) == 0;
+      if (marked) {
+        ++cross;
+        EXPECT_EQ(db::as_text(row[c.index("measured_on")]), "NVIDIA H200 (device 2)");
+        EXPECT_EQ(db::as_int(row[c.index("run")]), 4);
+      } else {
+        EXPECT_TRUE(db::is_null(row[c.index("measured_on")])) << method;
+        EXPECT_EQ(note.find("cross-device"), std::string::npos) << method << ": " << note;
+      }
+    }
+    EXPECT_EQ(cross, 4);  // torch_eager at 1024; torch_eager, torch_compile, triton at 4096
+    EXPECT_NE(c.notes.back().find("--same-model"), std::string::npos);
+    EXPECT_NE(table(with, "summary").notes.back().find("in the comparison only"), std::string::npos);
+    const std::pair<std::string, std::string> scope{"peers", "same model (--same-model)"};
+    EXPECT_NE(std::find(with.meta.begin(), with.meta.end(), scope), with.meta.end());
+    EXPECT_EQ(std::find(without.meta.begin(), without.meta.end(), scope), without.meta.end());
+
+    const Table& old = table(without, "comparison");
+    EXPECT_EQ(old.columns.size() + 1, c.columns.size());
+    for (const auto& row : old.rows)
+      EXPECT_EQ(db::as_text(row[old.index("note")]).find("cross-device"), std::string::npos);
+
+    auto ids = [](const Table& t, const char* key) {
+      std::vector<std::int64_t> out;
+      for (const auto& row : t.rows) out.push_back(db::as_int(row[t.index(key)]));
+      return out;
+    };
+    EXPECT_EQ(ids(table(with, "runs"), "run"), (std::vector<std::int64_t>{1, 2, 3, 4}));
+    EXPECT_EQ(ids(table(without, "runs"), "run"), (std::vector<std::int64_t>{1, 2, 3}));
+    EXPECT_EQ(ids(table(with, "devices"), "device_id"), (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(ids(table(without, "devices"), "device_id"), std::vector<std::int64_t>{1});
+  }
+  std::filesystem::remove_all(dir);
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The throughput plots' data: with --same-model each cross-device peer is a series of its own,
+// named with its device, and measured_on says so; without it, no such column and no such point.
+TEST(SameModel, PlotDataNamesCrossDevicePoints) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_same_" + std::to_string(::getpid()));
+  const auto path = same_model_fixture(dir);
+  auto lines = [](const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  {
+    auto db = db::Database::open(path, db::Mode::read_only);
+    PlotOptions options;
+    options.out_dir = dir / "same";
+    options.python = "/nonexistent/python3";  // the data only
+    options.peers = PeerScope::same_model;
+    EXPECT_FALSE(make_plots(db, {}, options).skipped.empty());
+    auto same = lines(dir / "same" / "tflops_by_shape.csv");
+    ASSERT_FALSE(same.empty());
+    EXPECT_TRUE(ends_with(same[0], ",vs_eager,measured_on")) << same[0];
+    int cross = 0;
+    for (const std::string& line : same)
+      if (line.find(",torch_eager [cross-device: NVIDIA H200 (device 2)],4,") != std::string::npos) {
+        ++cross;
+        EXPECT_TRUE(ends_with(line, ",NVIDIA H200 (device 2)")) << line;
+      }
+    EXPECT_EQ(cross, 2);  // 1024 and 4096
+    options.out_dir = dir / "own";
+    options.peers = PeerScope::same_device;
+    make_plots(db, {}, options);
+    auto own = lines(dir / "own" / "tflops_by_shape.csv");
+    ASSERT_FALSE(own.empty());
+    EXPECT_TRUE(ends_with(own[0], ",vs_eager")) << own[0];
+    for (const std::string& line : own) EXPECT_EQ(line.find("cross-device"), std::string::npos) << line;
   }
   std::filesystem::remove_all(dir);
 }
