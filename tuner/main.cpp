@@ -452,7 +452,7 @@ int main(int argc, char** argv) {
   std::string devices_option, shard_option;
   sweep->add_option("--device", sweep_device, "CUDA device ordinal (default 0)");
   sweep->add_option("--devices", devices_option,
-                    "several GPUs of this host: all, or ordinals (0,1,3); problem i is measured on the i-th mod D");
+                    "several GPUs of this host: all, or ordinals (0,1,3); problem i is measured on the (i mod D)-th device listed");
   sweep->add_option("--shard", shard_option,
                     "I/N: only problem i with i mod N = I (default: from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT when set)");
   sweep->add_option("--db", db_path, "results database")->capture_default_str();
