@@ -584,7 +584,160 @@ Table outcomes_table(const db::Database& db, const SqlFilter& f) {
   return t;
 }
 
+/// Nsight Compute's figures read from a profile's metrics (the first-class columns of `profiles`
+/// come from the table itself); their metric names as `ncu --set full` writes them.
+constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* kSharedPipeMetric = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed";
+constexpr const char* kSharedLoadsMetric = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+constexpr const char* kLoadConflictsMetric = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+constexpr const char* kStoreConflictsMetric = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+constexpr const char* kIssueActiveMetric = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+/// Warps stalled per issued instruction, one metric per reason: PREFIX<reason>SUFFIX.
+constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
+constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
+/// Stall reasons the profiles table names, the largest first.
+constexpr std::size_t kTopStalls = 3;
+
+/// A number of a profile's metrics, or NULL where the page lacks it or printed text.
+Value metric(const nlohmann::json& metrics, const char* name) {
+  auto it = metrics.find(name);
+  if (it == metrics.end() || !it->is_number()) return Value();
+  if (it->is_number_integer()) return Value(it->get<std::int64_t>());
+  return Value(it->get<double>());
+}
+
+/// "barrier 6.03, gmma 3.75, long_scoreboard 3.68": the largest stall reasons, in warps stalled
+/// per issued instruction. `selected` is the warp that issues, not a stall.
+std::string top_stalls(const nlohmann::json& metrics) {
+  std::vector<std::pair<std::string, double>> stalls;
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    const std::string& name = it.key();
+    if (name.size() <= kStallPrefix.size() + kStallSuffix.size() || name.rfind(kStallPrefix, 0) != 0 ||
+        name.compare(name.size() - kStallSuffix.size(), kStallSuffix.size(), kStallSuffix) != 0 ||
+        !it->is_number())
+      continue;
+    std::string reason = name.substr(kStallPrefix.size(), name.size() - kStallPrefix.size() - kStallSuffix.size());
+    if (reason != "selected") stalls.emplace_back(std::move(reason), it->get<double>());
+  }
+  std::stable_sort(stalls.begin(), stalls.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (std::size_t i = 0; i < stalls.size() && i < kTopStalls; ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.2f", stalls[i].second);
+    out += (out.empty() ? "" : ", ") + stalls[i].first + " " + value;
+  }
+  return out;
+}
+
 }  // namespace
+
+Table profiles_table(const db::Database& db, const std::vector<ComparisonEntry>& entries, const Filters& filters) {
+  Table t;
+  t.name = "profiles";
+  t.title = "Profiles: what Nsight Compute saw of the winners and the library";
+  t.columns = problem_columns();
+  for (Column c : {col("family", "family"), col("method", "method"), col("config", "config", -1, false),
+                   col("kernel", "kernel"), col("current_best", "current best of its family here"),
+                   col("profiled_on", "profiled on"), col("tool", "tool"), col("profiled_at", "profiled (UTC)"),
+                   col("duration_us", "duration (µs)", 1), col("sm_clock_mhz", "SM clock (MHz)", 0),
+                   col("tensor_pipe_pct", "tensor pipe active (%)", 1), col("sm_throughput_pct", "SM throughput (%)", 1),
+                   col("shared_pipe_pct", "shared-memory pipe (%)", 1),
+                   col("shared_load_wavefronts", "shared-load wavefronts", 0, false),
+                   col("bank_conflicts_loads", "bank conflicts (loads)", 0),
+                   col("bank_conflicts_stores", "bank conflicts (stores)", 0),
+                   col("issue_busy_pct", "issue slots busy (%)", 1), col("occupancy_pct", "achieved occupancy (%)", 1),
+                   col("registers", "registers/thread"), col("top_stalls", "top stalls (warps per issue)")})
+    t.columns.push_back(std::move(c));
+  t.group_by = {"device", "problem"};
+  // Each device × problem of the comparison once, in its order, with its families' best configs.
+  struct Place {
+    const ComparisonEntry* first;
+    std::map<std::int64_t, std::string> best;  // config id -> family
+  };
+  std::vector<Place> places;
+  for (const auto& [begin, end] : blocks_of(entries)) {
+    const ComparisonEntry& e = entries[begin];
+    if (places.empty() || places.back().first->device_id != e.device_id ||
+        places.back().first->problem_id != e.problem_id)
+      places.push_back({&e, {}});
+    places.back().best[e.config_id] = e.family;
+  }
+  for (const Place& place : places) {
+    const ComparisonEntry& e = *place.first;
+    // This device's profiles first, then those of other GPUs of its model (same_model_sql: name,
+    // architecture, SM count and max SM clock): the same config or library call profiled there.
+    auto rs = db.query(R"sql(
+      SELECT p.device_id, )sql" + device_label_sql("pd") + R"sql(, p.method, p.config_id, c.family, c.name, p.kernel,
+             p.tool, p.tool_version, p.profiled_at, p.duration_us, p.sm_clock_mhz, p.tensor_pipe_active_pct,
+             p.achieved_occupancy_pct, p.registers, p.metrics_json
+      FROM profiles p
+      JOIN (SELECT id AS device_id, name AS device_name, name, arch, sm_count, max_sm_clock_mhz FROM devices) pd
+        ON pd.device_id = p.device_id
+      LEFT JOIN configs c ON c.id = p.config_id
+      WHERE p.problem_id = ?2
+        AND (p.device_id = ?1 OR EXISTS (SELECT 1 FROM devices g WHERE g.id = ?1 AND )sql" +
+                           same_model_sql("g", "pd") + R"sql())
+      ORDER BY p.device_id <> ?1, p.device_id, p.id)sql",
+                       {integer(e.device_id), integer(e.problem_id)});
+    struct Shown {
+      int group;           // 0: a family's best, 1: another config measured here, 2: the library and peers
+      std::string order;   // within the group: the family, or the method's rank and the kernel
+      std::size_t index;   // the query's order (this device first)
+      std::vector<Value> row;
+    };
+    std::vector<Shown> shown;
+    for (std::size_t i = 0; i < rs.rows.size(); ++i) {
+      const auto& r = rs.rows[i];
+      const bool here = as_int(r[0]) == e.device_id;
+      const bool library = is_null(r[3]);
+      std::string family = library ? "" : as_text(r[4]);
+      Value current;
+      int group = 2;
+      // A peer's config (torch, triton) is no family's best: it shows with the library.
+      if (!library && !is_peer(as_text(r[2]))) {
+        auto best = place.best.find(as_int(r[3]));
+        // Another GPU's profile shows beside a config that is this device's best; a config that is
+        // no longer the best shows only where it was profiled.
+        if (best == place.best.end() && !here) continue;
+        group = best == place.best.end() ? 1 : 0;
+        current = text(group == 0 ? "yes" : "no");
+      }
+      if (!filters.family.empty() && !library && family != filters.family) continue;
+      const auto metrics = nlohmann::json::parse(as_text(r[15]), nullptr, false);
+      const std::string tool = as_text(r[7]) + (as_text(r[8]).empty() ? "" : " " + as_text(r[8]));
+      auto row = problem_values(e.device, e.m, e.n, e.k, e.dtype, e.epilogue);
+      for (Value v : {family.empty() ? Value() : text(family), r[2], library ? Value() : r[5], r[6], current,
+                      here ? Value() : r[1], text(tool), r[9], r[10], r[11], r[12],
+                      metric(metrics, kSmThroughputMetric), metric(metrics, kSharedPipeMetric),
+                      metric(metrics, kSharedLoadsMetric), metric(metrics, kLoadConflictsMetric),
+                      metric(metrics, kStoreConflictsMetric), metric(metrics, kIssueActiveMetric), r[13], r[14],
+                      text(top_stalls(metrics))})
+        row.push_back(std::move(v));
+      char rank[8];
+      std::snprintf(rank, sizeof rank, "%03d ", db::method_rank(as_text(r[2])));
+      shown.push_back({group, group == 2 ? rank + as_text(r[6]) : family, i, std::move(row)});
+    }
+    std::stable_sort(shown.begin(), shown.end(), [](const Shown& a, const Shown& b) {
+      return std::tie(a.group, a.order, a.index) < std::tie(b.group, b.order, b.index);
+    });
+    for (Shown& s : shown) t.rows.push_back(std::move(s.row));
+  }
+  t.notes = {
+      "Nsight Compute's figures of one launch of each kernel (stored by `scripts/ncu_summary.py --db`, through "
+      "`coalesce-tune record-profile`): per device and problem, each profile of a family's best config there "
+      "(current best: yes), of a config measured there that no longer is (no), and of the library's kernels "
+      "(method and kernel as ncu named them).",
+      "profiled on: the profile was taken on another GPU of this device's model (same name, architecture, "
+      "SM count and max SM clock, as --same-model groups them), of the same config (same name and source hash) or the same library call; its duration and "
+      "SM clock are that GPU's at that time, while the times of the tables above are this device's. Empty (—): "
+      "profiled on this device.",
+      "SM clock: the SMs' clock during the profiled launch. tensor pipe active: % of the active cycles the tensor "
+      "pipe was busy; issue slots busy and achieved occupancy also of active cycles; SM throughput and the "
+      "shared-memory pipe of elapsed cycles. Bank conflicts count shared-memory wavefronts beyond the ideal. Top "
+      "stalls: the largest reasons in warps stalled per issued instruction (`selected`, the warp issuing, is not "
+      "a stall)."};
+  return t;
+}
 
 DeviceKey device_key_kind(std::string_view key) {
   if (!key.empty() && key.find_first_not_of("0123456789") == std::string_view::npos)
@@ -755,6 +908,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     e.run = as_int(r[10]);
     e.method = "coalesce";
     e.config = as_text(r[12]);
+    e.config_id = as_int(r[11]);
     e.status = "ok";
     e.median_ms = e.best_median_ms = as_double(r[13]);
     e.p10_ms = e.best_p10_ms = as_double(r[14]);
@@ -871,6 +1025,8 @@ Document build_report(const db::Database& db, const Filters& filters,
   doc.tables.push_back(comparison_table(entries, options.peers));
   if (Table side = devices_table_side_by_side(entries); !side.rows.empty()) doc.tables.push_back(std::move(side));
   doc.tables.push_back(why_table(db, entries, f));
+  if (Table profiles = profiles_table(db, entries, filters); !profiles.rows.empty())
+    doc.tables.push_back(std::move(profiles));
   doc.tables.push_back(top_table(db, f, options.top));
   doc.tables.push_back(outcomes_table(db, f));
   doc.tables.push_back(runs_table(db, f, cross_runs));

@@ -84,6 +84,7 @@ struct ComparisonEntry {
   std::int64_t run = 0;
   std::string method;  ///< "coalesce" for the best row itself
   std::string config;
+  std::int64_t config_id = 0;  ///< the family's best row's config
   std::string status;
   std::optional<double> median_ms, p10_ms, p90_ms, tflops;
   std::string message;
@@ -130,9 +131,16 @@ struct ReportOptions {
 };
 
 /// The whole report as a Document: tables summary, (with workloads: workloads and
-/// workload_missing), comparison, why, top_configs, outcomes, then the environment (runs,
-/// devices).
+/// workload_missing), comparison, (with a problem on several devices: devices_side_by_side), why,
+/// (with profiles stored: profiles), top_configs, outcomes, then the environment (runs, devices).
 Document build_report(const db::Database& db, const Filters& f, const ReportOptions& options);
+
+/// The `profiles` table (docs/reports.md, "Profiles"): per device × problem of `entries`, each
+/// stored profile of a family's best config there, of a config measured there that no longer is
+/// one, and of the library's kernels, each taken on that device or on another GPU of the same
+/// model (then named in `profiled_on`), with the figures docs/results.md quotes from Nsight
+/// Compute. No rows when no profile matches.
+Table profiles_table(const db::Database& db, const std::vector<ComparisonEntry>& entries, const Filters& f);
 
 /// The tables of `--workload` (docs/reports.md, "Workloads"): `workloads`, per workload file,
 /// device and dtype, each method's time for the whole workload (Σ over its lines of that

@@ -575,6 +575,27 @@ std::optional<MeasurementId> Database::insert_measurement(const MeasurementRow& 
   return id;
 }
 
+std::optional<ProfileId> Database::insert_profile(const ProfileRow& r) {
+  std::lock_guard lock(impl_->mutex);
+  const char* what = "store a profile";
+  impl_->require_writable(what);
+  auto s = impl_->stmt(R"sql(
+    INSERT INTO profiles (device_id, problem_id, method, config_id, kernel, tool, tool_version,
+        profiled_at, duration_us, sm_clock_mhz, tensor_pipe_active_pct, achieved_occupancy_pct,
+        registers, metrics_json, units_json)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+    ON CONFLICT DO NOTHING RETURNING id)sql",
+                       what);
+  s.bind(1, r.device).bind(2, r.problem).bind(3, r.method).bind(4, r.config).bind(5, r.kernel);
+  s.bind(6, r.tool).bind(7, r.tool_version).bind(8, r.profiled_at).bind(9, r.duration_us);
+  s.bind(10, r.sm_clock_mhz).bind(11, r.tensor_pipe_active_pct).bind(12, r.achieved_occupancy_pct);
+  s.bind(13, r.registers).bind(14, r.metrics_json).bind(15, r.units_json);
+  if (!s.step()) return std::nullopt;
+  ProfileId id = s.integer(0);
+  s.step();  // completes the statement (and with it the insert's implicit transaction)
+  return id;
+}
+
 void Database::in_transaction(const std::function<void()>& body) {
   std::lock_guard lock(impl_->mutex);
   impl_->require_writable("run a transaction");

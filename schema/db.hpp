@@ -94,6 +94,7 @@ using ProblemId = std::int64_t;
 using ConfigId = std::int64_t;
 using BuildId = std::int64_t;
 using MeasurementId = std::int64_t;
+using ProfileId = std::int64_t;
 
 /// A value read from or bound to SQL: NULL, INTEGER, REAL or TEXT.
 using Value = std::variant<std::monostate, std::int64_t, double, std::string>;
@@ -196,6 +197,24 @@ struct MeasurementRow {
   std::string message;                      ///< why it failed or was pruned, one sentence
 };
 
+/// What a profiler saw of one kernel (`profiles`, docs/database.md "Profiles"). `config` is set
+/// for a tuned or peer method and empty for a library kernel; the figures are in the columns'
+/// units (µs, MHz, %), each empty when the profiler's page lacked it.
+struct ProfileRow {
+  DeviceId device = 0;
+  ProblemId problem = 0;
+  std::string method = "coalesce";
+  std::optional<ConfigId> config;
+  std::string kernel;        ///< the kernel's name as the profiler saw it
+  std::string tool = "ncu";
+  std::string tool_version;  ///< "" = unknown
+  std::optional<std::string> profiled_at;  ///< UTC, e.g. "2026-11-30T13:10:40Z"; empty = unknown
+  std::optional<double> duration_us, sm_clock_mhz, tensor_pipe_active_pct, achieved_occupancy_pct;
+  std::optional<int> registers;       ///< per thread, as launched
+  std::string metrics_json = "{}";    ///< every metric of the page: name -> number or text
+  std::string units_json = "{}";      ///< name -> unit, for the metrics that have one
+};
+
 /// The best ok config of a family on a device for a problem (the compiler's "apply history
 /// best" and the tuner's progress line).
 struct BestConfig {
@@ -250,6 +269,10 @@ class Database {
   /// already stored (a config once per device × problem × method; a baseline once per run).
   /// Throws Error when the row breaks a rule above (the message quotes SQLite's check).
   std::optional<MeasurementId> insert_measurement(const MeasurementRow& row);
+  /// Stores one profile in its own transaction. Returns its id, or nullopt when a profile of
+  /// the same kernel, device, problem, method and config is stored already (`profiles_once`).
+  /// Throws Error when the row breaks a rule of the schema (the message quotes SQLite's check).
+  std::optional<ProfileId> insert_profile(const ProfileRow& row);
   /// Runs `body` in one transaction (committed when it returns, rolled back if it throws),
   /// e.g. a build and its measurement together. Other threads' calls wait meanwhile.
   void in_transaction(const std::function<void()>& body);

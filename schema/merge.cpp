@@ -85,6 +85,12 @@ std::string measurement_label(const std::string& r, int depth) {
          ".config_id IS NULL THEN ' in the ' || " + label_of("runs", r + ".run_id", depth) + " ELSE '' END";
 }
 
+std::string profile_label(const std::string& r, int depth) {
+  return r + ".tool || ' profile of ' || " + r + ".kernel || ' (' || " + r + ".method || ifnull(' ' || " +
+         label_of("configs", r + ".config_id", depth) + ", '') || ') of ' || " +
+         label_of("problems", r + ".problem_id", depth) + " || ' on ' || " + label_of("devices", r + ".device_id", depth);
+}
+
 std::string peak_label(const std::string& r, int) {
   return "'cc ' || " + r + ".cc_major || '.' || " + r + ".cc_minor || ' ' || " + r + ".math";
 }
@@ -114,6 +120,10 @@ const std::vector<TableRule>& rules() {
         {{"run_id", "device_id", "problem_id", "method"}, "$.config_id IS NULL"}},
        true, {}, measurement_label},
       {"math_peaks", "math peak", {{{"cc_major", "cc_minor", "math"}, ""}}, true, {}, peak_label},
+      // A kernel profiled once per device × problem × method × config (profiles_once; a library
+      // kernel's NULL config matches NULL). When it was stored is not what it holds.
+      {"profiles", "profile", {{{"device_id", "problem_id", "method", "config_id", "kernel"}, ""}}, true,
+       {"created_at"}, profile_label},
   };
   return all;
 }

@@ -1,6 +1,6 @@
 // coalesce-tune: enumerates, compiles, checks and times tile configs of the fused kernel and
-// stores every row in the results database; `record` stores measurements taken outside it
-// (docs/tuner.md). Exit status as every tool's (docs/working.md): 0 done, 1 the work failed, 2 bad
+// stores every row in the results database; `record` stores measurements taken outside it and
+// `record-profile` a profiler's figures of one kernel (docs/tuner.md). Exit status as every tool's (docs/working.md): 0 done, 1 the work failed, 2 bad
 // usage or a bad feed line, 3 no CUDA device, 130 interrupted.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -29,6 +29,7 @@
 #include "jit.hpp"
 #include "kernel_cache.hpp"
 #include "record.hpp"
+#include "record_profile.hpp"
 #include "schema/db.hpp"
 #include "space.hpp"
 #include "sweep.hpp"
@@ -473,6 +474,25 @@ int main(int argc, char** argv) {
   auto* record = app.add_subcommand(
       "record", "Store measurements taken outside the tools (peers): JSON lines on stdin, one answer per line on stdout");
   record->add_option("--db", record_db, "results database")->capture_default_str();
+  std::string profile_db = "results/coalesce.db", profile_shape, profile_dtype, profile_epilogue = "bias_gelu";
+  tuner::ProfileTarget profile;
+  auto* record_profile = app.add_subcommand(
+      "record-profile",
+      "Store what a profiler saw of one kernel (a JSON object on stdin: scripts/ncu_summary.py --db) beside the "
+      "device, problem and config it explains");
+  record_profile->add_option("--db", profile_db, "results database (it must exist)")->capture_default_str();
+  record_profile->add_option("--device", profile.device, "the profiled GPU's UUID (GPU-...), as the database holds it")
+      ->required();
+  record_profile->add_option("--shape", profile_shape, "the problem: M=N=K or MxNxK")->required();
+  record_profile->add_option("--dtype", profile_dtype, "the problem's dtype (" + dtype_names() + ")")->required();
+  record_profile->add_option("--epilogue", profile_epilogue, "the problem's epilogue")->capture_default_str();
+  record_profile->add_option("--method", profile.method,
+                             "the method whose kernel was profiled (coalesce, cublas_gemm, ...)")
+      ->required();
+  record_profile->add_option("--config", profile.config,
+                             "the config's name (tuned and peer methods; none for a library kernel)");
+  record_profile->add_option("--source-hash", profile.source_hash,
+                             "the start of the config's source hash, where its name is stored with several");
 
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
@@ -556,12 +576,24 @@ int main(int argc, char** argv) {
       if (record_db.empty()) throw UsageError("--db must name a file");
       return tuner::run_record(record_db, std::cin, std::cout);
     }
+    if (*record_profile) {
+      if (profile_db.empty()) throw UsageError("--db must name a file");
+      profile.problem =
+          shape_option(profile_shape, parse_dtype_option(profile_dtype), parse_epilogue_option(profile_epilogue));
+      return tuner::record_profile(profile_db, profile, std::cin, std::cout);
+    }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
   } catch (const tuner::FeedError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
+  } catch (const tuner::ProfileInputError& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 2;
+  } catch (const tuner::ProfileRefused& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 1;
   } catch (const NoDeviceError& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 3;

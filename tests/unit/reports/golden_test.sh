@@ -12,7 +12,7 @@ report=$1 fixtures=$2 golden=$3
 regenerate=${COALESCE_REGENERATE_GOLDEN:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$work/"
+cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$fixtures/fixture_profiles.db" "$work/"
 cp "$golden/../../../fixtures/workload.csv" "$work/"
 cd "$work" || exit 1
 
@@ -92,6 +92,13 @@ fi
 # the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
 golden report_peers.md --db fixture_peers.db
 golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison
+# Nsight Compute profiles beside the winners and the library (fixture_profiles.db: one taken on a
+# second H200 is shown and marked, a former best says so, another model's and a non-winner's
+# elsewhere are not shown); the databases without profiles have no such table
+golden report_profiles.md --db fixture_profiles.db --table profiles
+golden report_profiles.csv --db fixture_profiles.db --format csv --table profiles
+golden report_profiles.json --db fixture_profiles.db --format json --table profiles --shape 1024
+refused no_profiles_table 2 "no table 'profiles' in this output" --db fixture.db --table profiles
 
 # --same-model: the peers moved to other devices (sqlite3 on a copy of fixture_peers.db): run 4 to
 # device 2, an H200 like device 1, run 3 to device 3, an A100. Device 1's blocks take run 4's

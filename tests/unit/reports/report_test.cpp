@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -845,6 +846,62 @@ TEST(SameModel, PlotDataNamesCrossDevicePoints) {
     for (const std::string& line : own) EXPECT_EQ(line.find("cross-device"), std::string::npos) << line;
   }
   std::filesystem::remove_all(dir);
+}
+
+// Profiles follow the why table, per device and problem: the family's best (current best: yes)
+// whether profiled here or on another H200 (then named), a config that is no longer the best where
+// it was profiled (no), the library's kernel; never another model's profile nor a profile on
+// another GPU of a config that is not this device's best. A database without profiles has no
+// such table.
+TEST(Report, ProfilesShowBesideTheWinnersAndMarkWhereTheyWereTaken) {
+  {
+    auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+    for (const Table& t : build_report(db, {}, {}).tables) EXPECT_NE(t.name, "profiles");
+  }
+  auto db = db::Database::open(fixture("fixture_profiles.db"), db::Mode::read_only);
+  const Document d = build_report(db, {}, {});
+  std::vector<std::string> names;
+  for (const Table& t : d.tables) names.push_back(t.name);
+  const auto why = std::find(names.begin(), names.end(), "why");
+  ASSERT_NE(why, names.end());
+  ASSERT_NE(why + 1, names.end());
+  EXPECT_EQ(*(why + 1), "profiles");
+  const Table& t = d.tables.at(static_cast<std::size_t>(why + 1 - names.begin()));
+  auto at = [&](std::size_t r, const char* key) { return db::as_text(t.rows.at(r)[t.index(key)]); };
+  ASSERT_EQ(t.rows.size(), 4u);
+  const std::string m_name = "simt_f32_bm128_bn128_bk8_wm64_wn32_tm8_tn8_s3_v4_g4_o2_bias_gelu";
+  const std::string a_name = "simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu";
+  // 1024³: M, run 2's best, profiled on the second H200; A, run 1's best, profiled here.
+  EXPECT_EQ(at(0, "problem"), "1024×1024×1024 f32 bias_gelu");
+  EXPECT_EQ(at(0, "device"), "NVIDIA H200 (device 1)");
+  EXPECT_EQ(at(0, "config"), m_name);
+  EXPECT_EQ(at(0, "current_best"), "yes");
+  EXPECT_EQ(at(0, "profiled_on"), "NVIDIA H200 (device 2)");
+  EXPECT_EQ(at(1, "config"), a_name);
+  EXPECT_EQ(at(1, "current_best"), "no");
+  EXPECT_EQ(at(1, "profiled_on"), "");
+  // 4096³: A, the best, then cuBLAS's kernel (no family, no config, no verdict).
+  EXPECT_EQ(at(2, "problem"), "4096×4096×4096 f32 bias_gelu");
+  EXPECT_EQ(at(2, "config"), a_name);
+  EXPECT_EQ(at(2, "current_best"), "yes");
+  EXPECT_EQ(at(2, "tool"), "ncu 2025.3.1.0");
+  EXPECT_EQ(at(2, "profiled_at"), "2025-01-05T10:00:00Z");
+  EXPECT_NEAR(db::as_double(t.rows[2][t.index("duration_us")]), 2890.5, 1e-9);
+  EXPECT_NEAR(db::as_double(t.rows[2][t.index("sm_throughput_pct")]), 60.0, 1e-9);
+  EXPECT_EQ(db::as_int(t.rows[2][t.index("registers")]), 118);
+  EXPECT_EQ(at(2, "top_stalls"), "long_scoreboard 2.00, barrier 1.50, mio_throttle 1.25");
+  EXPECT_EQ(at(3, "method"), "cublas_gemm");
+  EXPECT_EQ(at(3, "kernel"), "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_cublas");
+  EXPECT_EQ(at(3, "family"), "");
+  EXPECT_EQ(at(3, "config"), "");
+  EXPECT_EQ(at(3, "current_best"), "");
+  EXPECT_EQ(db::as_int(t.rows[3][t.index("bank_conflicts_loads")]), 1000);
+  // The filters narrow it like the other tables.
+  Filters only_4096;
+  only_4096.shapes = {{4096, 4096, 4096}};
+  auto narrowed = build_report(db, only_4096, {});
+  for (const Table& table : narrowed.tables)
+    if (table.name == "profiles") EXPECT_EQ(table.rows.size(), 2u);
 }
 
 // --workload puts its tables right after the summary and names the files in the meta.

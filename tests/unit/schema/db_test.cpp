@@ -228,6 +228,55 @@ TEST(Rows, RulesOfAnHonestRow) {
             std::string::npos);
 }
 
+// A profile is stored once per kernel of a device × problem × method × config, a library
+// kernel (no config) included; its figures obey the schema's ranges.
+TEST(Rows, AProfileIsStoredOncePerKernel) {
+  Populated p;
+  ConfigId c = p.config(128, 128);
+  ProfileRow fused;
+  fused.device = p.dev;
+  fused.problem = p.prob;
+  fused.config = c;
+  fused.kernel = "simt_f32_bm128_bn128_bias_gelu";
+  fused.profiled_at = "2026-11-30T13:10:40Z";
+  fused.duration_us = 209.6;
+  fused.sm_clock_mhz = 1680.3;
+  fused.tensor_pipe_active_pct = 76.7;
+  fused.registers = 168;
+  fused.metrics_json = R"({"gpu__time_duration.sum":209.568})";
+  fused.units_json = R"({"gpu__time_duration.sum":"us"})";
+  auto id = p.db.insert_profile(fused);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(p.db.insert_profile(fused), std::nullopt);
+  ProfileRow library = fused;
+  library.method = "cublas_gemm";
+  library.config.reset();
+  library.kernel = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
+  ASSERT_TRUE(p.db.insert_profile(library));
+  EXPECT_EQ(p.db.insert_profile(library), std::nullopt) << "a NULL config is one key, not a new row each time";
+  ProfileRow second_kernel = library;  // eager launches several kernels, one profile each
+  second_kernel.method = "eager";
+  ASSERT_TRUE(p.db.insert_profile(second_kernel));
+  second_kernel.kernel = "vectorized_elementwise_kernel";
+  ASSERT_TRUE(p.db.insert_profile(second_kernel));
+  EXPECT_EQ(as_int(p.db.query("SELECT count(*) FROM profiles").rows[0][0]), 4);
+
+  ProfileRow bad = fused;
+  bad.method = "ncu";
+  bad.kernel = "another";
+  bad.tensor_pipe_active_pct = 120;
+  EXPECT_NE(error_of([&] { p.db.insert_profile(bad); }).find("CHECK"), std::string::npos);
+  bad.tensor_pipe_active_pct = 76.7;
+  bad.profiled_at = "yesterday";
+  EXPECT_NE(error_of([&] { p.db.insert_profile(bad); }).find("CHECK"), std::string::npos);
+  bad.profiled_at.reset();
+  bad.metrics_json = "[1, 2]";
+  EXPECT_NE(error_of([&] { p.db.insert_profile(bad); }).find("CHECK"), std::string::npos);
+  bad.metrics_json = "{}";
+  bad.device = 99;
+  EXPECT_NE(error_of([&] { p.db.insert_profile(bad); }).find("FOREIGN KEY"), std::string::npos);
+}
+
 TEST(Runs, InterruptedRunIsFoundAndResumed) {
   TempDir dir;
   auto path = dir / "runs.db";

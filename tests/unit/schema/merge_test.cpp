@@ -196,7 +196,7 @@ TEST(Merge, MergingAgainAddsNothing) {
   }
   const std::set<std::string> before = measurements_by_key(out.path());
   std::vector<std::int64_t> rows;
-  for (const char* t : {"devices", "runs", "problems", "configs", "builds", "measurements", "math_peaks"})
+  for (const char* t : {"devices", "runs", "problems", "configs", "builds", "measurements", "math_peaks", "profiles"})
     rows.push_back(count(out, t));
 
   Merger again(out);  // a later invocation: the rows are the output's own now
@@ -207,7 +207,7 @@ TEST(Merge, MergingAgainAddsNothing) {
     EXPECT_EQ(summary(r).rfind("nothing new; ", 0), 0u) << summary(r);
   }
   std::vector<std::int64_t> after;
-  for (const char* t : {"devices", "runs", "problems", "configs", "builds", "measurements", "math_peaks"})
+  for (const char* t : {"devices", "runs", "problems", "configs", "builds", "measurements", "math_peaks", "profiles"})
     after.push_back(count(out, t));
   EXPECT_EQ(after, rows);
   EXPECT_EQ(measurements_by_key(out.path()), before);
@@ -430,6 +430,74 @@ TEST(Merge, AnInputIsMergedWholeOrNotAtAll) {
   EXPECT_EQ(count(out, "runs"), 0);
 }
 
+/// Nsight Compute's view of a kernel of a shard: of `config` (a tuned kernel) or of the library
+/// (no config) at 1024³ on the shard's device.
+void add_profile(const std::filesystem::path& path, const std::string& uuid, const std::string& method,
+                 const std::string& kernel, std::optional<std::string> config, double duration_us) {
+  auto db = Database::open(path, Mode::read_write);
+  ProfileRow p;
+  p.device = *db.find_device(uuid);
+  p.problem = db.upsert_problem(k1024);
+  p.method = method;
+  if (config) p.config = as_int(db.query("SELECT id FROM configs WHERE name = ?1", {*config}).rows.at(0).at(0));
+  p.kernel = kernel;
+  p.profiled_at = "2026-01-01T10:30:00Z";
+  p.duration_us = duration_us;
+  p.metrics_json = R"({"gpu__time_duration.sum":)" + std::to_string(duration_us) + "}";
+  p.units_json = R"({"gpu__time_duration.sum":"us"})";
+  ASSERT_TRUE(db.insert_profile(p));
+}
+
+// Profiles are keyed by device × problem × method × config × kernel, never by id: the same
+// config's kernel on two GPUs is two profiles, the library's kernel (no config) matches itself,
+// a second merge adds nothing, when a row was stored is not compared, and other figures under a
+// key are a conflict that names the kernel, its method and config, the problem and the GPU.
+TEST(Merge, ProfilesAreMergedByTheirNaturalKey) {
+  TempDir dir;
+  const std::string tuned = "simt_f32_bm128_bn128_bias_gelu";
+  write_shard_a(dir / "a.db");
+  add_profile(dir / "a.db", "GPU-aaaa", "coalesce", tuned, tuned, 480.0);
+  add_profile(dir / "a.db", "GPU-aaaa", "eager", "nvjet_gemm", std::nullopt, 410.0);
+  write_shard_b(dir / "b.db");
+  add_profile(dir / "b.db", "GPU-bbbb", "eager", "nvjet_gemm", std::nullopt, 415.0);
+  add_profile(dir / "b.db", "GPU-bbbb", "coalesce", tuned, tuned, 500.0);
+  std::filesystem::copy_file(dir / "a.db", dir / "a_later.db");
+  raw_sql(dir / "a_later.db", "UPDATE profiles SET created_at = '2026-02-01T00:00:00.000Z'");
+  std::filesystem::copy_file(dir / "a.db", dir / "a_other.db");
+  raw_sql(dir / "a_other.db", "UPDATE profiles SET duration_us = 999.0 WHERE config_id IS NOT NULL");
+
+  auto out = Database::open(dir / "out.db", Mode::read_write);
+  Merger merger(out);
+  EXPECT_EQ(tally(merger.merge(dir / "a.db"), "profiles"), "2/0/0/0");
+  EXPECT_EQ(tally(merger.merge(dir / "b.db"), "profiles"), "2/0/0/0");
+  // Each points at the output's own device, problem and config rows.
+  auto rows = out.query(R"sql(
+    SELECT d.uuid, p.method, ifnull(c.name, '-'), p.duration_us FROM profiles p JOIN devices d ON d.id = p.device_id
+    LEFT JOIN configs c ON c.id = p.config_id ORDER BY d.uuid, p.method)sql").rows;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(as_text(rows[0][0]) + " " + as_text(rows[0][2]) + " " + as_text(rows[0][3]), "GPU-aaaa " + tuned + " 480.0");
+  EXPECT_EQ(as_text(rows[2][0]) + " " + as_text(rows[2][2]) + " " + as_text(rows[2][3]), "GPU-bbbb " + tuned + " 500.0");
+
+  for (const char* again : {"a.db", "b.db", "a_later.db"}) {
+    const MergeResult r = merger.merge(dir / again);
+    EXPECT_EQ(tally(r, "profiles"), "0/2/0/0") << again;
+    EXPECT_TRUE(r.conflicts.empty()) << again;
+  }
+  const MergeResult other = merger.merge(dir / "a_other.db");
+  EXPECT_EQ(tally(other, "profiles"), "0/1/1/0");
+  ASSERT_EQ(other.conflicts.size(), 1u);
+  const MergeConflict& c = other.conflicts[0];
+  EXPECT_EQ(c.table, "profiles");
+  EXPECT_EQ(c.key, "ncu profile of " + tuned + " (coalesce " + tuned +
+                       " (source hash-128)) of 1024x1024x1024 f32 bias_gelu on GPU-aaaa");
+  ASSERT_EQ(c.differences.size(), 1u);
+  EXPECT_EQ(c.differences[0].column, "duration_us");
+  EXPECT_EQ(c.differences[0].input_value, "999.0");
+  EXPECT_EQ(c.differences[0].output_value, "480.0");
+  EXPECT_EQ(count(out, "profiles"), 4);
+  EXPECT_EQ(count(out, "profiles WHERE duration_us = 999"), 0);
+}
+
 // A migration that adds a table must give it a natural key here, or merging stops at once.
 TEST(Merge, EveryTableOfTheSchemaHasANaturalKey) {
   TempDir dir;
@@ -437,7 +505,7 @@ TEST(Merge, EveryTableOfTheSchemaHasANaturalKey) {
     auto out = Database::open(dir / "out.db", Mode::read_write);
     Merger merger(out);
     auto tables = out.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").rows;
-    EXPECT_EQ(as_int(tables[0][0]), 7);
+    EXPECT_EQ(as_int(tables[0][0]), 8);
   }
   std::vector<Migration> list(builtin_migrations().begin(), builtin_migrations().end());
   list.push_back({latest_schema_version() + 1, "9999_notes.sql",

@@ -118,6 +118,52 @@ TEST(Migrations, TheCommittedResultsDatabaseUpgradesKeepingEveryRow) {
   EXPECT_EQ(dir.listing(), "coalesce.db");
 }
 
+// A database written at version 3 (before profiles) upgrades in place: every row of every table
+// is kept, the comparison reads the same, and the new table starts empty and takes profiles.
+TEST(Migrations, VersionThreeUpgradesToProfilesKeepingEveryRow) {
+  TempDir dir;
+  auto path = dir / "v3.db";
+  const std::vector<Migration> v3(builtin_migrations().begin(), builtin_migrations().begin() + 3);
+  { EXPECT_EQ(Database::open(path, Mode::read_write, v3).schema_version(), 3); }
+  raw_sql(path,
+          "INSERT INTO devices (uuid, name, arch, cc_major, cc_minor, sm_count, l2_bytes, global_mem_bytes,"
+          " max_sm_clock_mhz, fp32_lanes_per_sm, smem_per_block_optin, smem_per_sm, max_threads_per_block,"
+          " max_threads_per_sm, regs_per_sm, max_regs_per_thread, max_blocks_per_sm)"
+          " VALUES ('GPU-v3', 'NVIDIA H200', 'sm_90', 9, 0, 132, 62914560, 1, 1980, 128, 232448, 233472, 1024,"
+          " 2048, 65536, 255, 32);"
+          "INSERT INTO runs (device_id, resume_key, tool, tool_version, git_revision, command_line, host)"
+          " VALUES (1, 'k', 'coalesce-tune', '0.1.0', 'abc', 'sweep', 'h');"
+          "INSERT INTO problems (m, n, k, dtype, epilogue) VALUES (4096, 4096, 4096, 'bf16', 'bias_gelu');"
+          "INSERT INTO configs (family, name, params_json, source_hash) VALUES ('wgmma', 'wgmma_x', '{}', 'h');"
+          "INSERT INTO builds (config_id, arch, toolkit, status, registers, smem_bytes, log)"
+          " VALUES (1, 'sm_90a', '13.0', 'ok', 168, 200000, '');"
+          "INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, build_id, status, median_ms,"
+          " min_ms, max_ms, p10_ms, p90_ms, rel_spread, samples, tflops, rel_err, max_abs_err)"
+          " VALUES (1, 1, 1, 'coalesce', 1, 1, 'ok', 0.23, 0.22, 0.25, 0.225, 0.24, 0.065, 50, 597.6, 1e-3, 1e-2),"
+          " (1, 1, 1, 'cublas_gemm', NULL, NULL, 'ok', 0.19, 0.18, 0.2, 0.185, 0.195, 0.05, 50, 723.4, 1e-3, 1e-2);");
+  const auto before = row_counts(path);
+  const auto peaks = raw_scalar(path, "SELECT count(*) FROM math_peaks");
+  const auto comparison = raw_scalar(path, "SELECT count(*) FROM v_comparison WHERE cublas_gemm_ms = 0.19");
+  ASSERT_EQ(comparison, 1);
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    EXPECT_EQ(as_int(db.query("SELECT count(*) FROM profiles").rows[0][0]), 0);
+    ProfileRow profile;
+    profile.device = 1;
+    profile.problem = 1;
+    profile.config = 1;
+    profile.kernel = "wgmma_x";
+    profile.duration_us = 209.6;
+    EXPECT_TRUE(db.insert_profile(profile));
+  }
+  EXPECT_EQ(row_counts(path), before);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM math_peaks"), peaks);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM v_comparison WHERE cublas_gemm_ms = 0.19"), comparison);
+  EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
+  EXPECT_EQ(dir.listing(), "v3.db");
+}
+
 TEST(Migrations, FreshDatabaseIsInitialized) {
   TempDir dir;
   auto path = dir / "new.db";
@@ -125,8 +171,8 @@ TEST(Migrations, FreshDatabaseIsInitialized) {
     auto db = Database::open(path, Mode::read_write);
     EXPECT_EQ(db.schema_version(), latest_schema_version());
     auto tables = db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
-    // devices runs problems configs builds measurements (0001), math_peaks (0002)
-    EXPECT_EQ(as_int(tables.rows[0][0]), 7);
+    // devices runs problems configs builds measurements (0001), math_peaks (0003), profiles (0004)
+    EXPECT_EQ(as_int(tables.rows[0][0]), 8);
   }
   EXPECT_EQ(raw_scalar(path, "PRAGMA application_id"), kApplicationId);
   EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());

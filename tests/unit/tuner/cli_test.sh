@@ -156,6 +156,18 @@ out=$(printf '%s\n' "$header" | "$tune" record --db "$work/fed.db" 2>&1 >/dev/nu
 check "record: a feed without its end line exits 1" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "without an end line; nothing was stored"'
 check "record: a feed that stored nothing creates no database" '[ ! -e "$work/fed.db" ]'
 
+# record-profile: its flags are bad usage (2) before anything is opened; a database that is not a
+# Coalesce one is refused (1) and left as it was; a missing one is not created.
+profile='{"kernel":"k","tool":"ncu","metrics":{"gpu__time_duration.sum":1.0},"units":{"gpu__time_duration.sum":"us"}}'
+out=$(printf '%s' "$profile" | "$tune" record-profile --db "$db" --shape 4096 --dtype bf16 --method cublas_gemm 2>&1 >/dev/null); rc=$?
+check "record-profile without --device: status 2, one line" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--device is required"'
+out=$(printf '%s' "$profile" | "$tune" record-profile --db "$db" --device GPU-1 --shape 4096 --dtype bf16 --method cublas_gemm --config x 2>&1 >/dev/null); rc=$?
+check "record-profile: a baseline with --config is status 2" '[ $rc -eq 2 ] && printf "%s" "$out" | grep -q "is a library baseline, which has no config"'
+out=$(printf '%s' "$profile" | "$tune" record-profile --db "$db" --device GPU-1 --shape 4096 --dtype bf16 --method cublas_gemm 2>&1 >/dev/null); rc=$?
+check "record-profile: a file that is not a database is status 1, untouched" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "not a Coalesce database" && [ "$(sha256sum "$db")" = "$sum" ]'
+out=$(printf '%s' "$profile" | "$tune" record-profile --db "$work/none.db" --device GPU-1 --shape 4096 --dtype bf16 --method cublas_gemm 2>&1 >/dev/null); rc=$?
+check "record-profile: a missing database is status 1, not created" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "does not exist" && [ ! -e "$work/none.db" ]'
+
 # The space lists every candidate with a verdict, pruned ones with their category and sentence,
 # as text, CSV (one header, a row per candidate) or JSON (the same rows).
 out=$("$tune" space --shape 4096 2>/dev/null)
