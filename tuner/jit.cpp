@@ -4,6 +4,9 @@
 #include <nvrtc.h>
 
 #include <chrono>
+#include <future>
+#include <map>
+#include <mutex>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -222,7 +225,48 @@ Jit::Attempt Jit::attempt(const std::string& symbol, const std::string& source, 
   return a;
 }
 
+namespace {
+
+// The compiles in flight in this process, by cache key. A second request for a key being compiled
+// (two devices of one sweep planning the same kernel for their problems) waits for the first and
+// shares its result instead of compiling again: one compile per kernel, and one set of figures
+// (ptxas has given the same source different register counts in two concurrent compiles).
+std::mutex g_inflight_mutex;
+std::map<std::string, std::shared_future<CompileResult>> g_inflight;
+
+}  // namespace
+
 CompileResult Jit::compile(const std::string& symbol, const std::string& source) const {
+  const std::string key = cache_key(source);
+  std::promise<CompileResult> promise;
+  {
+    std::unique_lock lock(g_inflight_mutex);
+    if (auto it = g_inflight.find(key); it != g_inflight.end()) {
+      std::shared_future<CompileResult> first = it->second;
+      lock.unlock();
+      CompileResult shared = first.get();
+      shared.cache_hit = true;  // compiled once, by the request that came first
+      return shared;
+    }
+    g_inflight.emplace(key, promise.get_future().share());
+  }
+  auto done = [&] {
+    std::lock_guard lock(g_inflight_mutex);
+    g_inflight.erase(key);
+  };
+  try {
+    CompileResult r = compile_once(symbol, source);
+    promise.set_value(r);
+    done();
+    return r;
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+    done();
+    throw;
+  }
+}
+
+CompileResult Jit::compile_once(const std::string& symbol, const std::string& source) const {
   CompileResult r;
   r.source_hash = source_hash(source);
   r.key = cache_key(source);

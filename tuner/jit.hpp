@@ -126,6 +126,8 @@ class Jit {
   /// Compiles `source` (a translation unit defining the extern "C" kernel `symbol`), or
   /// returns the cached result of the same compile. Throws only when NVRTC cannot start or
   /// the cache cannot be written; a compile error is a result with ok == false and the log.
+  /// Concurrent requests for one source (in any Jit of the process with the same key) compile
+  /// it once: the later ones wait and get the first's result, marked as a cache hit.
   CompileResult compile(const std::string& symbol, const std::string& source) const;
 
   /// The hash identifying what a source compiles to (source plus embedded headers).
@@ -137,6 +139,7 @@ class Jit {
   const std::filesystem::path& cache_dir() const { return cache_.dir(); }
 
  private:
+  CompileResult compile_once(const std::string& symbol, const std::string& source) const;
   struct Attempt;
   Attempt attempt(const std::string& symbol, const std::string& source, bool alone) const;
   KernelCache cache_;

@@ -219,6 +219,28 @@ TEST_F(JitCache, RetriesUnderParallelCompilesAllSucceed) {
   }
 }
 
+// Two devices of one sweep plan the same kernel at once (each through its own Jit): it is
+// compiled once, the other request waits and shares the result (a cache hit), so both store the
+// same figures; without this ptxas gave one source 242 and 240 registers in two concurrent
+// compiles on this machine.
+TEST_F(JitCache, ConcurrentRequestsForOneSourceCompileItOnce) {
+  std::vector<CompileResult> results(4);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    threads.emplace_back([&, i] { results[i] = Jit(dir_, "sm_90").compile("small", kSmallKernel); });
+  for (std::thread& t : threads) t.join();
+  int fresh = 0;
+  for (const CompileResult& r : results) {
+    ASSERT_TRUE(r.ok) << r.log;
+    fresh += !r.cache_hit;
+    EXPECT_EQ(r.key, results[0].key);
+    EXPECT_EQ(r.cubin_path, results[0].cubin_path);
+    ASSERT_TRUE(r.resources);
+    EXPECT_EQ(r.resources->registers, results[0].resources->registers);
+  }
+  EXPECT_EQ(fresh, 1) << "one compile, the other requests shared it or read the cache";
+}
+
 TEST_F(JitCache, KeyChangesWithSourceAndArchButNotWithDirectory) {
   Jit a(dir_, "sm_90");
   std::string changed = std::string(kSmallKernel) + "// a comment is still a different source\n";

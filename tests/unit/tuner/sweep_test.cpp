@@ -470,5 +470,50 @@ TEST_F(SeveralDevices, ADeviceThatIsLostStopsAloneAndTheSameCommandFinishes) {
   EXPECT_EQ(rows({db}), rows({whole}));
 }
 
+// Ctrl-C stops every device after its current row (status 130, each run 'interrupted'), and
+// kill -9 leaves both runs 'running'; either way the same command resumes each device's run and
+// ends with the content of a sweep never interrupted.
+TEST_F(SeveralDevices, InterruptedOrKilledTheSameCommandResumesEveryDevice) {
+  const fs::path whole = dir_ / "whole.db", stopped = dir_ / "stopped.db", killed = dir_ / "killed.db";
+  ASSERT_EQ(sweep(whole, {"--devices", "all"}).code, 0);
+  const std::string ok_rows = "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND status = 'ok'";
+  auto wait_for_rows = [&](const fs::path& db, long long n) {
+    for (int i = 0; i < 600; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      try {
+        if (count(db, ok_rows) >= n) return;
+      } catch (const db::Error&) {
+        // not yet a database
+      }
+    }
+  };
+  const std::vector<std::string> env = {kStandIn, "COALESCE_TEST_STANDIN_DEVICES=2", "STANDIN_DELAY=0.5"};
+  const fs::path out = dir_ / "stdout";
+
+  pid_t pid = spawn(COALESCE_TUNE, args(stopped, {"--devices", "all"}), env, out);
+  wait_for_rows(stopped, 3);
+  kill(pid, SIGINT);
+  Exit first = finish(pid, out);
+  EXPECT_EQ(first.code, 130) << first.out;
+  EXPECT_NE(first.out.find("device 0: interrupted: the same command resumes this run"), std::string::npos) << first.out;
+  EXPECT_LT(count(stopped, ok_rows), 8);
+  EXPECT_EQ(count(stopped, "SELECT COUNT(*) FROM runs WHERE status = 'running'"), 0);
+
+  pid = spawn(COALESCE_TUNE, args(killed, {"--devices", "all"}), env, out);
+  wait_for_rows(killed, 3);
+  kill(pid, SIGKILL);
+  Exit second = finish(pid, out);
+  EXPECT_EQ(second.signal, SIGKILL);
+  EXPECT_LT(count(killed, ok_rows), 8);
+
+  for (const fs::path& db : {stopped, killed}) {
+    Exit again = sweep(db, {"--devices", "all"});
+    ASSERT_EQ(again.code, 0) << again.out;
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 2) << db << ": each device resumed its own run";
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed' AND resumed = 1"), 2) << db;
+    EXPECT_EQ(content_diff(deterministic_content(db), deterministic_content(whole)), "") << db;
+  }
+}
+
 }  // namespace
 }  // namespace coalesce::sweep_test
