@@ -45,6 +45,9 @@ struct TableRule {
   /// the output keeps its own.
   std::vector<std::string> not_compared;
   LabelFn label = nullptr;
+  /// Columns measured by one occurrence of the row (ptxas' figures of one compile): two rows of
+  /// one key may differ there without conflict; the output keeps its own and the merge counts them.
+  std::vector<std::string> kept = {};
 };
 
 const TableRule& rule_of(std::string_view table);
@@ -108,11 +111,15 @@ const std::vector<TableRule>& rules() {
        run_label},
       {"problems", "problem", {{{"m", "n", "k", "dtype", "epilogue"}, ""}}, true, {}, problem_label},
       {"configs", "config", {{{"name", "source_hash"}, ""}}, true, {}, config_label},
-      // ptxas' figures and the model's are the build; the time, the attempts and the log belong to
-      // one compile of it (a retry among parallel compiles), so two shards' builds of one config
-      // agree when their figures do.
+      // The model's figures are the build; the time, the attempts and the log belong to one
+      // compile of it (a retry among parallel compiles). So do ptxas' figures: two compiles of one
+      // source by one toolkit label have given other register counts (on two hosts, and in two
+      // concurrent compiles on one), so where they differ the output keeps its build's figures, as
+      // a sweep storing the build again would keep one, and the merge says how many differed.
       {"builds", "build", {{{"config_id", "arch", "toolkit"}, ""}}, true,
-       {"compile_ms", "attempts", "log", "created_at"}, build_label},
+       {"compile_ms", "attempts", "log", "created_at"}, build_label,
+       {"registers", "spill_stores_bytes", "spill_loads_bytes", "stack_bytes", "smem_bytes",
+        "blocks_per_sm"}},
       // The schema's two unique indexes: a config once per device × problem × method whatever
       // the run (measurements_config_once), a baseline once per run (measurements_baseline_per_run).
       {"measurements", "measurement",
@@ -230,7 +237,11 @@ struct Merger::Table {
   /// Whether two rows of one key must agree on `column` (the key's own columns agree already).
   bool compared(const std::string& column) const {
     const auto& skip = rule->not_compared;
-    return std::find(skip.begin(), skip.end(), column) == skip.end();
+    return std::find(skip.begin(), skip.end(), column) == skip.end() && !kept(column);
+  }
+  /// Whether `column` may differ between two rows of one key, the output keeping its own.
+  bool kept(const std::string& column) const {
+    return std::find(rule->kept.begin(), rule->kept.end(), column) != rule->kept.end();
   }
   /// `column` of row `r` as it is compared: a JSON text by its value, as upsert_config() does.
   std::string value(const std::string& r, const std::string& column) const {
@@ -394,6 +405,14 @@ MergeCount Merger::outcomes(const Table& t) const {
   }
   if (rows != as_int(out_.query("SELECT count(*) FROM " + t.in()).rows[0][0]))
     throw std::logic_error("merge: the natural keys of " + t.name() + " do not cover every row");
+  std::vector<std::string> differ;
+  for (const std::string& c : t.columns)
+    if (t.kept(c)) differ.push_back(t.value("o", c) + " IS NOT " + t.value("i", c));
+  if (!differ.empty())
+    count.kept_own = as_int(out_.query("SELECT count(*) FROM " + t.map() + " m JOIN " + t.in() +
+                                       " i USING (src_id) JOIN " + t.out() + " o ON o.rowid = m.stored "
+                                       "WHERE m.outcome = 'present' AND (" + joined(differ, " OR ") + ")")
+                                .rows[0][0]);
   return count;
 }
 
@@ -461,6 +480,10 @@ std::string summary(const MergeResult& r) {
   if (left_out > 0)
     line += "; " + listed(r, &MergeCount::left_out, "") + " left out with " +
             (conflicts == 1 ? "it" : "them");
+  std::int64_t kept = 0;
+  for (const MergeCount& c : r.tables) kept += c.kept_own;
+  if (kept > 0)
+    line += "; " + listed(r, &MergeCount::kept_own, "") + " present with other ptxas figures (the output's kept)";
   if (r.schema_version < latest_schema_version())
     line += " (read at schema version " + std::to_string(r.schema_version) + ", migrated on a copy)";
   return line;

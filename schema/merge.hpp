@@ -25,6 +25,9 @@ struct MergeCount {
   std::int64_t present = 0;    ///< rows the output holds with the same values
   std::int64_t conflicts = 0;  ///< rows whose key the output holds with other values: not taken
   std::int64_t left_out = 0;   ///< rows that refer to a row not taken (a conflicting run, ...)
+  /// Of the present rows, those whose per-occurrence figures (a build's ptxas figures) differ
+  /// from the output's: no conflict, the output keeps its own.
+  std::int64_t kept_own = 0;
 };
 
 /// One column of a conflicting row: its value in the input and in the output.

@@ -184,6 +184,37 @@ TEST(Merge, TwoShardsBecomeOneUnderNewIds) {
                         "8 math peaks already present; 0 conflicts");
 }
 
+// ptxas' figures belong to one compile: two hosts' builds of one source with one toolkit label
+// have differed in their registers (results/README.md, run 37). Such a build is present, not a
+// conflict: the output keeps its figures, the input's measurement is taken, and the summary
+// counts the build.
+TEST(Merge, ABuildWithOtherPtxasFiguresIsPresentAndTheOutputKeepsItsOwn) {
+  TempDir dir;
+  write_shard_a(dir / "a.db");
+  {
+    auto db = Database::open(dir / "c.db", Mode::read_write);
+    DeviceId dev = db.upsert_device(h200("GPU-cccc"));
+    RunId run = db.begin_run(run_info(dev, "sweep 1024 on another host"));
+    ProblemId prob = db.upsert_problem(k1024);
+    ConfigId shared = db.upsert_config(config("bm128_bn128", "hash-128"));
+    MeasurementRow m = ok_row(run, dev, prob, "coalesce", shared, 0.49);
+    m.build = db.upsert_build(build_of(shared, 112, 900.0));  // A's compile gave 118
+    db.insert_measurement(m);
+    db.end_run(run, RunStatus::completed);
+  }
+  auto out = Database::open(dir / "out.db", Mode::read_write);
+  Merger merger(out);
+  merger.merge(dir / "a.db");
+  const MergeResult c = merger.merge(dir / "c.db");
+  EXPECT_TRUE(c.conflicts.empty());
+  EXPECT_EQ(tally(c, "builds"), "0/1/0/0");
+  EXPECT_EQ(counts(c, "builds").kept_own, 1);
+  EXPECT_EQ(tally(c, "measurements"), "1/0/0/0");
+  EXPECT_EQ(count(out, "v_measurements WHERE device_uuid = 'GPU-cccc' AND registers = 118"), 1);
+  EXPECT_NE(summary(c).find("; 1 build present with other ptxas figures (the output's kept)"), std::string::npos)
+      << summary(c);
+}
+
 TEST(Merge, MergingAgainAddsNothing) {
   TempDir dir;
   write_shard_a(dir / "a.db");
