@@ -386,43 +386,73 @@ TEST(Workloads, FiltersFillDefaultsOrNarrowTheRows) {
   EXPECT_NE(t[0].notes.back().find("--shapes-file w.csv --dtype bf16"), std::string::npos);
 }
 
+/// A copy of the fixture database in a fresh directory (removed with the object), for tests that
+/// add devices and rows to it.
+struct FixtureCopy {
+  std::filesystem::path dir, path;
+  explicit FixtureCopy(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()))),
+        path(dir / "fixture.db") {
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  }
+  ~FixtureCopy() { std::filesystem::remove_all(dir); }
+};
+
+/// A device of `name` (sm_90-like unless told) with one completed run that measured `problem`:
+/// `coalesce` under the simt config `config` (source hash "src-" + uuid), the other methods as
+/// baselines, each at its median in ms.
+db::DeviceId add_measured_device(db::Database& db, db::DeviceRow device, const Problem& problem,
+                                 const std::string& config,
+                                 const std::vector<std::pair<std::string, double>>& medians) {
+  const std::string uuid = device.uuid;
+  const db::DeviceId id = db.upsert_device(std::move(device));
+  db::RunInfo info;
+  info.device = id;
+  info.tool = "coalesce-tune";
+  info.resume_key = uuid;
+  const db::RunId run = db.begin_run(info);
+  const db::ConfigId config_id = db.upsert_config({"simt", config, "{}", "src-" + uuid});
+  for (const auto& [method, ms] : medians) {
+    db::MeasurementRow row;
+    row.run = run;
+    row.device = id;
+    row.problem = db.upsert_problem(problem);
+    row.method = method;
+    if (method == "coalesce") row.config = config_id;
+    row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
+    row.rel_err = 1e-7;
+    row.max_abs_err = 1e-5;
+    EXPECT_TRUE(db.insert_measurement(row)) << method;
+  }
+  db.end_run(run, db::RunStatus::completed);
+  return id;
+}
+
+db::DeviceRow device_row(const std::string& uuid, const std::string& name, const std::string& arch, int cc_major,
+                         int sm_count, int max_sm_clock_mhz = 0) {
+  db::DeviceRow d;
+  d.uuid = uuid;
+  d.name = name;
+  d.arch = arch;
+  d.cc_major = cc_major;
+  d.sm_count = sm_count;
+  d.max_sm_clock_mhz = max_sm_clock_mhz;
+  return d;
+}
+
+const Problem k1024{1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu};
+const std::string kA100Config = "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu";
+
 // Two GPUs: each device gets its own section, summed from its own rows only, so a ratio never
 // mixes devices; a device that holds only some problems says partial.
 TEST(Workloads, EachDeviceIsSummedOnItsOwn) {
-  const auto dir = std::filesystem::temp_directory_path() / ("report_test_workloads_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "two_devices.db";
-  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  FixtureCopy copy("report_test_workloads");
+  const auto& path = copy.path;
   {
     auto db = db::Database::open(path, db::Mode::read_write);
-    db::DeviceRow a100;
-    a100.uuid = "GPU-00000000-0000-4000-8000-workload0002";
-    a100.name = "NVIDIA A100";
-    a100.arch = "sm_80";
-    a100.cc_major = 8;
-    a100.sm_count = 108;
-    const db::DeviceId id = db.upsert_device(a100);
-    db::RunInfo info;
-    info.device = id;
-    info.tool = "coalesce-tune";
-    info.resume_key = "a100";
-    const db::RunId run = db.begin_run(info);
-    const db::ConfigId config = db.upsert_config(
-        {"simt", "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu", "{}", "src-a100"});
-    for (const auto& [method, ms] : std::vector<std::pair<std::string, double>>{
-             {"coalesce", 0.2}, {"cublas_gemm", 0.15}, {"eager", 0.3}, {"unfused", 0.25}}) {
-      db::MeasurementRow row;
-      row.run = run;
-      row.device = id;
-      row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
-      row.method = method;
-      if (method == "coalesce") row.config = config;
-      row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
-      row.rel_err = 1e-7;
-      row.max_abs_err = 1e-5;
-      ASSERT_TRUE(db.insert_measurement(row));
-    }
-    db.end_run(run, db::RunStatus::completed);
+    add_measured_device(db, device_row("GPU-00000000-0000-4000-8000-workload0002", "NVIDIA A100", "sm_80", 8, 108), k1024,
+                        kA100Config, {{"coalesce", 0.2}, {"cublas_gemm", 0.15}, {"eager", 0.3}, {"unfused", 0.25}});
   }
   {
     auto db = db::Database::open(path, db::Mode::read_only);
@@ -443,7 +473,6 @@ TEST(Workloads, EachDeviceIsSummedOnItsOwn) {
     for (const auto& row : t[1].rows) missing_on_a100 += db::as_text(row[t[1].index("device")]) == "NVIDIA A100";
     EXPECT_EQ(missing_on_a100, 2);  // 4096³ bias_gelu and 1024³ bias
   }
-  std::filesystem::remove_all(dir);
 }
 
 // A problem measured on two devices gets a "devices side by side" block: each device's best
@@ -454,40 +483,12 @@ TEST(Report, DevicesSideBySideKeepEachDevicesRatiosItsOwn) {
     auto db = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
     for (const Table& t : build_report(db, {}, {}).tables) EXPECT_NE(t.name, "devices_side_by_side");
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("report_test_side_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "two_devices.db";
-  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  FixtureCopy copy("report_test_side");
+  const auto& path = copy.path;
   {
     auto db = db::Database::open(path, db::Mode::read_write);
-    db::DeviceRow second;
-    second.uuid = "GPU-00000000-0000-4000-8000-sidebyside02";
-    second.name = "NVIDIA A100";
-    second.arch = "sm_80";
-    second.cc_major = 8;
-    second.sm_count = 108;
-    const db::DeviceId id = db.upsert_device(second);
-    db::RunInfo info;
-    info.device = id;
-    info.tool = "coalesce-tune";
-    info.resume_key = "side by side";
-    const db::RunId run = db.begin_run(info);
-    const db::ConfigId config = db.upsert_config(
-        {"simt", "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu", "{}", "src-side"});
-    for (const auto& [method, ms] : std::vector<std::pair<std::string, double>>{
-             {"coalesce", 0.2}, {"cublas_gemm", 0.15}, {"eager", 0.3}}) {
-      db::MeasurementRow row;
-      row.run = run;
-      row.device = id;
-      row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias_gelu});
-      row.method = method;
-      if (method == "coalesce") row.config = config;
-      row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
-      row.rel_err = 1e-7;
-      row.max_abs_err = 1e-5;
-      ASSERT_TRUE(db.insert_measurement(row));
-    }
-    db.end_run(run, db::RunStatus::completed);
+    add_measured_device(db, device_row("GPU-00000000-0000-4000-8000-sidebyside02", "NVIDIA A100", "sm_80", 8, 108), k1024,
+                        kA100Config, {{"coalesce", 0.2}, {"cublas_gemm", 0.15}, {"eager", 0.3}});
   }
   {
     auto db = db::Database::open(path, db::Mode::read_only);
@@ -507,56 +508,36 @@ TEST(Report, DevicesSideBySideKeepEachDevicesRatiosItsOwn) {
     // The A100's ratios are against its own run's baselines, never the H200's.
     EXPECT_NEAR(db::as_double(at(1, "pct_cublas")), 75.0, 1e-9);
     EXPECT_NEAR(db::as_double(at(1, "vs_eager")), 1.5, 1e-12);
-    EXPECT_EQ(db::as_text(at(1, "config")), "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias_gelu");
+    EXPECT_EQ(db::as_text(at(1, "config")), kA100Config);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // A workload split between two GPUs of one model (as --devices or a Slurm array splits it) is
 // also summed over the pair, each problem from the device that measured it; a GPU of another
 // model holding a problem of it stays out of the pair.
 TEST(Workloads, DevicesOfOneModelAreSummedTogetherEachProblemFromOne) {
-  const auto dir = std::filesystem::temp_directory_path() / ("report_test_model_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "pair.db";
-  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  FixtureCopy copy("report_test_model");
+  const auto& path = copy.path;
   {
     auto db = db::Database::open(path, db::Mode::read_write);
-    const auto h200 = db.query("SELECT name, arch, cc_major, cc_minor, sm_count, max_sm_clock_mhz FROM devices WHERE id = 1").rows.at(0);
-    auto add = [&](const std::string& uuid, const std::string& name, int sm_count, double coalesce_ms) {
-      db::DeviceRow d;
-      d.uuid = uuid;
-      d.name = name;
-      d.arch = db::as_text(h200[1]);
-      d.cc_major = static_cast<int>(db::as_int(h200[2]));
-      d.cc_minor = static_cast<int>(db::as_int(h200[3]));
-      d.sm_count = sm_count;
-      d.max_sm_clock_mhz = static_cast<int>(db::as_int(h200[5]));
-      const db::DeviceId id = db.upsert_device(d);
-      db::RunInfo info;
-      info.device = id;
-      info.tool = "coalesce-tune";
-      info.resume_key = uuid;
-      const db::RunId run = db.begin_run(info);
-      const db::ConfigId config = db.upsert_config(
-          {"simt", "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias", "{}", "src-" + uuid});
-      for (const auto& [method, ms] : std::vector<std::pair<std::string, double>>{
-               {"coalesce", coalesce_ms}, {"cublas_gemm", 0.04}, {"eager", 0.07}, {"unfused", 0.06}}) {
-        db::MeasurementRow row;
-        row.run = run;
-        row.device = id;
-        row.problem = db.upsert_problem({1024, 1024, 1024, Dtype::f32, Epilogue::bias});
-        row.method = method;
-        if (method == "coalesce") row.config = config;
-        row.timing = db::Timing{ms, ms * 0.98, ms * 1.02, ms * 0.99, ms * 1.01, 50};
-        row.rel_err = 1e-7;
-        row.max_abs_err = 1e-5;
-        ASSERT_TRUE(db.insert_measurement(row));
-      }
-      db.end_run(run, db::RunStatus::completed);
+    const auto h200 = db.query("SELECT name, arch, cc_major, sm_count, max_sm_clock_mhz FROM devices WHERE id = 1").rows.at(0);
+    const Problem bias{1024, 1024, 1024, Dtype::f32, Epilogue::bias};
+    const std::string config = "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o2_bias";
+    const std::vector<std::pair<std::string, double>> baselines = {{"cublas_gemm", 0.04}, {"eager", 0.07}, {"unfused", 0.06}};
+    auto with_fused = [&](double ms) {
+      auto medians = baselines;
+      medians.insert(medians.begin(), {"coalesce", ms});
+      return medians;
     };
-    add("GPU-00000000-0000-4000-8000-samemodel002", db::as_text(h200[0]), static_cast<int>(db::as_int(h200[4])), 0.05);
-    add("GPU-00000000-0000-4000-8000-othermodel03", "NVIDIA A100", 108, 0.01);
+    add_measured_device(db,
+                        device_row("GPU-00000000-0000-4000-8000-samemodel002", db::as_text(h200[0]), db::as_text(h200[1]),
+                                   static_cast<int>(db::as_int(h200[2])), static_cast<int>(db::as_int(h200[3])),
+                                   static_cast<int>(db::as_int(h200[4]))),
+                        bias, config, with_fused(0.05));
+    add_measured_device(db,
+                        device_row("GPU-00000000-0000-4000-8000-othermodel03", "NVIDIA A100", db::as_text(h200[1]),
+                                   static_cast<int>(db::as_int(h200[2])), 108, static_cast<int>(db::as_int(h200[4]))),
+                        bias, config, with_fused(0.01));
   }
   {
     auto db = db::Database::open(path, db::Mode::read_only);
@@ -580,7 +561,6 @@ TEST(Workloads, DevicesOfOneModelAreSummedTogetherEachProblemFromOne) {
     EXPECT_NE(db::as_text(at("runs")).find(", "), std::string::npos) << "the fused rows of both devices' runs";
     EXPECT_NE(t[0].notes.back().find("only the sum spans devices"), std::string::npos);
   }
-  std::filesystem::remove_all(dir);
 }
 
 /// A device like the fixture's H200 (sm_90, 132 SMs), with its own UUID, name and max SM clock.
