@@ -26,12 +26,13 @@ import csv
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+import coalesce_tools  # noqa: E402  (beside this script)
 
 FIGURES = [
     ("gpu__time_duration.sum", "duration"),
@@ -114,20 +115,8 @@ def profile_of(names, units, values, args):
 
 
 def find_tune(given):
-    """The coalesce-tune binary: --tune, else the packed one (dist/bin, as on the GPU host), the
-    built one (build/bin), or the one on PATH."""
-    if given:
-        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            raise UsageError(f"--tune {given} is not an executable")
-        return given
-    for candidate in (REPO / "dist" / "bin" / "coalesce-tune", REPO / "build" / "bin" / "coalesce-tune"):
-        if os.access(candidate, os.X_OK):
-            return str(candidate)
-    on_path = shutil.which("coalesce-tune")
-    if on_path:
-        return on_path
-    raise UsageError("coalesce-tune is not in dist/bin, build/bin or on PATH: build it "
-                     "(docs/working.md) or pass --tune PATH")
+    """The coalesce-tune binary (coalesce_tools.find_tune)."""
+    return coalesce_tools.find_tune(given, UsageError)
 
 
 def store(path, names, units, values, args):

@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -32,6 +31,8 @@ from typing import Callable, Optional
 
 TOOL = "torch_peers.py"
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+import coalesce_tools  # noqa: E402  (beside this script)
 
 METHODS = ("torch_eager", "torch_compile", "triton")
 EPILOGUES = ("none", "bias", "bias_relu", "bias_gelu")
@@ -313,21 +314,8 @@ def resume_key(args: argparse.Namespace) -> str:
 
 
 def find_tune(given: Optional[str]) -> str:
-    """The coalesce-tune binary: --tune, else the packed one (dist/bin, as on the GPU host), the
-    built one (build/bin), or the one on PATH."""
-    if given:
-        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            raise UsageError(f"--tune {given} is not an executable")
-        return given
-    for candidate in (REPO / "dist" / "bin" / "coalesce-tune", REPO / "build" / "bin" /
-                      "coalesce-tune"):
-        if os.access(candidate, os.X_OK):
-            return str(candidate)
-    on_path = shutil.which("coalesce-tune")
-    if on_path:
-        return on_path
-    raise UsageError("coalesce-tune is not in dist/bin, build/bin or on PATH: build it "
-                     "(docs/working.md) or pass --tune PATH")
+    """The coalesce-tune binary (coalesce_tools.find_tune)."""
+    return coalesce_tools.find_tune(given, UsageError)
 
 
 # --- the recorder: `coalesce-tune record` over a pipe -------------------------------------------
