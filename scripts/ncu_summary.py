@@ -24,7 +24,6 @@ Exit status: 0 done, 1 the database refused the profile, 2 bad usage or a page t
 import argparse
 import csv
 import json
-import os
 import re
 import subprocess
 import sys

@@ -20,7 +20,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import re
 import socket
 import subprocess
