@@ -152,6 +152,23 @@ class Family {
   Resources resources(const Config& config, const DeviceLimits& limits, int registers) const;
 };
 
+/// Every combination of one value from each list, the last list varying fastest: the cartesian
+/// product a family's sweep_configs() enumerates its parameter lists by. Each combination holds
+/// one value per list, in the lists' order.
+inline std::vector<std::vector<int>> combinations(const std::vector<const std::vector<int>*>& lists) {
+  std::size_t total = 1;
+  for (const std::vector<int>* list : lists) total *= list->size();
+  std::vector<std::vector<int>> out(total, std::vector<int>(lists.size()));
+  for (std::size_t index = 0; index < total; ++index) {
+    std::size_t rest = index;
+    for (std::size_t i = lists.size(); i-- > 0;) {
+      out[index][i] = (*lists[i])[rest % lists[i]->size()];
+      rest /= lists[i]->size();
+    }
+  }
+  return out;
+}
+
 /// Every registered family, built-in ones first in kernels/families.cpp's order.
 const std::vector<const Family*>& families();
 /// The family named `name`, or nullptr.

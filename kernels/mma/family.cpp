@@ -45,27 +45,17 @@ class MmaFamily final : public Family {
     const int vec = mma_widest_vec(problem) ? mma_widest_vec(problem) : 16;
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
-    std::size_t total = 1;
-    for (const auto* list : {&l.bm, &l.bn, &l.bk_bytes, &l.wm, &l.wn, &l.stages, &l.swizzle, &l.group_m, &l.min_blocks})
-      total *= list->size();
-    out.reserve(total);
-    for (std::size_t index = 0; index < total; ++index) {
-      std::size_t rest = index;
-      auto pick = [&rest](const std::vector<int>& list) {
-        int v = list[rest % list.size()];
-        rest /= list.size();
-        return v;
-      };
+    for (const std::vector<int>& v : combinations({&l.bm, &l.bn, &l.bk_bytes, &l.wm, &l.wn, &l.stages, &l.swizzle, &l.group_m, &l.min_blocks})) {
       MmaConfig c;
-      c.min_blocks = pick(l.min_blocks);
-      c.group_m = pick(l.group_m);
-      c.swizzle = pick(l.swizzle);
-      c.stages = pick(l.stages);
-      c.wn = pick(l.wn);
-      c.wm = pick(l.wm);
-      c.bk_bytes = pick(l.bk_bytes);
-      c.bn = pick(l.bn);
-      c.bm = pick(l.bm);
+      c.bm = v[0];
+      c.bn = v[1];
+      c.bk_bytes = v[2];
+      c.wm = v[3];
+      c.wn = v[4];
+      c.stages = v[5];
+      c.swizzle = v[6];
+      c.group_m = v[7];
+      c.min_blocks = v[8];
       c.vec_bytes = vec;
       out.push_back(from_mma(c));
     }

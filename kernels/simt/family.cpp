@@ -39,28 +39,18 @@ class SimtFamily final : public Family {
     const int vec = simt_widest_vec(problem);
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
-    std::size_t total = 1;
-    for (const auto* list : {&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})
-      total *= list->size();
-    out.reserve(total);
-    for (std::size_t index = 0; index < total; ++index) {
-      std::size_t rest = index;
-      auto pick = [&rest](const std::vector<int>& list) {
-        int v = list[rest % list.size()];
-        rest /= list.size();
-        return v;
-      };
+    for (const std::vector<int>& v : combinations({&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})) {
       SimtConfig c;
-      c.min_blocks = pick(l.min_blocks);
-      c.group_m = pick(l.group_m);
-      c.stages = pick(l.stages);
-      c.tn = pick(l.tn);
-      c.tm = pick(l.tm);
-      c.wn = pick(l.wn);
-      c.wm = pick(l.wm);
-      c.bk = pick(l.bk);
-      c.bn = pick(l.bn);
-      c.bm = pick(l.bm);
+      c.bm = v[0];
+      c.bn = v[1];
+      c.bk = v[2];
+      c.wm = v[3];
+      c.wn = v[4];
+      c.tm = v[5];
+      c.tn = v[6];
+      c.stages = v[7];
+      c.group_m = v[8];
+      c.min_blocks = v[9];
       c.vec = vec;
       out.push_back(from_simt(c));
     }

@@ -63,3 +63,14 @@ TEST(Target, NamesItsArchitecture) {
   EXPECT_EQ((Target{9, 0, true, {}}).base_arch(), "sm_90");
   EXPECT_EQ((Target{8, 6, false, {}}).arch(), "sm_86");
 }
+
+// The families enumerate their lists in this order (the last list fastest): the seeded random
+// draws of committed sweeps depend on it.
+TEST(Combinations, EveryCombinationWithTheLastListVaryingFastest) {
+  const std::vector<int> a{1, 2}, b{10, 20, 30}, c{7};
+  const std::vector<std::vector<int>> expected = {{1, 10, 7}, {1, 20, 7}, {1, 30, 7},
+                                                  {2, 10, 7}, {2, 20, 7}, {2, 30, 7}};
+  EXPECT_EQ(combinations({&a, &b, &c}), expected);
+  const std::vector<int> none;
+  EXPECT_TRUE(combinations({&a, &none}).empty());
+}
