@@ -1,12 +1,15 @@
 // Kernels of any family as Methods (see kernel_method.hpp).
 #include "kernel_method.hpp"
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "cuda_raii.hpp"
 #include "device.hpp"
+#include "splitk.hpp"
 #include "tma.hpp"
 
 namespace coalesce {
@@ -33,6 +36,17 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
     TensorMap a_map, b_map, c_map;
   };
   Args values{ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k, {}, {}, {}};
+  // Split-K: the kernel stores its slices' f32 partial sums into a workspace passed as its C
+  // (kSplitParam), and the reduce stores C. The buffer lives as long as the launch closure.
+  const int slices = split_slices(config);
+  std::shared_ptr<DeviceBuffer<float>> partials;
+  if (slices > 1) {
+    if (static_cast<int>(g.grid_z) != slices)
+      throw std::logic_error(name + ": the family's grid has " + std::to_string(g.grid_z) + " K slices, not " +
+                             std::to_string(slices));
+    partials = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(workspace_bytes(config, named) / 4));
+    values.c = partials->get();
+  }
   const auto kinds = family->kernel_args();
   std::vector<KernelArg> order(kinds.begin(), kinds.end());
   for (KernelArg kind : order) {
@@ -55,7 +69,10 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   m.family = config.family;
   m.config = name;
   m.reference_epilogue = epilogue;
-  m.launch = [kernel, g, name, values, order](cudaStream_t stream) mutable {
+  m.workspace_bytes = workspace_bytes(config, named);
+  m.deterministic = true;  // every family's schedule is (docs/families.md)
+  const int reduce_blocks = slices > 1 ? elementwise_grid_cap() : 0;
+  auto launch_kernel = [kernel, g, name, values, order](cudaStream_t stream) mutable {
     void* args[16];
     std::size_t i = 0;
     for (KernelArg kind : order) {
@@ -91,6 +108,15 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
     launch.attrs = &cluster;
     launch.numAttrs = 1;
     COALESCE_CUDA_CTX(cudaLaunchKernelExC(&launch, kernel, args), name);
+  };
+  if (slices == 1) {
+    m.launch = std::move(launch_kernel);
+    return m;
+  }
+  m.launch = [launch_kernel = std::move(launch_kernel), partials, slices, named, bias = ws.bias(), c = ws.c(),
+              reduce_blocks](cudaStream_t stream) mutable {
+    launch_kernel(stream);
+    launch_splitk_reduce(named, partials->get(), slices, bias, c, reduce_blocks, stream);
   };
   return m;
 }

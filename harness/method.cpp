@@ -44,6 +44,7 @@ MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer) {
       r.detail = r.check->why;
       return r;
     }
+    if (m.deterministic) ws.snapshot_output();
     r.timing = timer.measure(m.launch, [&ws](cudaStream_t s) { ws.poison_output(s); }, what);
     CheckResult after = ws.check(m.reference());
     if (!after.passed) {
@@ -52,6 +53,15 @@ MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer) {
       r.check = after;
       r.timing.reset();
       return r;
+    }
+    if (m.deterministic) {
+      if (const long long words = ws.output_differs(); words > 0) {
+        r.status = Status::wrong_result;
+        r.detail = "not deterministic: " + std::to_string(words) +
+                   " words of C differ between two runs on the same inputs";
+        r.timing.reset();
+        return r;
+      }
     }
     r.status = Status::ok;
   } catch (const CudaError& e) {

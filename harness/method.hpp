@@ -26,6 +26,11 @@ struct Method {
   Epilogue reference_epilogue = Epilogue::none;  ///< what the output is checked against
   bool tanh_reference = false;                   ///< GELU reference is the tanh form (cuBLASLt)
   int kernels = 1;                               ///< launches per run (eager: 3), each storing C once
+  /// Device memory the method allocates beside A, B, bias and C (split-K's partial sums).
+  long long workspace_bytes = 0;
+  /// Must give bit-identical C run to run on the same inputs: run_method compares the output of
+  /// the last timed run with the first checked one and calls any difference a wrong result.
+  bool deterministic = false;
 
   ReferenceKind reference() const { return {reference_epilogue, tanh_reference, kernels}; }
 };
@@ -54,7 +59,8 @@ CheckResult check_method(const Method& m, Workspace& ws, Inputs inputs = Inputs:
 /// inputs (pre-activations in [-3, 3], where ReLU, erf-GELU and tanh-GELU differ); then fresh
 /// normal inputs, output poisoned, one run, check against m.reference(); if right, time_cold
 /// through `timer`, then check the output of the last timed run again (a race shows up under
-/// repetition). A CUDA error that leaves the context usable becomes Status::error; a sticky
+/// repetition) and, for a method marked deterministic, compare its bits with the first run's.
+/// A CUDA error that leaves the context usable becomes Status::error; a sticky
 /// one (illegal address, ...) is rethrown, since nothing after it can run.
 MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer);
 

@@ -3,6 +3,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -251,6 +252,45 @@ void Workspace::refill(unsigned long long seed, Inputs inputs) {
 void Workspace::poison_output(cudaStream_t stream) const {
   // All-ones bytes are a quiet NaN in f32 and a NaN in bf16 and f16.
   COALESCE_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), stream ? stream : stream_));
+}
+
+namespace {
+
+// Counts the 32-bit words where a and b differ (a trailing partial word compared bytewise).
+__global__ void count_differences(const unsigned* __restrict__ a, const unsigned* __restrict__ b, long long words,
+                                  const unsigned char* __restrict__ a_tail, const unsigned char* __restrict__ b_tail,
+                                  int tail_bytes, unsigned long long* __restrict__ out) {
+  unsigned long long local = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    local += a[i] != b[i];
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (int j = 0; j < tail_bytes; ++j) local += a_tail[j] != b_tail[j];
+  if (local) atomicAdd(out, local);
+}
+
+}  // namespace
+
+void Workspace::snapshot_output() {
+  if (c_snapshot_.size() != c_.size()) c_snapshot_ = DeviceBuffer<unsigned char>(c_.size());
+  COALESCE_CUDA(cudaMemcpyAsync(c_snapshot_.get(), c_.get(), c_.bytes(), cudaMemcpyDeviceToDevice, stream_));
+}
+
+long long Workspace::output_differs() {
+  if (c_snapshot_.size() != c_.size()) throw std::logic_error("output_differs() before snapshot_output()");
+  DeviceBuffer<unsigned long long> count(1);
+  COALESCE_CUDA(cudaMemsetAsync(count.get(), 0, sizeof(unsigned long long), stream_));
+  const long long words = static_cast<long long>(c_.bytes() / 4);
+  const int tail = static_cast<int>(c_.bytes() % 4);
+  const long long blocks = std::min<long long>(1024, std::max<long long>(1, (words + 255) / 256));
+  count_differences<<<static_cast<unsigned>(blocks), 256, 0, stream_>>>(
+      reinterpret_cast<const unsigned*>(c_.get()), reinterpret_cast<const unsigned*>(c_snapshot_.get()), words,
+      c_.get() + words * 4, c_snapshot_.get() + words * 4, tail, count.get());
+  COALESCE_CUDA(cudaGetLastError());
+  unsigned long long host = 0;
+  COALESCE_CUDA(cudaMemcpyAsync(&host, count.get(), sizeof host, cudaMemcpyDeviceToHost, stream_));
+  COALESCE_CUDA(cudaStreamSynchronize(stream_));
+  return static_cast<long long>(host);
 }
 
 const double* Workspace::reference(const ReferenceKind& kind) {

@@ -63,6 +63,12 @@ class Workspace {
   /// kernel does not write fails the check. All-ones bytes are a NaN in f32, bf16 and f16.
   void poison_output(cudaStream_t stream = nullptr) const;
 
+  /// Keeps a copy of C's bytes as they are now (the output of a run), for output_differs().
+  void snapshot_output();
+  /// The number of 32-bit words of C whose bits differ from the last snapshot_output():
+  /// 0 for a deterministic method run twice on the same inputs. Synchronizes the stream.
+  long long output_differs();
+
   /// The fp64 reference (M×N, row-major, device memory) for the current inputs; computed on
   /// first use after a refill and kept for the same kind.
   const double* reference(const ReferenceKind& kind);
@@ -80,7 +86,7 @@ class Workspace {
   unsigned long long seed_;
   Inputs inputs_ = Inputs::normal;
   cudaStream_t stream_;
-  DeviceBuffer<unsigned char> a_, b_, bias_, c_;
+  DeviceBuffer<unsigned char> a_, b_, bias_, c_, c_snapshot_;
   std::unique_ptr<Reference> ref_;
 };
 

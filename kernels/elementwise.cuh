@@ -2,7 +2,9 @@
 // (f32, bf16 or f16; math in f32, one rounding per store): a bias add, an activation alone (what
 // PyTorch eager launches for `gelu(x @ w + b)`: GEMM, add, GELU) and one fused bias+activation
 // pass (the best unfused pair). All work in place on row-major C (M×N), use a grid-stride loop,
-// and move 16 bytes per access when every row starts 16-byte aligned. nvcc only (host launchers).
+// and move 16 bytes per access when every row starts 16-byte aligned. Beside them, split-K's
+// reduce: the S f32 partial sums of a split GEMM added in slice order, the epilogue applied
+// once, C stored once. nvcc only (host launchers).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -65,6 +67,62 @@ __global__ void bias_epilogue_inplace1(T* __restrict__ c, const T* __restrict__ 
     c[i] = from_float<T>(Epi::apply(to_float(c[i]), to_float(bias[i % n])));
 }
 
+/// Split-K's reduce (docs/families.md "Split-K"), 16 bytes of C per step: C[m][n] = Epi(sum over
+/// z = 0..slices-1 of partial[z][m][n], bias[n]), the sum in slice order (deterministic), for
+/// row-major M×N whose rows are whole Vec16<T> (`n_vec` per row), `count` vectors in all.
+template <class T, class Epi>
+__global__ void splitk_reduce_vec(const float* __restrict__ partial, int slices, long long slice_stride,
+                                  const Vec16<T>* __restrict__ bias, Vec16<T>* __restrict__ c, long long count,
+                                  int n_vec) {
+  constexpr int kPer = Vec16<T>::kCount;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float acc[kPer];
+    const float4* p = reinterpret_cast<const float4*>(partial + i * kPer);
+#pragma unroll
+    for (int q = 0; q < kPer / 4; ++q) {
+      const float4 v = p[q];
+      acc[4 * q + 0] = v.x;
+      acc[4 * q + 1] = v.y;
+      acc[4 * q + 2] = v.z;
+      acc[4 * q + 3] = v.w;
+    }
+    for (int z = 1; z < slices; ++z) {
+      p = reinterpret_cast<const float4*>(partial + z * slice_stride + i * kPer);
+#pragma unroll
+      for (int q = 0; q < kPer / 4; ++q) {
+        const float4 v = p[q];
+        acc[4 * q + 0] += v.x;
+        acc[4 * q + 1] += v.y;
+        acc[4 * q + 2] += v.z;
+        acc[4 * q + 3] += v.w;
+      }
+    }
+    Vec16<T> out;
+    if (Epi::kUsesBias) {
+      const Vec16<T> b = bias[i % n_vec];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) out.v[j] = from_float<T>(Epi::apply(acc[j], to_float(b.v[j])));
+    } else {
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) out.v[j] = from_float<T>(Epi::apply(acc[j], 0.0f));
+    }
+    c[i] = out;
+  }
+}
+
+/// Split-K's reduce one element at a time (any N).
+template <class T, class Epi>
+__global__ void splitk_reduce1(const float* __restrict__ partial, int slices, long long slice_stride,
+                               const T* __restrict__ bias, T* __restrict__ c, long long count, int n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float acc = partial[i];
+    for (int z = 1; z < slices; ++z) acc += partial[z * slice_stride + i];
+    c[i] = from_float<T>(Epi::apply(acc, Epi::kUsesBias ? to_float(bias[i % n]) : 0.0f));
+  }
+}
+
 /// Blocks for a grid-stride pass over `items`: enough to fill every SM (`max_blocks`, the
 /// caller's SM count times resident blocks) and no more than there is work for.
 inline unsigned elementwise_blocks(long long items, int max_blocks) {
@@ -105,6 +163,25 @@ void launch_bias_epilogue_inplace(T* c, const T* bias, int m, int n, int max_blo
   } else {
     bias_epilogue_inplace1<T, Epi><<<elementwise_blocks(count, max_blocks), kElementwiseBlock, 0, stream>>>(
         c, bias, count, n);
+  }
+}
+
+/// C = Epi(sum of the `slices` partials of M×N floats, bias[n]); 16-byte vectors of C when a
+/// row is a whole number of them and the pointers are 16-byte aligned. The caller checks
+/// cudaGetLastError().
+template <class T, class Epi>
+void launch_splitk_reduce(const float* partial, int slices, const T* bias, T* c, int m, int n, int max_blocks,
+                          cudaStream_t stream) {
+  constexpr int kPer = Vec16<T>::kCount;
+  const long long count = static_cast<long long>(m) * n;
+  if (n % kPer == 0 && aligned16(c) && aligned16(partial) && (!Epi::kUsesBias || aligned16(bias))) {
+    const long long vecs = count / kPer;
+    splitk_reduce_vec<T, Epi><<<elementwise_blocks(vecs, max_blocks), kElementwiseBlock, 0, stream>>>(
+        partial, slices, count, reinterpret_cast<const Vec16<T>*>(bias), reinterpret_cast<Vec16<T>*>(c), vecs,
+        n / kPer);
+  } else {
+    splitk_reduce1<T, Epi><<<elementwise_blocks(count, max_blocks), kElementwiseBlock, 0, stream>>>(
+        partial, slices, count, bias, c, count, n);
   }
 }
 

@@ -559,9 +559,9 @@ std::optional<MeasurementId> Database::insert_measurement(const MeasurementRow& 
     INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, build_id, status,
         prune_reason, median_ms, min_ms, max_ms, p10_ms, p90_ms, rel_spread, samples, tflops,
         rel_err, max_abs_err, sm_clock_before_mhz, sm_clock_after_mhz, grid_blocks, message,
-        max_scaled_err)
+        max_scaled_err, workspace_bytes)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-        ?20, ?21, ?22, ?23)
+        ?20, ?21, ?22, ?23, ?24)
     ON CONFLICT DO NOTHING RETURNING id)sql",
                        what);
   s.bind(1, r.run).bind(2, r.device).bind(3, r.problem).bind(4, r.method).bind(5, r.config);
@@ -569,6 +569,7 @@ std::optional<MeasurementId> Database::insert_measurement(const MeasurementRow& 
   s.bind(11, max).bind(12, p10).bind(13, p90).bind(14, rel_spread).bind(15, samples);
   s.bind(16, tflops).bind(17, r.rel_err).bind(18, r.max_abs_err).bind(19, r.sm_clock_before_mhz);
   s.bind(20, r.sm_clock_after_mhz).bind(21, r.grid_blocks).bind(22, r.message).bind(23, r.max_scaled_err);
+  s.bind(24, r.workspace_bytes);
   if (!s.step()) return std::nullopt;
   MeasurementId id = s.integer(0);
   s.step();  // completes the statement (and with it the insert's implicit transaction)

@@ -195,6 +195,7 @@ struct MeasurementRow {
   std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;
   std::optional<std::int64_t> grid_blocks;  ///< blocks launched (for the wave quantization)
   std::string message;                      ///< why it failed or was pruned, one sentence
+  std::optional<std::int64_t> workspace_bytes;  ///< device memory beside A, B, bias, C (split-K)
 };
 
 /// What a profiler saw of one kernel (`profiles`, docs/database.md "Profiles"). `config` is set

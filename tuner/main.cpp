@@ -304,6 +304,9 @@ int print_space(const std::vector<Problem>& problems, const std::string& family_
                     p.m, p.n, p.k, std::string(to_string(p.dtype)).c_str(), std::string(to_string(p.epilogue)).c_str(),
                     name.c_str(), space.candidates.size(), space.legal(), space.pruned(), space.non_configs.size(),
                     name.c_str());
+        if (space.unsplittable)
+          std::printf("# split-K not listed for %zu legal configs: their unsplit grid already fills a wave of the %d SMs\n",
+                      space.unsplittable, target.sm_count);
         std::printf("# name  verdict  predicted_registers  smem_bytes  blocks_per_sm  [reason]\n");
       }
       for (const tuner::Candidate& c : space.candidates) {

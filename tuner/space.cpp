@@ -16,6 +16,37 @@ Verdict refused(const Family& family, const Problem& problem, const Target& targ
   return family.supports(target);
 }
 
+namespace {
+
+bool has_split(const Family& family) {
+  for (const ParamSpec& p : family.params())
+    if (p.name == kSplitParam) return true;
+  return false;
+}
+
+// The split-K variants of the legal unsplit `base`, after it in the space.
+void add_split_variants(Space& space, const Family& family, const Config& base, const Problem& problem,
+                        const Target& target) {
+  for (int s : kSplitFactors) {
+    Config c = family.with(base, kSplitParam, s);
+    if (!family.check(c).ok()) continue;
+    const Resources predicted = family.predict(c, target.limits);
+    Candidate cand{.config = c,
+                   .name = config_name(c, problem.dtype, problem.epilogue),
+                   .verdict = family.check(c, target.limits, predicted.registers),
+                   .predicted = predicted};
+    if (cand.verdict.ok()) cand.verdict = family.check_problem(c, problem);
+    if (cand.verdict.ok()) cand.verdict = check_schedule(family, c, problem, target);
+    if (cand.verdict.violation == Violation::schedule) {
+      ++space.unsplittable;  // the same for every factor: the unsplit grid fills the GPU
+      return;
+    }
+    space.candidates.push_back(std::move(cand));
+  }
+}
+
+}  // namespace
+
 Space enumerate(const Family& family, const Problem& problem, const Target& target) {
   Space space;
   space.family = &family;
@@ -31,7 +62,10 @@ Space enumerate(const Family& family, const Problem& problem, const Target& targ
                    .verdict = family.check(c, target.limits, predicted.registers),
                    .predicted = predicted};
     if (cand.verdict.ok()) cand.verdict = family.check_problem(c, problem);
+    if (cand.verdict.ok()) cand.verdict = check_schedule(family, c, problem, target);
+    const bool splittable = cand.verdict.ok() && has_split(family) && split_slices(c) == 1;
     space.candidates.push_back(std::move(cand));
+    if (splittable) add_split_variants(space, family, c, problem, target);
   }
   return space;
 }

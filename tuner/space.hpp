@@ -33,13 +33,20 @@ struct Space {
   const Family* family = nullptr;
   std::vector<Candidate> candidates;   ///< legal and pruned, in enumeration order
   std::vector<NonConfig> non_configs;  ///< combinations of the lists that are not configs
+  /// Legal unsplit configs whose split-K variants were not listed: their unsplit grid already
+  /// fills a wave of the SMs, so no split can help (check_schedule's Violation::schedule). The
+  /// variants are counted here, one per config, instead of stored as pruned rows.
+  std::size_t unsplittable = 0;
   std::size_t legal() const;
   std::size_t pruned() const;
 };
 
 /// Enumerates `family`'s space for `problem` on `target`: each config of
 /// Family::sweep_configs() that passes Family::check() becomes a candidate, judged by
-/// check(limits, predicted registers) and check_problem(). A family that does not run on the
+/// check(limits, predicted registers) and check_problem(). For a family with a `split`
+/// parameter, each legal unsplit candidate is followed by its split-K variants (kSplitFactors),
+/// judged by the same rules plus check_schedule(); where no split can help (Space::unsplittable)
+/// none is listed. A family that does not run on the
 /// target or compute the dtype gives an empty space (refused() says why). Deterministic: the
 /// same inputs give the same order.
 Space enumerate(const Family& family, const Problem& problem, const Target& target);

@@ -217,7 +217,9 @@ Prepared prepare(const Jit& jit, const Problem& problem, const Config& config, c
   Prepared p;
   std::string source;
   try {
-    compiler::EmittedKernel k = compiler::emit_fused_kernel(problem, config, target);
+    // Split factors above 1 share one kernel (the factor is the grid's z extent): compile the
+    // kernel config's source, which the JIT's cache then serves to every factor.
+    compiler::EmittedKernel k = compiler::emit_fused_kernel(problem, kernel_config(config), target);
     p.symbol = std::move(k.symbol);
     source = std::move(k.source);
     p.emitted = true;
@@ -608,6 +610,7 @@ class Sweep {
     r.sm_clock_before_mhz = o.sm_clock_before_mhz;
     r.sm_clock_after_mhz = o.sm_clock_after_mhz;
     r.grid_blocks = o.grid_blocks;
+    r.workspace_bytes = o.workspace_bytes;
     if (o.ok() && o.median_ms)
       r.timing = db::Timing{*o.median_ms, o.min_ms.value_or(0), o.max_ms.value_or(0), o.p10_ms.value_or(0),
                             o.p90_ms.value_or(0), o.samples};
@@ -931,6 +934,9 @@ class Sweep {
          << " pruned before compiling" << (db_ ? "" : " (coalesce-tune space lists them)") << ", " << chosen
          << " selected";
     for (const auto& [status, n] : counts) out_ << ", " << n << " " << status;
+    if (space.unsplittable)
+      out_ << "\n  split-K not listed for " << space.unsplittable
+           << " configs whose unsplit grid already fills a wave of the SMs";
     out_ << "\n";
     if (!db_) return;
     // The comparison comes from the database, so a resumed sweep reports its whole run.

@@ -94,6 +94,7 @@ json measure_cubin(Session& s, const json& req, bool unfused) {
   if (unfused) m = then_bias_epilogue(m, s.ws);
   json j = result_json(run_method(m, s.ws, s.timer));
   j["driver_registers"] = attributes.numRegs;
+  j["workspace_bytes"] = m.workspace_bytes;
   j["grid_blocks"] = find_family(config.family)->geometry(config, p, current_target()).blocks();
   return j;
 }

@@ -26,6 +26,7 @@ struct Outcome {
   int samples = 0;
   std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;
   std::optional<std::int64_t> grid_blocks;
+  std::optional<std::int64_t> workspace_bytes;  ///< split-K's partials (0: none)
   std::optional<int> driver_registers;  ///< cudaFuncGetAttributes' numRegs (cubin kernels)
   bool ok() const { return status == "ok"; }
 };

@@ -72,6 +72,7 @@ Outcome outcome_from_json(const json& reply) {
   o.sm_clock_before_mhz = optional_field<int>(reply, "sm_clock_before_mhz");
   o.sm_clock_after_mhz = optional_field<int>(reply, "sm_clock_after_mhz");
   o.grid_blocks = optional_field<std::int64_t>(reply, "grid_blocks");
+  o.workspace_bytes = optional_field<std::int64_t>(reply, "workspace_bytes");
   o.driver_registers = optional_field<int>(reply, "driver_registers");
   return o;
 }

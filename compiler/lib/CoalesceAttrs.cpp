@@ -63,7 +63,9 @@ std::optional<::coalesce::Dtype> dtypeOf(Type elementType, MathKindAttr math) {
 // TileAttr
 //===----------------------------------------------------------------------===//
 
-// #coalesce.tile<family, name = value, ...>: every parameter of the family exactly once.
+// #coalesce.tile<family, name = value, ...>: every parameter of the family exactly once, except
+// that one with an unnamed value (ParamSpec::unnamed, e.g. split = 1) may be left out and then
+// has that value, as in config names.
 Attribute TileAttr::parse(AsmParser& parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef familyName;
@@ -97,7 +99,9 @@ Attribute TileAttr::parse(AsmParser& parser, Type) {
   }
   if (parser.parseGreater()) return {};
   for (std::size_t i = 0; i < params.size(); ++i)
-    if (!seen[i]) {
+    if (!seen[i] && params[i].unnamed != ::coalesce::kAlwaysNamed) {
+      values[i] = params[i].unnamed;
+    } else if (!seen[i]) {
       parser.emitError(loc) << "the " << familyName << " tile is missing parameter '"
                             << params[i].name << "'";
       return {};
@@ -109,7 +113,7 @@ void TileAttr::print(AsmPrinter& printer) const {
   printer << "<" << getFamily();
   auto params = getFamilyPlugin().params();
   for (std::size_t i = 0; i < params.size(); ++i)
-    printer << ", " << params[i].name << " = " << getValues()[i];
+    if (getValues()[i] != params[i].unnamed) printer << ", " << params[i].name << " = " << getValues()[i];
   printer << ">";
 }
 

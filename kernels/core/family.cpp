@@ -1,6 +1,7 @@
 // The family registry, generic config names and parameter access (see family.hpp).
 #include "kernels/core/family.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -86,7 +87,7 @@ std::string config_name(const Config& config, Dtype dtype, Epilogue epilogue) {
   std::string name = config.family + "_" + std::string(to_string(dtype));
   auto ps = f.params();
   for (std::size_t i = 0; i < ps.size(); ++i)
-    name += "_" + std::string(ps[i].abbrev) + std::to_string(config.values[i]);
+    if (config.values[i] != ps[i].unnamed) name += "_" + std::string(ps[i].abbrev) + std::to_string(config.values[i]);
   return name + "_" + std::string(to_string(epilogue));
 }
 
@@ -103,7 +104,12 @@ std::optional<NamedConfig> parse_config_name(std::string_view name) {
   rest = rest.substr(dcut + 1);
   NamedConfig out{{std::string(f->name()), {}}, *dtype, Epilogue::none};
   for (const ParamSpec& p : f->params()) {
-    if (rest.substr(0, p.abbrev.size()) != p.abbrev) return std::nullopt;
+    if (rest.substr(0, p.abbrev.size()) != p.abbrev) {
+      // A parameter at its unnamed value is absent from the name.
+      if (p.unnamed == kAlwaysNamed) return std::nullopt;
+      out.config.values.push_back(p.unnamed);
+      continue;
+    }
     rest = rest.substr(p.abbrev.size());
     int v = 0;
     auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
@@ -124,9 +130,57 @@ std::string params_json(const Config& config) {
   const Family& f = family_of(config);
   std::string json = "{";
   auto ps = f.params();
-  for (std::size_t i = 0; i < ps.size(); ++i)
-    json += (i ? ",\"" : "\"") + std::string(ps[i].name) + "\":" + std::to_string(config.values[i]);
+  bool first = true;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (config.values[i] == ps[i].unnamed) continue;
+    json += (first ? "\"" : ",\"") + std::string(ps[i].name) + "\":" + std::to_string(config.values[i]);
+    first = false;
+  }
   return json + "}";
+}
+
+namespace {
+
+// The index of the split parameter in the config's family, or -1.
+int split_index(const Config& config) {
+  const Family& f = family_of(config);
+  const auto& ps = f.params();
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (ps[i].name == kSplitParam) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+int split_slices(const Config& config) {
+  const int i = split_index(config);
+  return i < 0 ? 1 : config.values[static_cast<std::size_t>(i)];
+}
+
+long long workspace_bytes(const Config& config, const Problem& problem) {
+  const int s = split_slices(config);
+  return s > 1 ? static_cast<long long>(s) * problem.m * problem.n * 4 : 0;
+}
+
+Config kernel_config(const Config& config) {
+  const int i = split_index(config);
+  Config out = config;
+  if (i >= 0 && out.values[static_cast<std::size_t>(i)] > 1) out.values[static_cast<std::size_t>(i)] = 2;
+  return out;
+}
+
+Verdict check_schedule(const Family& family, const Config& config, const Problem& problem, const Target& target) {
+  const int s = split_slices(config);
+  if (s <= 1) return {};
+  Config whole = config;
+  whole.values[static_cast<std::size_t>(split_index(config))] = 1;
+  const long long blocks = family.geometry(whole, problem, target).blocks();
+  const int per_sm = std::max(1, family.predict(whole, target.limits).blocks_per_sm);
+  if (blocks >= static_cast<long long>(target.sm_count) * per_sm)
+    return {Violation::schedule, "split-K cannot help: the unsplit grid already fills a wave of the GPU's SMs"};
+  if (workspace_bytes(config, problem) > target.max_workspace_bytes)
+    return {Violation::workspace, "split-K's partial sums (split x M x N floats) exceed the workspace limit"};
+  return {};
 }
 
 }  // namespace coalesce

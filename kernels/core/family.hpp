@@ -6,6 +6,7 @@
 // (the harness, the runtime) include it too.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,11 +18,18 @@
 
 namespace coalesce {
 
+/// ParamSpec::unnamed of a parameter every config name spells out.
+inline constexpr int kAlwaysNamed = INT_MIN;
+
 /// One tunable parameter: its name (in params_json, the compiler's tile attribute and the
 /// docs) and the abbreviation its value carries in a config name ("stages" → "s3").
 struct ParamSpec {
   std::string_view name;
   std::string_view abbrev;
+  /// The value that config names and params_json leave out (kAlwaysNamed: none). A parameter
+  /// added after configs were stored (split-K's `split`, unnamed at 1) so keeps their names and
+  /// database rows valid: the name without it means the old kernel.
+  int unnamed = kAlwaysNamed;
 };
 
 /// A config of some family: the family's name and one value per parameter, in the family's
@@ -40,6 +48,8 @@ struct Target {
   bool arch_specific = false;
   DeviceLimits limits;
   int sm_count = 132;  ///< for persistent grids (the H200's without a device)
+  /// The most workspace (split-K partials) one kernel may ask for; configs above it are pruned.
+  long long max_workspace_bytes = 1LL << 30;
   /// "sm_90": the compute capability's portable target.
   std::string base_arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   /// "sm_90a" when arch_specific, else base_arch().
@@ -71,6 +81,18 @@ struct Geometry {
 /// tensor_map.hpp) and described by the family (Family::tensor_map). A family with other inputs
 /// (a workspace) adds its kind here and the harness learns to bind it once.
 enum class KernelArg { a, b, bias, c, m, n, k, a_tensor_map, b_tensor_map, c_tensor_map };
+
+/// The name of the parameter through which a family splits K across blocks (split-K,
+/// docs/families.md "Split-K"). A family that has it runs a config with split = S > 1 as S
+/// slices of K in the grid's z dimension: slice z sums its share of the K tiles and stores the
+/// raw f32 sums (no bias, no activation) into the partials workspace at z·M·N, row-major M×N,
+/// passed as the kernel's C argument; the harness (and the runtime library) then runs one
+/// reduce kernel that adds the S partials in slice order, applies the epilogue and stores C once.
+/// Deterministic: every output element is the same sum in the same order on every run.
+inline constexpr std::string_view kSplitParam = "split";
+/// The split factors the tuner's space tries beside every legal unsplit config of a family with
+/// a `split` parameter (tuner/space.cpp); the family's own lists hold split = 1 only.
+inline constexpr int kSplitFactors[] = {2, 3, 4, 6, 8, 12, 16};
 
 /// What a TMA tensor map over one row-major matrix of the problem must say: the matrix
 /// (rows × cols elements of `element`, cols contiguous, rows `cols` elements apart), the box one
@@ -168,6 +190,21 @@ inline std::vector<std::vector<int>> combinations(const std::vector<const std::v
   }
   return out;
 }
+
+/// The number of K slices a config runs as: its `split` value, 1 for a family without one.
+int split_slices(const Config& config);
+/// The bytes of workspace a config needs on a problem: split-K's f32 partials (S·M·N·4) when
+/// split > 1, else 0. The harness and the runtime library allocate it.
+long long workspace_bytes(const Config& config, const Problem& problem);
+/// The config whose kernel runs `config`: split factors above 1 share one kernel (the factor is
+/// the grid's z extent, read by the kernel at run time), so every split > 1 maps to split = 2
+/// and the tuner compiles it once. Configs without a split > 1 map to themselves.
+Config kernel_config(const Config& config);
+/// The schedule's rules for `config` on `problem` and `target`, common to every family: a
+/// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already
+/// fills a wave of the device's SMs: Violation::schedule), and its workspace must fit
+/// target.max_workspace_bytes (Violation::workspace).
+Verdict check_schedule(const Family& family, const Config& config, const Problem& problem, const Target& target);
 
 /// Every registered family, built-in ones first in kernels/families.cpp's order.
 const std::vector<const Family*>& families();

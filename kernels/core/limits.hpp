@@ -27,8 +27,9 @@ struct DeviceLimits {
 
 /// Why a config was refused; the tuner stores the category with every pruned row.
 /// `dtype` and `arch` are a family's refusals of a whole problem or device (a simt kernel has no
-/// bf16 path; wgmma needs sm_90a), not of one tile.
-enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy, dtype, arch };
+/// bf16 path; wgmma needs sm_90a), not of one tile. `schedule` and `workspace` are split-K's:
+/// a split that cannot help on the problem, or partial sums above the workspace limit.
+enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy, dtype, arch, schedule, workspace };
 
 /// The category's name as stored in the database (`prune_reason`).
 COALESCE_HD constexpr const char* violation_name(Violation v) {
@@ -42,6 +43,8 @@ COALESCE_HD constexpr const char* violation_name(Violation v) {
     case Violation::occupancy: return "occupancy";
     case Violation::dtype: return "dtype";
     case Violation::arch: return "arch";
+    case Violation::schedule: return "schedule";
+    case Violation::workspace: return "workspace";
   }
   return "unknown";
 }
@@ -52,6 +55,9 @@ struct Verdict {
   const char* why = nullptr;
   COALESCE_HD constexpr bool ok() const { return violation == Violation::none; }
 };
+
+/// The most K slices a split-K config may cut K into (every family's `split` rule).
+inline constexpr int kMaxSplitSlices = 32;
 
 /// Registers per thread that ptxas may use when `blocks` blocks of `threads` threads must be
 /// resident on an SM of `regs_per_sm` registers (__launch_bounds__(threads, blocks)): allocation

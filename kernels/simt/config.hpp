@@ -21,6 +21,7 @@ struct SimtConfig {
   int vec = 4;                      ///< floats per global->shared copy: 1, 2 or 4
   int group_m = 8;                  ///< block rasterization: tile rows per group (1 = row order)
   int min_blocks = 2;               ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
+  int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
 
   /// Shared-memory rows are padded by one 16-byte vector (4 floats): with 32 banks of 4 bytes,
   /// consecutive rows then start 4 banks apart, so the transposing copies of A, which write one
@@ -62,6 +63,7 @@ struct SimtConfig {
       return {Violation::shape, "stages must be between 2 and 8 (the pipeline needs a buffer to fill while one is read)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (min_blocks < 1 || min_blocks > 8) return {Violation::shape, "min_blocks must be between 1 and 8"};
+    if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
     if (vec != 1 && vec != 2 && vec != 4)
       return {Violation::shape, "vec must be 1, 2 or 4 floats (cp.async copies 4, 8 or 16 bytes)"};
     if (bm % wm != 0 || bn % wn != 0)
@@ -112,6 +114,10 @@ struct SimtConfig {
       return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
     if (n % vec != 0)
       return {Violation::divisibility, "vec must divide N (vector copies of B need aligned rows)"};
+    if (split > (k + bk - 1) / bk)
+      return {Violation::shape, "split-K needs at least one BK-deep step of K per slice"};
+    if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))
+      return {Violation::shape, "split-K's partial sums must have fewer than 2^31 elements"};
     return {};
   }
 };

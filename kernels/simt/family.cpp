@@ -13,6 +13,7 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"}, {"bn", "bn"}, {"bk", "bk"},      {"wm", "wm"},   {"wn", "wn"},          {"tm", "tm"},
     {"tn", "tn"}, {"stages", "s"}, {"vec", "v"}, {"group_m", "g"}, {"min_blocks", "o"},
+    {kSplitParam, "sk", 1},
 };
 
 class SimtFamily final : public Family {
@@ -81,6 +82,7 @@ class SimtFamily final : public Family {
     const SimtConfig c = to_simt(config);
     Geometry g;
     g.grid_x = static_cast<unsigned>(static_cast<long long>((problem.m + c.bm - 1) / c.bm) * ((problem.n + c.bn - 1) / c.bn));
+    g.grid_z = static_cast<unsigned>(c.split);
     g.block_x = static_cast<unsigned>(c.threads());
     g.smem_bytes = c.smem_bytes();
     return g;
@@ -89,10 +91,11 @@ class SimtFamily final : public Family {
   std::string_view kernel_header() const override { return "kernels/simt/gemm.cuh"; }
   std::string tile_type(const Config& config) const override {
     const SimtConfig c = to_simt(config);
-    char buf[140];
-    std::snprintf(buf, sizeof buf, "coalesce::SimtTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d>", c.bm, c.bn,
-                  c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks);
-    return buf;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "coalesce::SimtTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
+                  c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks);
+    // The split factor only when there is one (the template's default is 1).
+    return buf + (c.split > 1 ? ", " + std::to_string(c.split) : std::string()) + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
                             std::string_view symbol) const override {
@@ -114,11 +117,11 @@ SimtConfig to_simt(const Config& config) {
     throw std::invalid_argument("not a simt config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
 }
 
 Config from_simt(const SimtConfig& c) {
-  return {"simt", {c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks}};
+  return {"simt", {c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks, c.split}};
 }
 
 const SimtLists& simt_lists() {

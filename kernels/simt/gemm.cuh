@@ -26,9 +26,9 @@ namespace coalesce {
 /// family's tile type offers the same launch contract (threads, shared memory, grid,
 /// check_problem), which the runtime's host entries use (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int GROUP_M,
-          int MIN_BLOCKS>
+          int MIN_BLOCKS, int SPLIT = 1>
 struct SimtTile {
-  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, MIN_BLOCKS};
+  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, MIN_BLOCKS, SPLIT};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// Blocks of the 1-D grid (the kernel rasterizes them itself). Host-side, like the rules below.
@@ -101,8 +101,9 @@ struct SimtFragment {
   }
 };
 
-/// The mainloop: acc = A[m0.., :] · B[:, n0..] for one thread's fragment, walking K in BK-wide
-/// slices through a STAGES-deep cp.async ring in `smem`, then `epilogue(acc)`. The accumulators
+/// The mainloop: acc = A[m0.., :] · B[:, n0..] for one thread's fragment, walking the BK-wide
+/// slices kt_begin <= kt < kt_end of K (all of K, or split-K's share) through a STAGES-deep
+/// cp.async ring in `smem`, then `epilogue(acc)`. The accumulators
 /// live here, declared after the copy addresses are set up: the order the kernel's first version
 /// had, for which ptxas allocates 201 registers on the 4096^3 winner (declared by the caller and
 /// passed in, the same instructions get 203).
@@ -115,8 +116,8 @@ struct SimtMainloop {
 
   template <class Epilogue>
   __device__ __forceinline__ static void run(const float* __restrict__ A, const float* __restrict__ B, int M,
-                                             int N, int K, int m0, int n0, int tid, const SimtFragment<Tile>& frag,
-                                             float* smem, Epilogue&& epilogue) {
+                                             int N, int K, int m0, int n0, int kt_begin, int kt_end, int tid,
+                                             const SimtFragment<Tile>& frag, float* smem, Epilogue&& epilogue) {
     constexpr int LANES_N = SimtFragment<Tile>::LANES_N, LANES_M = SimtFragment<Tile>::LANES_M;
     constexpr int CHUNKS_M = TM / 4;          // a thread's rows and columns come in groups of 4
     constexpr int CHUNKS_N = TN / 4;
@@ -171,12 +172,13 @@ struct SimtMainloop {
 #pragma unroll
       for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-    const int k_slices = (K + BK - 1) / BK;
+    // kt counts this block's slices from 0; slice kt of the block is slice kt_begin + kt of K.
+    const int k_slices = kt_end - kt_begin;
     // Prologue: STAGES-1 slices in flight. Every iteration commits exactly one group (possibly
     // empty), so "wait until at most STAGES-2 groups are pending" always means "slice kt landed".
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < k_slices) load_slice(s, s);
+      if (s < k_slices) load_slice(s, kt_begin + s);
       detail::cp_async_commit();
     }
 
@@ -186,7 +188,7 @@ struct SimtMainloop {
       // finished reading slot (kt-1) % STAGES, which the copy issued next overwrites.
       __syncthreads();
       const int next = kt + STAGES - 1;
-      if (next < k_slices) load_slice(next % STAGES, next);
+      if (next < k_slices) load_slice(next % STAGES, kt_begin + next);
       detail::cp_async_commit();
 
       const float* As = smem + (kt % STAGES) * STAGE;
@@ -263,8 +265,10 @@ __device__ __forceinline__ void simt_store_tile(const float (&acc)[Tile::config.
 }
 
 /// The kernel body: scheduler, mainloop, epilogue store. Launch with grid =
-/// Tile::grid_blocks(M, N) blocks (1-D), cfg.threads() threads and cfg.smem_bytes() of dynamic
-/// shared memory.
+/// Tile::grid_blocks(M, N) blocks in x, cfg.threads() threads and cfg.smem_bytes() of dynamic
+/// shared memory. Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): gridDim.z
+/// slices of K, block z summing its even share of the BK-deep steps and storing the raw sums
+/// into C + z·M·N (C is then the f32 partials workspace; the reduce applies the epilogue).
 template <class Tile, class Epi>
 __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, const float* __restrict__ B,
                                                  const float* __restrict__ bias, float* __restrict__ C,
@@ -282,9 +286,22 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
   const int tid = threadIdx.x;
   const SimtFragment<Tile> frag = SimtFragment<Tile>::of(tid);
 
-  SimtMainloop<Tile>::run(A, B, M, N, K, m0, n0, tid, frag, smem, [&](const float (&acc)[Tile::config.tm][Tile::config.tn]) {
-    simt_store_tile<Tile, Epi>(acc, bias, C, M, N, m0, n0, frag);
-  });
+  const int k_steps = (K + cfg.bk - 1) / cfg.bk;
+  if constexpr (cfg.split > 1) {
+    const int per_slice = (k_steps + gridDim.z - 1) / gridDim.z;
+    const int kt_begin = min(k_steps, static_cast<int>(blockIdx.z) * per_slice);
+    const int kt_end = min(k_steps, kt_begin + per_slice);
+    float* partial = C + static_cast<long long>(blockIdx.z) * M * N;
+    SimtMainloop<Tile>::run(A, B, M, N, K, m0, n0, kt_begin, kt_end, tid, frag, smem,
+                            [&](const float (&acc)[Tile::config.tm][Tile::config.tn]) {
+                              simt_store_tile<Tile, EpilogueNone>(acc, bias, partial, M, N, m0, n0, frag);
+                            });
+  } else {
+    SimtMainloop<Tile>::run(A, B, M, N, K, m0, n0, 0, k_steps, tid, frag, smem,
+                            [&](const float (&acc)[Tile::config.tm][Tile::config.tn]) {
+                              simt_store_tile<Tile, Epi>(acc, bias, C, M, N, m0, n0, frag);
+                            });
+  }
 }
 
 /// The kernel for nvcc-compiled instantiations (tests, bench, runtime library).

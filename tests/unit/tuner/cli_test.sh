@@ -198,14 +198,14 @@ check "sweep --cache-dir under a file: status 1 before the device query and the 
 
 # A dry run compiles two drawn configs without a GPU and writes no database.
 dry=$work/dry.db
-out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
+out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
 check "dry run exits 0" '[ $rc -eq 0 ]'
 check "dry run compiles the two drawn configs" '[ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 2 ]'
 check "dry run prints what it compiles, not the configs pruned before compiling" \
   '! printf "%s\n" "$out" | grep -q "  pruned " && printf "%s\n" "$out" | grep -q "pruned before compiling (coalesce-tune space lists them)"'
 check "dry run writes no database" '[ ! -e "$dry" ]'
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
-out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
+out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
 check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
 
 # The cache verbs on that cache: stats counts, verify drops a cut-off cubin (the next dry run
@@ -221,7 +221,7 @@ check "cache verify exits 0" '[ $rc -eq 0 ]'
 check "cache verify drops the cut-off entry" 'printf "%s\n" "$out" | grep -q "2 entries checked, 1 kept, 1 dropped"'
 check "cache verify says why" 'printf "%s\n" "$out" | grep -q "^dropped .*: the cubin has 100 bytes"'
 check "cache verify removed its files" '[ ! -e "$cubin" ] && [ ! -e "${cubin%.cubin}.json" ]'
-out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 3 --dry-run --cache-dir "$work/cache" 2>/dev/null)
+out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 1 --dry-run --cache-dir "$work/cache" 2>/dev/null)
 check "the dropped entry is compiled again" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 1 ] && [ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 printf 'not the cache\n' > "$work/cache/notes.txt"
 out=$(XDG_CACHE_HOME=/nonexistent "$tune" cache clear --cache-dir "$work/cache" 2>&1); rc=$?

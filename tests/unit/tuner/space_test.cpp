@@ -139,5 +139,31 @@ TEST(Select, RandomBudgetBeyondTheSpaceTakesEverything) {
   EXPECT_EQ(select(s, Strategy::random, 0, 1).size(), 0u);
 }
 
+// Split-K variants follow each legal unsplit config where the unsplit grid leaves SMs idle, and
+// are counted, not listed, where it already fills them.
+TEST(Space, SplitVariantsOnlyWhereTheyCanHelp) {
+  Space big = enumerate_simt(square(4096), DeviceLimits{});
+  for (const Candidate& c : big.candidates) EXPECT_EQ(split_slices(c.config), 1) << c.name;
+  EXPECT_EQ(big.unsplittable, big.legal());
+
+  Space skinny = enumerate_simt(Problem{32, 4096, 4096, Dtype::f32, Epilogue::bias_gelu}, DeviceLimits{});
+  EXPECT_EQ(skinny.unsplittable, 0u);
+  std::size_t whole = 0, split = 0;
+  for (std::size_t i = 0; i < skinny.candidates.size(); ++i) {
+    const Candidate& c = skinny.candidates[i];
+    if (split_slices(c.config) == 1) {
+      ++whole;
+      continue;
+    }
+    ++split;
+    // A variant comes after its unsplit config, which is legal.
+    std::size_t j = i;
+    while (split_slices(skinny.candidates[j].config) != 1) --j;
+    EXPECT_EQ(simt_family().with(c.config, kSplitParam, 1), skinny.candidates[j].config);
+    EXPECT_FALSE(skinny.candidates[j].pruned());
+  }
+  EXPECT_GT(split, whole);
+}
+
 }  // namespace
 }  // namespace coalesce::tuner

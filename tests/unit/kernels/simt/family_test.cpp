@@ -101,3 +101,59 @@ TEST(SimtFamily, SweepConfigsAndBuiltins) {
   ASSERT_EQ(builtins.size(), static_cast<std::size_t>(simt_builtin::kCount));
   EXPECT_EQ(to_simt(builtins.back()).vec, 1);
 }
+
+// Split-K (kernels/core/family.hpp, kSplitParam): split = 1 is left out of names, params_json and
+// the tile type, so every stored name still means the kernel it named; a split names itself "sk".
+TEST(SimtFamily, SplitIsNamedOnlyWhenItSplits) {
+  SimtConfig c;
+  const Config whole = from_simt(c);
+  EXPECT_EQ(split_slices(whole), 1);
+  c.split = 4;
+  const Config split = from_simt(c);
+  EXPECT_EQ(split_slices(split), 4);
+  const std::string name = config_name(split, Dtype::f32, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_sk4_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->config, split);
+  auto parsed_whole = parse_config_name("simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu");
+  ASSERT_TRUE(parsed_whole.has_value());
+  EXPECT_EQ(parsed_whole->config, whole);
+  // "sk1" is not the canonical spelling of the unsplit config.
+  EXPECT_FALSE(parse_config_name("simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_sk1_bias_gelu").has_value());
+  EXPECT_NE(params_json(split).find(R"("min_blocks":2,"split":4})"), std::string::npos);
+  EXPECT_EQ(simt().tile_type(whole), "coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8, 2>");
+  EXPECT_EQ(simt().tile_type(split), "coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8, 2, 4>");
+}
+
+TEST(SimtFamily, SplitSlicesKInTheGridAndAsksForPartials) {
+  SimtConfig c;
+  c.split = 8;
+  const Config split = from_simt(c);
+  const Problem skinny{32, 4096, 4096, Dtype::f32, Epilogue::bias_gelu};
+  const Geometry g = simt().geometry(split, skinny, Target{});
+  EXPECT_EQ(g.grid_z, 8u);
+  EXPECT_EQ(g.grid_x, 32u);  // one row of 128-wide tiles
+  EXPECT_EQ(workspace_bytes(split, skinny), 8LL * 32 * 4096 * 4);
+  EXPECT_EQ(workspace_bytes(from_simt(SimtConfig{}), skinny), 0);
+  // Every split factor above 1 runs the same kernel: the factor is the grid's z extent.
+  EXPECT_EQ(split_slices(kernel_config(split)), 2);
+  EXPECT_EQ(kernel_config(from_simt(SimtConfig{})), from_simt(SimtConfig{}));
+  // A slice needs a BK-deep step of K; a split is between 1 and 32.
+  EXPECT_EQ(simt().check_problem(split, Problem{32, 4096, 100, Dtype::f32, Epilogue::bias_gelu}).violation,
+            Violation::shape);
+  c.split = 33;
+  EXPECT_EQ(simt().check(from_simt(c)).violation, Violation::shape);
+}
+
+TEST(SimtFamily, SplitIsRefusedWhereItCannotHelpOrDoesNotFit) {
+  SimtConfig c;
+  c.split = 4;
+  const Config split = from_simt(c);
+  Target h200;
+  // 4096²: 1024 tiles already fill the 132 SMs.
+  EXPECT_EQ(check_schedule(simt(), split, Problem{4096, 4096, 4096}, h200).violation, Violation::schedule);
+  EXPECT_TRUE(check_schedule(simt(), split, Problem{64, 4096, 4096}, h200).ok());
+  h200.max_workspace_bytes = 1 << 20;  // 4 x 64 x 4096 floats are 4 MiB
+  EXPECT_EQ(check_schedule(simt(), split, Problem{64, 4096, 4096}, h200).violation, Violation::workspace);
+}

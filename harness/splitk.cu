@@ -1,0 +1,31 @@
+// Split-K's reduce for run-time problems (see splitk.hpp); nvcc instantiates one per storage
+// type and epilogue.
+#include "splitk.hpp"
+
+#include "cuda_check.hpp"
+#include "dispatch.cuh"
+#include "kernels/elementwise.cuh"
+
+namespace coalesce {
+
+void launch_splitk_reduce(const Problem& problem, const float* partial, int slices, const void* bias, void* c,
+                          int max_blocks, cudaStream_t stream) {
+  with_epilogue(problem.epilogue, false, [&](auto epi) {
+    with_storage(problem.types().c, [&](auto tag) {
+      using T = decltype(tag);
+      launch_splitk_reduce<T, decltype(epi)>(partial, slices, static_cast<const T*>(bias), static_cast<T*>(c),
+                                             problem.m, problem.n, max_blocks, stream);
+    });
+  });
+  COALESCE_CUDA_CTX(cudaGetLastError(), "split-K reduce");
+}
+
+int elementwise_grid_cap() {
+  int device = 0, sms = 0, threads_per_sm = 0;
+  COALESCE_CUDA(cudaGetDevice(&device));
+  COALESCE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  COALESCE_CUDA(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  return sms * (threads_per_sm / kElementwiseBlock);
+}
+
+}  // namespace coalesce
