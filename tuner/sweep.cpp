@@ -154,7 +154,9 @@ std::string injected_source(const std::string& kind, const std::string& symbol, 
     // launch's index. No shared memory (the config's budget is the template's), and a
     // grid-stride loop covers C whatever the config's geometry. Only headers every family
     // embeds are included (epilogue.cuh); A, B, bias and C share one storage type per dtype,
-    // converted as kernels/core/numeric.cuh does.
+    // converted as kernels/core/numeric.cuh does. Launched as a split-K config (grid z > 1: C
+    // is then the f32 partials, kernels/core/family.hpp kSplitParam), it stores the raw sums in
+    // slice 0 and zeros in the others, and the harness's reduce applies the epilogue.
     std::string storage = "typedef float T;\n"
                           "__device__ float load(T x) { return x; }\n"
                           "__device__ T store(float x) { return x; }\n";
@@ -188,6 +190,12 @@ std::string injected_source(const std::string& kind, const std::string& symbol, 
            "    float acc = 0.0f;\n"
            "    for (int k = 0; k < k_end; ++k)\n"
            "      acc += load(A[1ull * m * K + k]) * load(B[1ull * k * N + n]);\n"
+           "    if (gridDim.z > 1) {\n"
+           "      float* P = static_cast<float*>(c);\n"
+           "      P[i] = acc;\n"
+           "      for (unsigned z = 1; z < gridDim.z; ++z) P[1ull * z * M * N + i] = 0.0f;\n"
+           "      continue;\n"
+           "    }\n"
            "    float bias_n = 0.0f;\n"
            "    if constexpr (Ep::kUsesBias) bias_n = load(static_cast<const T*>(bias)[n]);\n"
            "    C[i] = store(Ep::apply(acc, bias_n));\n"
