@@ -275,7 +275,7 @@ std::string csv_field(const std::string& s) {
 // `space`: every candidate of every family with its verdict before compiling, as text (a header
 // line per problem and family), CSV (one header, one row per line) or JSON.
 int print_space(const std::vector<Problem>& problems, const std::string& family_option, int ordinal, bool all,
-                const std::string& format) {
+                const std::string& format, long long max_workspace_bytes) {
   Target target{9, 0, true, DeviceLimits{}};
   std::string judged_by = "device " + std::to_string(ordinal);
   if (device_count() > 0) {
@@ -286,6 +286,7 @@ int print_space(const std::vector<Problem>& problems, const std::string& family_
     judged_by = "no GPU here: the H200's limits (sm_90)";
     std::fprintf(stderr, "coalesce-tune: no GPU here: judging against the H200's limits (sm_90)\n");
   }
+  target.max_workspace_bytes = max_workspace_bytes;
   std::vector<SpaceRow> rows;
   for (const Problem& p : problems) {
     for (const Family* family : families()) {
@@ -438,6 +439,11 @@ int main(int argc, char** argv) {
   space->add_option("--format", space_format, "text (a header per problem and family), csv or json")
       ->check(CLI::IsMember({"text", "csv", "json"}))
       ->capture_default_str();
+  int space_max_workspace_mib = 1024;
+  space->add_option("--max-workspace", space_max_workspace_mib,
+                    "MiB of workspace (split-K's partial sums) a config may ask for; larger ones are pruned")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
 
   ProblemOptions sweep_problem;
   tuner::SweepOptions so;
@@ -463,6 +469,11 @@ int main(int argc, char** argv) {
   sweep->add_option("--cache-dir", cache_dir, "kernel cache (default $XDG_CACHE_HOME/coalesce/kernels)");
   sweep->add_option("-j,--jobs", jobs, "compile threads (default: every core)");
   sweep->add_option("--timeout", so.timeout_s, "seconds one measurement may take before its worker is killed")
+      ->capture_default_str();
+  int sweep_max_workspace_mib = 1024;
+  sweep->add_option("--max-workspace", sweep_max_workspace_mib,
+                    "MiB of workspace (split-K's partial sums) a config may ask for; larger ones are pruned")
+      ->check(CLI::Range(0, 1 << 20))
       ->capture_default_str();
 
   std::string cache_dir_of_verb;
@@ -531,7 +542,9 @@ int main(int argc, char** argv) {
   try {
     if (*worker) return tuner::run_worker();
     if (*env) return print_env(env_device);
-    if (*space) return print_space(space_problem.problems(), space_problem.family, space_device, space_all, space_format);
+    if (*space)
+      return print_space(space_problem.problems(), space_problem.family, space_device, space_all, space_format,
+                         static_cast<long long>(space_max_workspace_mib) << 20);
     if (*cache) return run_cache_verb(cache->get_subcommands().front()->get_name(), cache_dir_of_verb);
     if (*sweep) {
       so.problems = sweep_problem.problems();
@@ -569,6 +582,7 @@ int main(int argc, char** argv) {
       }
       std::tie(so.shard, so.shards) = shard_option.empty() ? shard_from_slurm() : parse_shard(shard_option);
       so.db_path = db_path;
+      so.max_workspace_bytes = static_cast<long long>(sweep_max_workspace_mib) << 20;
       check_cache_dir(cache_dir);
       so.cache_dir = cache_dir;
       so.jobs = jobs;

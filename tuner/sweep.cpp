@@ -493,6 +493,7 @@ class Sweep {
       target_ = Target{9, 0, true, DeviceLimits{}};
       std::fprintf(stderr, "coalesce-tune: no GPU here: dry run against the H200's limits (sm_90)\n");
     }
+    target_.max_workspace_bytes = o_.max_workspace_bytes;
     limits_ = target_.limits;
     arch_ = target_.base_arch();
   }
@@ -1014,6 +1015,7 @@ std::string resume_key(const SweepOptions& o) {
   if (o.strategy == Strategy::random) k << ";budget=" << o.budget << ";seed=" << o.seed;
   for (const std::string& c : o.configs) k << ";config=" << c;
   if (o.shards > 1) k << ";shard=" << o.shard << "/" << o.shards;
+  if (o.max_workspace_bytes != SweepOptions{}.max_workspace_bytes) k << ";max_workspace=" << o.max_workspace_bytes;
   k << ";git=" << COALESCE_GIT_REVISION;
   return k.str();
 }

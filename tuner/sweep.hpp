@@ -38,6 +38,9 @@ struct SweepOptions {
   std::filesystem::path cache_dir;
   unsigned jobs = 0;        ///< compile threads; 0 = every core
   double timeout_s = 60;    ///< per measurement request to the worker
+  /// The most workspace one config may ask for (split-K's partials); larger ones are pruned
+  /// (`workspace`). Target::max_workspace_bytes.
+  long long max_workspace_bytes = 1LL << 30;
   std::string command_line;
 };
 

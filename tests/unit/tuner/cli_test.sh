@@ -187,6 +187,18 @@ check "space --format json: the same rows" \
   '[ $rc -eq 0 ] && [ "$(printf "%s" "$json" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\"format\"], sum(r[\"verdict\"] != \"refused\" for r in d[\"rows\"]))")" = "coalesce-tune/space $text_rows" ]'
 out=$("$tune" space --shape 4096 --format xml 2>&1 >/dev/null); rc=$?
 check "space --format xml: status 2, one line naming it" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--format: xml not in {text,csv,json}"'
+# Split-K: listed where the unsplit grid leaves SMs idle, counted where it fills them, and pruned
+# as `workspace` above --max-workspace (64 x 4096 floats per slice are 1 MiB).
+out=$("$tune" space --shape 4096 2>/dev/null)
+check "space at 4096: split-K counted, not listed" \
+  'printf "%s\n" "$out" | grep -q "^# split-K not listed for [0-9]* legal configs" && ! printf "%s\n" "$out" | grep -q "_sk[0-9]*_bias_gelu"'
+out=$("$tune" space --shape 64x4096x4096 --family simt 2>/dev/null)
+check "space at 64x4096x4096: split-K variants are legal candidates" 'printf "%s\n" "$out" | grep -q "^simt_f32_.*_sk16_bias_gelu  legal  "'
+out=$("$tune" space --shape 64x4096x4096 --family simt --max-workspace 2 2>/dev/null)
+check "space --max-workspace 2: splits above 2 MiB of partials are pruned as workspace" \
+  'printf "%s\n" "$out" | grep -q "_sk3_bias_gelu  pruned .*workspace: " && printf "%s\n" "$out" | grep -q "_sk2_bias_gelu  legal  "'
+out=$("$tune" space --shape 64 --max-workspace -1 2>&1); rc=$?
+check "space --max-workspace -1: refused" '[ $rc -eq 2 ]'
 
 # A bad --cache-dir is refused before any work (no compile, no database), naming the flag.
 out=$("$tune" sweep --shape 128 --dry-run --cache-dir "$db" 2>&1); rc=$?
