@@ -456,8 +456,15 @@ TEST_F(SeveralDevices, ADeviceThatIsLostStopsAloneAndTheSameCommandFinishes) {
             std::string::npos)
       << e.out;
   const std::string ok = "SELECT COUNT(*) FROM v_measurements WHERE method = 'coalesce' AND status = 'ok' AND ";
-  EXPECT_EQ(count(db, ok + "m = 256"), 4) << "device 0's two problems";
-  EXPECT_EQ(count(db, ok + "m = 128"), 2) << "device 1's first problem";
+  // As many ok rows per problem as the uninterrupted sweep has (a drawn config may be pruned
+  // after compiling, so the count is the whole sweep's, not the budget).
+  const long long whole_256 = count(whole, ok + "m = 256"), whole_128 = count(whole, ok + "m = 128"),
+            whole_64 = count(whole, ok + "m = 64");
+  EXPECT_GE(whole_256, 2);
+  EXPECT_GE(whole_128, 1);
+  EXPECT_GE(whole_64, 1);
+  EXPECT_EQ(count(db, ok + "m = 256"), whole_256) << "device 0's two problems";
+  EXPECT_EQ(count(db, ok + "m = 128"), whole_128) << "device 1's first problem";
   EXPECT_EQ(count(db, ok + "m = 64"), 0);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 1);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
@@ -465,8 +472,8 @@ TEST_F(SeveralDevices, ADeviceThatIsLostStopsAloneAndTheSameCommandFinishes) {
   Exit again = sweep(db, {"--devices", "all"});
   ASSERT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("device 0: nothing to do"), std::string::npos) << again.out;
-  EXPECT_EQ(count(db, ok + "m = 64"), 2);
-  EXPECT_EQ(count(db, ok + "m = 128"), 2) << "measured again";
+  EXPECT_EQ(count(db, ok + "m = 64"), whole_64);
+  EXPECT_EQ(count(db, ok + "m = 128"), whole_128) << "measured again";
   EXPECT_EQ(rows({db}), rows({whole}));
 }
 
