@@ -15,7 +15,9 @@ namespace coalesce {
 /// BK×BN slices of B into a STAGES-deep ring of 128-byte-swizzled shared memory guarded by
 /// full/empty mbarriers; one producer warpgroup issues the copies, CONSUMERS warpgroups each own
 /// BM/CONSUMERS rows of the tile and multiply with wgmma.mma_async m64nBNk16 (f32 accumulators
-/// in registers), then apply the fused epilogue and store C (kernels/wgmma/gemm.cuh).
+/// in registers), then apply the fused epilogue and store C (kernels/wgmma/gemm.cuh). With
+/// split > 1 (split-K) block z of the grid multiplies only its share of K and stores the raw f32
+/// sums into the partials workspace; the harness's reduce applies the epilogue.
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
@@ -24,6 +26,7 @@ struct WgmmaConfig {
   int persistent = 0;               ///< 1: one block per SM walks the tiles (epilogue overlaps the next loads)
   int group_m = 8;                  ///< tile rasterization: tile rows per group (1 = row order)
   int tma_store = 0;                ///< 1: C goes registers -> swizzled shared memory -> TMA store
+  int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -90,6 +93,13 @@ struct WgmmaConfig {
     if (tma_store != 0 && tma_store != 1) return {Violation::shape, "tma_store must be 0 or 1"};
     if (cluster_m != 1 || cluster_n != 1)
       return {Violation::shape, "only 1x1 clusters are implemented (TMA multicast across a cluster is not)"};
+    if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
+    if (split > 1 && tma_store)
+      return {Violation::shape, "split-K stores f32 partial sums through the C pointer: it needs tma_store = 0 (the C tensor map is 16-bit)"};
+    // Split-K is only tried where the unsplit grid leaves SMs idle (check_schedule), and there a
+    // persistent grid is one block per tile: the same launch as persistent = 0.
+    if (split > 1 && persistent)
+      return {Violation::shape, "split-K needs persistent = 0 (where a split can help, a persistent grid is one block per tile, the same kernel run)"};
     if (bk * kElementBytes != kSwizzleBytes)
       return {Violation::shape, "BK must be 64: a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
     if (bm % (kWgmmaM * consumers) != 0 || (m_iters() != 1 && m_iters() != 2))
@@ -114,13 +124,13 @@ struct WgmmaConfig {
     if (registers > d.max_regs_per_thread)
       return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
     if (consumers == 2) {
-      const int split = kProducerRegisters * kWarpgroup + kConsumerRegisters * kWarpgroup * consumers;
-      if (split > d.regs_per_sm)
+      const int register_split = kProducerRegisters * kWarpgroup + kConsumerRegisters * kWarpgroup * consumers;
+      if (register_split > d.regs_per_sm)
         return {Violation::registers, "the setmaxnreg split (40 producer, 232 consumer) exceeds the SM's registers"};
       // setmaxnreg.inc takes registers only from what the block launched with: with fewer than
       // the split needs, the consumers would wait for them forever. ptxas gives a kernel that
       // uses setmaxnreg its launch-bounds cap (168 for 384 threads), which is enough.
-      if (registers * threads() < split)
+      if (registers * threads() < register_split)
         return {Violation::registers, "the block launches with fewer registers than the setmaxnreg split takes (the consumers would wait forever)"};
     }
     if (resident_blocks(d, threads(), smem_bytes(), registers) < 1)
@@ -144,6 +154,10 @@ struct WgmmaConfig {
       return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes"};
     if (n % 8 != 0)
       return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes"};
+    if (split > (k + bk - 1) / bk)
+      return {Violation::shape, "split-K needs at least one BK-deep step of K per slice"};
+    if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))
+      return {Violation::shape, "split-K's partial sums must have fewer than 2^31 elements"};
     return {};
   }
 };

@@ -14,6 +14,7 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
+    {kSplitParam, "sk", 1},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
@@ -92,6 +93,7 @@ class WgmmaFamily final : public Family {
       blocks = std::min(tiles, static_cast<long long>(target.sm_count) * per_sm);
     }
     g.grid_x = static_cast<unsigned>(std::max(1LL, blocks));
+    g.grid_z = static_cast<unsigned>(c.split);
     g.block_x = static_cast<unsigned>(c.threads());
     g.cluster_x = static_cast<unsigned>(c.cluster_m);
     g.cluster_y = static_cast<unsigned>(c.cluster_n);
@@ -121,9 +123,10 @@ class WgmmaFamily final : public Family {
   std::string tile_type(const Config& config) const override {
     const WgmmaConfig c = to_wgmma(config);
     char buf[160];
-    std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d>", c.bm, c.bn, c.bk,
+    std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    return buf;
+    // The split factor only when there is one (the template's default is 1).
+    return buf + (c.split > 1 ? ", " + std::to_string(c.split) : std::string()) + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
                             std::string_view symbol) const override {
@@ -146,12 +149,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
-          {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store}};
+          {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
+           c.split}};
 }
 
 const WgmmaLists& wgmma_lists() {

@@ -23,6 +23,12 @@
 // no code in the mainloop: TMA writes zeros for elements outside A and B, and the epilogue
 // predicates C (the TMA store clips it).
 //
+// Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): the grid's z extent is the
+// number of K slices, and both sides walk only block z's share of the K steps (wgmma_k_steps),
+// so they still agree on every (slot, phase). The consumers store the raw f32 sums, without
+// bias or activation, into the partials workspace passed as C; the harness's reduce adds the
+// slices and applies the epilogue.
+//
 // Device-safe: compiles under nvcc and NVRTC (no standard headers), for sm_90a only.
 #pragma once
 
@@ -39,13 +45,15 @@ namespace coalesce {
 /// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
-          int GROUP_M, int TMA_STORE>
+          int GROUP_M, int TMA_STORE, int SPLIT = 1>
 struct WgmmaTile {
-  static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M, TMA_STORE};
+  static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
+                                      TMA_STORE, SPLIT};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
-  /// One block per tile. The kernel walks tiles with a grid stride, so any grid is correct; the
-  /// plug-in's geometry caps a persistent config's grid at the SM count.
+  /// One block per tile (in x; split-K's slices are the grid's z). The kernel walks tiles with a
+  /// grid stride, so any grid is correct; the plug-in's geometry caps a persistent config's grid
+  /// at the SM count.
   static constexpr long long grid_blocks(int m, int n) {
     return static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
   }
@@ -62,7 +70,7 @@ struct WgmmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
                 "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, persistent and "
-                "tma_store 0 or 1, group_m >= 1");
+                "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0)");
   static_assert(kViolation != Violation::divisibility,
                 "wgmma config: BM must be 64 or 128 rows per consumer warpgroup, BN a multiple of 64 up to 256");
   static_assert(kViolation != Violation::threads, "wgmma config: consumers must be 1 or 2 warpgroups");
@@ -124,6 +132,27 @@ struct RingCursor {
   }
 };
 
+/// The K steps (BK deep) a block multiplies: all of K, or with split-K slice blockIdx.z's even
+/// share, [z·per_slice, min(steps, (z+1)·per_slice)) with per_slice = ceil(steps / gridDim.z),
+/// which is empty when the slices outnumber the shares. The producer and the consumers both
+/// take it from here: their counts must agree, or the mbarrier phases fall out of step.
+struct WgmmaKSteps {
+  int begin, count;
+};
+template <class Tile>
+__device__ __forceinline__ WgmmaKSteps wgmma_k_steps(int K) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  const int steps = (K + cfg.bk - 1) / cfg.bk;
+  if constexpr (cfg.split > 1) {
+    const int slices = static_cast<int>(gridDim.z);
+    const int per_slice = (steps + slices - 1) / slices;
+    const int begin = min(steps, static_cast<int>(blockIdx.z) * per_slice);
+    return {begin, min(steps, begin + per_slice) - begin};
+  } else {
+    return {0, steps};
+  }
+}
+
 /// The producer: one thread walks the block's tiles and K slices, waits for each slot to be
 /// released, announces the bytes it will land, and issues the TMA copies of A and B.
 template <class Tile>
@@ -135,7 +164,7 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   sm90::prefetch_tensor_map(a_map);
   sm90::prefetch_tensor_map(b_map);
   const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + cfg.bn - 1) / cfg.bn;
-  const int k_blocks = (K + BK - 1) / BK;
+  const WgmmaKSteps k_steps = wgmma_k_steps<Tile>(K);
   RingCursor<cfg.stages> ring;
   for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
     const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
@@ -145,14 +174,15 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
     const int n_left = N - n0;
     const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : (n_left + WgmmaConfig::kRowElements - 1) / WgmmaConfig::kRowElements;
     const unsigned bytes = cfg.a_stage_bytes() + b_chunks * CHUNK_BYTES;
-    for (int kb = 0; kb < k_blocks; ++kb) {
+    for (int kb = 0; kb < k_steps.count; ++kb) {
+      const int k0 = (k_steps.begin + kb) * BK;
       const unsigned full = sm.full(ring.slot);
       sm90::mbarrier_wait(sm.empty(ring.slot), ring.phase ^ 1u);
       sm90::mbarrier_arrive_expect_tx(full, bytes);
-      sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, kb * BK, m0, full);
+      sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, k0, m0, full);
 #pragma unroll
       for (int j = 0; j < B_CHUNKS; ++j)
-        if (j < b_chunks) sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, kb * BK, full);
+        if (j < b_chunks) sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, k0, full);
       ring.advance();
     }
   }
@@ -191,6 +221,34 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
         const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
         const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
         *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+      }
+  }
+}
+
+/// Split-K's store: the raw f32 sums of the block's K slice (no bias, no activation: the reduce
+/// applies the epilogue once the slices are added) into its M×N partials, as 8-byte pairs from
+/// the accumulators' registers (the layout wgmma_store_direct reads), predicated at the edges.
+template <class Tile>
+__device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                     float* __restrict__ partial, int M, int N, int m0, int n0,
+                                                     int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const int row0 = m0 + consumer * cfg.rows_per_consumer() + warp * 16 + lane / 4;
+  const int col0 = n0 + 2 * (lane % 4);
+#pragma unroll
+  for (int j = 0; j < cfg.bn / 8; ++j) {
+    const int col = col0 + 8 * j;
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    if (col >= N) continue;
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+        if (row >= M) continue;
+        *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
+            make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
       }
   }
 }
@@ -295,7 +353,9 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     for (int i = 0; i < BN / 2; ++i) acc[mi][i] = 0.0f;
 
   const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + BN - 1) / BN;
-  const int k_blocks = (K + BK - 1) / BK;
+  // An empty split-K slice runs no wgmma, so its accumulators keep the zeros above and it
+  // stores zeros; it waits for no slot and releases none (the producer loads none).
+  const int k_blocks = wgmma_k_steps<Tile>(K).count;
   RingCursor<cfg.stages> ring;
   for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
     const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
@@ -330,9 +390,12 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) sm90::fence_operand(acc[mi][i]);
-    if (!kEarlyRelease && releaser) sm90::mbarrier_arrive(sm.empty(previous));
+    if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) sm90::mbarrier_arrive(sm.empty(previous));
 
-    if constexpr (cfg.tma_store)
+    if constexpr (cfg.split > 1)
+      wgmma_store_partials<Tile>(acc, reinterpret_cast<float*>(C) + static_cast<long long>(blockIdx.z) * M * N, M, N,
+                                 m0, n0, consumer);
+    else if constexpr (cfg.tma_store)
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
       wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
@@ -342,9 +405,11 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     if (threadIdx.x % 32 == 0) sm90::bulk_wait_group<0>();
 }
 
-/// The kernel body. Launch with a 1-D grid of at most Tile::grid_blocks(M, N) blocks (fewer for
-/// a persistent grid), cfg.threads() threads and cfg.smem_bytes() of dynamic shared memory;
-/// a_map, b_map and c_map are the tensor maps the plug-in describes (Family::tensor_map).
+/// The kernel body. Launch with a grid of at most Tile::grid_blocks(M, N) blocks in x (fewer for
+/// a persistent grid) and, with split-K, the number of K slices in z; cfg.threads() threads and
+/// cfg.smem_bytes() of dynamic shared memory; a_map, b_map and c_map are the tensor maps the
+/// plug-in describes (Family::tensor_map). With split-K, C is the f32 partials workspace
+/// (split·M·N floats) and c_map is not read.
 template <class Tile, class Epi, class Types, int HAZARDS = kWgmmaHazardNone>
 __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const TensorMap* b_map, const TensorMap* c_map,
                                                   const typename Types::Bias* __restrict__ bias,

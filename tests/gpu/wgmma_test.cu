@@ -1,9 +1,10 @@
 // The wgmma family on the GPU (nvcc, sm_90a only): configs in bf16 and f16 through the harness
 // (kernel_method: tensor maps, geometry, launch) against the fp64 reference on normal and bend
 // inputs, at 4096^3, at an edge shape and at shapes smaller than one tile; bit-identical reruns;
-// shapes the family refuses are refused, not launched; and the three planted pipeline hazards
+// shapes the family refuses are refused, not launched; the three planted pipeline hazards
 // (issue 11, item 5) each fail the check on random inputs while the same config without them
-// passes.
+// passes; and split-K configs (partials + the harness's reduce) at skinny, uneven-K and edge
+// shapes, deterministic run to run.
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "harness/device.hpp"
 #include "harness/kernel_method.hpp"
 #include "harness/method.hpp"
+#include "harness/timing.hpp"
 #include "harness/workspace.hpp"
 #include "kernels/wgmma/family.hpp"
 #include "kernels/wgmma/gemm.cuh"
@@ -221,6 +223,94 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   RecordProperty("no_proxy_fence_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
                           "C staged without fence.proxy.async before the TMA store"));
+}
+
+}  // namespace
+
+namespace {
+
+// Split-K (kernels/core/family.hpp, kSplitParam): the kernel of every factor is the split = 2
+// instantiation (the factor is the grid's z extent), run through kernel_method, which allocates
+// the partials and launches the reduce. Tiles: one consumer of 64 x 64 (the skinny shapes'
+// tile), two consumers of 64 rows x 128, and two consumers of two m64 blocks each.
+//                                  bm   bn  bk  s wg cm cn  p  g ts sk
+using Split64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2>;
+using Split128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2>;
+using Split256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2>;
+
+template <class Tile, Dtype D, Epilogue E>
+Instance split_instance(int slices) {
+  Instance k = instance<Tile, D, E>();
+  WgmmaConfig c = Tile::config;
+  c.split = slices;
+  k.config = from_wgmma(c);
+  return k;
+}
+
+template <Dtype D>
+std::vector<Instance> split_instances() {
+  std::vector<Instance> out;
+  for (int slices : {2, 3, 8}) {
+    out.push_back(split_instance<Split64x64, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<Split128x128, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
+  }
+  return out;
+}
+
+// One row, a few rows, one and two m64 blocks at N = K = 4096; K = 1000 (16 steps, the last
+// partial, uneven across 3 slices); an M past a tile edge with K = 1032, whose 17 steps leave
+// slices 6 and 7 of 8 empty (they store zeros).
+constexpr Shape kSplitShapes[] = {{1, 4096, 4096},  {8, 4096, 4096},  {64, 4096, 4096},
+                                  {128, 4096, 4096}, {8, 4096, 1000}, {130, 1000, 1032}};
+
+template <Dtype D>
+void check_split(int* checked) {
+  Stream stream;
+  const Epilogue e = Epilogue::bias_gelu;
+  for (const Shape& s : kSplitShapes) {
+    Workspace ws({s.m, s.n, s.k, D, e}, 600 + s.m + s.k, stream.get());
+    for (const Instance& k : split_instances<D>()) {
+      if (!wgmma_family().check_problem(k.config, ws.problem()).ok()) continue;
+      const std::string at = where(k.config, D, e, s);
+      const Method m = method_of(k, ws);
+      const int slices = split_slices(k.config);
+      EXPECT_EQ(m.workspace_bytes, 4LL * slices * s.m * s.n) << at;
+      EXPECT_TRUE(m.deterministic) << at;
+      for (Inputs in : {Inputs::normal, Inputs::bend}) {
+        const CheckResult c = check_method(m, ws, in);
+        EXPECT_TRUE(c.passed) << at << (in == Inputs::bend ? " (bend inputs)" : "") << ": " << c.why;
+        ++*checked;
+      }
+      // A second run on the same inputs gives the same bits.
+      ws.snapshot_output();
+      ws.poison_output();
+      m.launch(ws.stream());
+      EXPECT_EQ(ws.output_differs(), 0) << at;
+    }
+  }
+}
+
+TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
+  COALESCE_REQUIRE_GPU();
+  int checked = 0;
+  check_split<Dtype::bf16>(&checked);
+  EXPECT_EQ(checked, 6 * 9 * 2);
+}
+
+TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
+  COALESCE_REQUIRE_GPU();
+  int checked = 0;
+  check_split<Dtype::f16>(&checked);
+  EXPECT_EQ(checked, 6 * 9 * 2);
+  // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
+  // after the timed runs and the bit comparison with the first run.
+  Stream stream;
+  ColdTimer timer(0, TimingSettings{}, stream.get());
+  Workspace ws({64, 4096, 4096, Dtype::f16, Epilogue::bias_gelu}, 91, stream.get());
+  const MethodResult r =
+      run_method(method_of(split_instance<Split64x64, Dtype::f16, Epilogue::bias_gelu>(8), ws), ws, timer);
+  EXPECT_EQ(r.status, Status::ok) << r.detail;
 }
 
 }  // namespace

@@ -163,3 +163,102 @@ TEST(WgmmaFamily, DefinesTheKernelThroughItsMacro) {
             "0>, coalesce::EpilogueFor<coalesce::Epilogue::bias_relu>)");
   EXPECT_THROW(wgmma().define_kernel(c, Dtype::tf32, Epilogue::none, "k"), std::invalid_argument);
 }
+
+// Split-K (kernels/core/family.hpp, kSplitParam): split = 1 is left out of names, params_json and
+// the tile type, so every stored wgmma name still means the kernel it named; a split names itself
+// "sk" and appends its factor to the tile type.
+TEST(WgmmaFamily, SplitIsNamedOnlyWhenItSplits) {
+  WgmmaConfig c{64, 64, 64, 6, 1, 1, 1, 0, 8, 0};
+  const Config whole = from_wgmma(c);
+  EXPECT_EQ(split_slices(whole), 1);
+  c.split = 8;
+  const Config split = from_wgmma(c);
+  EXPECT_EQ(split_slices(split), 8);
+  EXPECT_EQ(to_wgmma(split).split, 8);
+  const std::string name = config_name(split, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm64_bn64_bk64_s6_wg1_cm1_cn1_p0_g8_ts0_sk8_bias_gelu");
+  for (Dtype d : {Dtype::bf16, Dtype::f16}) {
+    auto parsed = parse_config_name(config_name(split, d, Epilogue::bias));
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(parsed->config, split);
+    EXPECT_EQ(parsed->dtype, d);
+  }
+  auto parsed_whole = parse_config_name("wgmma_bf16_bm64_bn64_bk64_s6_wg1_cm1_cn1_p0_g8_ts0_bias_gelu");
+  ASSERT_TRUE(parsed_whole.has_value());
+  EXPECT_EQ(parsed_whole->config, whole);
+  // "sk1" is not the canonical spelling of the unsplit config.
+  EXPECT_FALSE(parse_config_name("wgmma_bf16_bm64_bn64_bk64_s6_wg1_cm1_cn1_p0_g8_ts0_sk1_bias_gelu").has_value());
+  EXPECT_NE(params_json(split).find(R"("tma_store":0,"split":8})"), std::string::npos) << params_json(split);
+  EXPECT_EQ(params_json(whole).find("split"), std::string::npos);
+  EXPECT_EQ(wgmma().tile_type(whole), "coalesce::WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0>");
+  EXPECT_EQ(wgmma().tile_type(split), "coalesce::WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 8>");
+  // Every factor above 1 compiles as one kernel: the factor is the grid's z extent.
+  EXPECT_EQ(wgmma().tile_type(kernel_config(split)), "coalesce::WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2>");
+  EXPECT_EQ(kernel_config(whole), whole);
+  // The built-ins hold no split (the tuner adds split variants; the compiler's fallback needs none).
+  for (const Config& b : wgmma().builtin_configs(problem(64, 4096, 4096))) EXPECT_EQ(split_slices(b), 1);
+}
+
+TEST(WgmmaFamily, SplitSlicesKInTheGridAndAsksForPartials) {
+  WgmmaConfig c{64, 64, 64, 6, 1, 1, 1, 0, 8, 0};
+  c.split = 3;
+  const Config split = from_wgmma(c);
+  const Problem skinny = problem(128, 4096, 4096);
+  const Geometry g = wgmma().geometry(split, skinny, h200());
+  EXPECT_EQ(g.grid_z, 3u);
+  EXPECT_EQ(g.grid_x, 2u * 64u);  // 2 x 64 tiles of 64 x 64, each in 3 slices
+  EXPECT_EQ(g.blocks(), 3LL * 128);
+  EXPECT_EQ(wgmma().geometry(from_wgmma(WgmmaConfig{}), skinny, h200()).grid_z, 1u);
+  EXPECT_EQ(workspace_bytes(split, skinny), 3LL * 128 * 4096 * 4);
+  EXPECT_EQ(workspace_bytes(from_wgmma(WgmmaConfig{}), skinny), 0);
+  EXPECT_TRUE(wgmma().check(split, DeviceLimits{}, wgmma().predict(split, DeviceLimits{}).registers).ok());
+  EXPECT_TRUE(wgmma().check_problem(split, skinny).ok());
+  EXPECT_TRUE(check_schedule(wgmma(), split, skinny, h200()).ok());
+  // 4096²: 512 tiles of 128 x 256 already fill the 132 SMs.
+  WgmmaConfig big;
+  big.split = 2;
+  EXPECT_EQ(check_schedule(wgmma(), from_wgmma(big), problem(4096, 4096, 4096), h200()).violation,
+            Violation::schedule);
+}
+
+// The split rules, WgmmaConfig's: 1..32 slices, only with the direct store (the partials are f32
+// through the C pointer, not the 16-bit C tensor map) and without a persistent grid; at least one
+// K step per slice; the partials below 2^31 elements.
+TEST(WgmmaFamily, SplitRules) {
+  WgmmaConfig c{64, 64, 64, 6, 1, 1, 1, 0, 8, 0};
+  for (int s : {1, 2, 3, 8, 32}) {
+    c.split = s;
+    EXPECT_TRUE(c.check().ok()) << s;
+  }
+  for (int s : {0, -1, 33}) {
+    c.split = s;
+    EXPECT_EQ(c.check().violation, Violation::shape) << s;
+  }
+  c.split = 2;
+  c.tma_store = 1;
+  Verdict v = c.check();
+  EXPECT_EQ(v.violation, Violation::shape);
+  EXPECT_NE(std::string(v.why).find("tma_store = 0"), std::string::npos) << v.why;
+  c.tma_store = 0;
+  c.persistent = 1;
+  v = c.check();
+  EXPECT_EQ(v.violation, Violation::shape);
+  EXPECT_NE(std::string(v.why).find("persistent = 0"), std::string::npos) << v.why;
+  c.split = 1;  // unsplit, both stay legal
+  EXPECT_TRUE(c.check().ok());
+  c.tma_store = 1;
+  EXPECT_TRUE(c.check().ok());
+
+  c = WgmmaConfig{64, 64, 64, 6, 1, 1, 1, 0, 8, 0};
+  c.split = 16;
+  EXPECT_TRUE(c.check_problem(8, 4096, 1000, Dtype::bf16).ok());  // 16 steps of 64 (the last partial)
+  EXPECT_EQ(c.check_problem(8, 4096, 960, Dtype::bf16).violation, Violation::shape);  // 15 steps
+  c.split = 32;
+  EXPECT_EQ(c.check_problem(1 << 13, 1 << 13, 4096, Dtype::f16).violation, Violation::shape);  // 2^31 partials
+  c.split = 31;
+  EXPECT_TRUE(c.check_problem(1 << 13, 1 << 13, 4096, Dtype::f16).ok());
+  // The family answers with the same rule.
+  c.split = 2;
+  c.tma_store = 1;
+  EXPECT_EQ(wgmma().check(from_wgmma(c)).violation, Violation::shape);
+}

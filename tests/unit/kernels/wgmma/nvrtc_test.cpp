@@ -187,6 +187,52 @@ TEST(WgmmaNvrtc, PtxHoldsTheHopperInstructions) {
   EXPECT_EQ(count(f16, "setmaxnreg"), 0);  // one consumer: no register split
 }
 
+// Split-K's kernels, as the tuner compiles them (kernel_config: every factor is the split = 2
+// kernel) for a skinny problem: a one-consumer 64x64 tile, a two-consumer 128x128 tile and a
+// two-consumer 256x128 tile (two m64 blocks per consumer), in bf16 and f16, compile for sm_90a
+// without spills or ptxas warnings; the PTX reads the slice from %ctaid.z, stores f32 pairs and
+// no 16-bit C (the reduce does that), and the unsplit kernel of the same tile reads no %ctaid.z.
+TEST(WgmmaNvrtc, SplitKernelsCompileWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-split-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm   bn  bk  s wg cm cn  p  g ts sk
+  const WgmmaConfig tiles[] = {{64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 8},
+                               {128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 3},
+                               {256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 16}};
+  for (const WgmmaConfig& tile : tiles)
+    for (Dtype d : {Dtype::bf16, Dtype::f16}) {
+      const Problem p{64, 4096, 4096, d, Epilogue::bias_gelu};
+      const Config config = from_wgmma(tile);
+      SCOPED_TRACE(config_name(config, d, p.epilogue));
+      ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+      const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, kernel_config(config), kSm90a);
+      EXPECT_NE(k.source.find(", 2>"), std::string::npos) << k.source;
+      const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+      ASSERT_TRUE(r.ok) << r.log;
+      ASSERT_TRUE(r.resources.has_value());
+      EXPECT_FALSE(r.resources->uses_local_memory()) << r.log;
+      EXPECT_EQ(r.log.find("warning"), std::string::npos) << r.log;
+      const Verdict v = tuner::compiled_verdict(wgmma_family(), config, kSm90a.limits, *r.resources);
+      EXPECT_TRUE(v.ok()) << (v.why ? v.why : "");
+      if (tile.consumers == 2) EXPECT_EQ(r.resources->registers, 168);
+
+      const std::string ptx = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
+                                     wgmma_family().define_kernel(kernel_config(config), d, p.epilogue, "k") + "\n");
+      EXPECT_GE(count(ptx, "%ctaid.z"), 1);
+      EXPECT_GE(count(ptx, "st.global.v2.f32"), 1);
+      EXPECT_EQ(count(ptx, "st.global.u32"), 0);  // the 16-bit pairs of C
+      EXPECT_EQ(count(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 0);
+      WgmmaConfig whole = tile;
+      whole.split = 1;
+      const std::string unsplit = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
+                                         wgmma_family().define_kernel(from_wgmma(whole), d, p.epilogue, "k") + "\n");
+      EXPECT_EQ(count(unsplit, "%ctaid.z"), 0);
+      EXPECT_EQ(count(unsplit, "st.global.v2.f32"), 0);
+    }
+  fs::remove_all(cache);
+}
+
 // A kernel with planted hazards, as tests/gpu/wgmma_test.cu instantiates them with nvcc.
 std::string hazard_source(int hazards) {
   return "#include \"kernels/wgmma/gemm.cuh\"\n"
