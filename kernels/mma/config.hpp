@@ -29,6 +29,7 @@ struct MmaConfig {
   int swizzle = 1;         ///< shared-memory layout: 1 = XOR-swizzled rows, 0 = padded rows
   int group_m = 8;         ///< block rasterization: tile rows per group (1 = row order)
   int min_blocks = 1;      ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
+  int split = 1;           ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
 
   /// One mma k-step reads 32 bytes of a row of A (m16n8k16 bf16/f16, m16n8k8 tf32).
   static constexpr int kStepBytes = 32;
@@ -121,6 +122,7 @@ struct MmaConfig {
     if (swizzle != 0 && swizzle != 1) return {Violation::shape, "swizzle must be 0 (padded rows) or 1 (XOR-swizzled rows)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (min_blocks < 1 || min_blocks > 8) return {Violation::shape, "min_blocks must be between 1 and 8"};
+    if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
     if (bn < 64) return {Violation::shape, "BN must be at least 64 (a B row of at least 128 bytes keeps its layout conflict-free)"};
     if (wm < 16 || wn < 16)
       return {Violation::divisibility, "WM and WN must be multiples of 16 (16-row mma tiles; B is loaded 16 columns at a time)"};
@@ -159,8 +161,9 @@ struct MmaConfig {
   COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
 
   /// Problem-dependent rules: the dtype (tensor-core math: bf16, f16 or tf32), the 32-bit
-  /// indexing, and aligned copies (every row of A and of B starts on a vec_bytes boundary, so a
-  /// copy is wholly inside a row or wholly past its end).
+  /// indexing, aligned copies (every row of A and of B starts on a vec_bytes boundary, so a
+  /// copy is wholly inside a row or wholly past its end), and split-K's: a K slice of at least
+  /// one bk_bytes-deep step, and f32 partial sums the kernel indexes with 32 bits.
   COALESCE_HD constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) const {
     if (dtype == Dtype::f32)
       return {Violation::dtype, "the mma family computes on tensor cores (tf32, bf16, f16); f32 math is the simt family's"};
@@ -172,6 +175,10 @@ struct MmaConfig {
       return {Violation::divisibility, "vec_bytes must divide a row of A (K times the element size)"};
     if ((n * bytes) % vec_bytes != 0)
       return {Violation::divisibility, "vec_bytes must divide a row of B (N times the element size)"};
+    if (split > (k * bytes + bk_bytes - 1) / bk_bytes)
+      return {Violation::shape, "split-K needs at least one bk_bytes-deep step of K per slice"};
+    if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))
+      return {Violation::shape, "split-K's partial sums must have fewer than 2^31 elements"};
     return {};
   }
 };

@@ -13,6 +13,7 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},     {"bn", "bn"},        {"bk_bytes", "kb"}, {"wm", "wm"},      {"wn", "wn"},
     {"stages", "s"},  {"vec_bytes", "v"},  {"swizzle", "sw"},  {"group_m", "g"},  {"min_blocks", "o"},
+    {kSplitParam, "sk", 1},
 };
 
 class MmaFamily final : public Family {
@@ -86,6 +87,7 @@ class MmaFamily final : public Family {
     Geometry g;
     g.grid_x = static_cast<unsigned>(static_cast<long long>((problem.m + c.bm - 1) / c.bm) *
                                      ((problem.n + c.bn - 1) / c.bn));
+    g.grid_z = static_cast<unsigned>(c.split);
     g.block_x = static_cast<unsigned>(c.threads());
     g.smem_bytes = c.smem_bytes();
     return g;
@@ -95,9 +97,10 @@ class MmaFamily final : public Family {
   std::string tile_type(const Config& config) const override {
     const MmaConfig c = to_mma(config);
     char buf[160];
-    std::snprintf(buf, sizeof buf, "coalesce::MmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d>", c.bm, c.bn,
+    std::snprintf(buf, sizeof buf, "coalesce::MmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn,
                   c.bk_bytes, c.wm, c.wn, c.stages, c.vec_bytes, c.swizzle, c.group_m, c.min_blocks);
-    return buf;
+    // The split factor only when there is one (the template's default is 1).
+    return buf + (c.split > 1 ? ", " + std::to_string(c.split) : std::string()) + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
                             std::string_view symbol) const override {
@@ -120,11 +123,12 @@ MmaConfig to_mma(const Config& config) {
     throw std::invalid_argument("not an mma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
 }
 
 Config from_mma(const MmaConfig& c) {
-  return {"mma", {c.bm, c.bn, c.bk_bytes, c.wm, c.wn, c.stages, c.vec_bytes, c.swizzle, c.group_m, c.min_blocks}};
+  return {"mma", {c.bm, c.bn, c.bk_bytes, c.wm, c.wn, c.stages, c.vec_bytes, c.swizzle, c.group_m, c.min_blocks,
+                 c.split}};
 }
 
 const MmaLists& mma_lists() {

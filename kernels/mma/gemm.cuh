@@ -19,6 +19,8 @@
 // Layered as CUTLASS 3's GemmUniversal: the tile scheduler picks the block's output tile
 // (kernels/core/tile_scheduler.cuh), MmaMainloop accumulates it in registers, mma_store_tile
 // applies the fused epilogue (kernels/core/epilogue.cuh) and stores C once, rounding once.
+// Split-K (split > 1): block z of the grid walks only its share of the K slices and stores its
+// raw f32 sums into the partials workspace; the harness's reduce applies the epilogue.
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16" / "mma.m16n8k8"), with lane =
 // 4·g + t (g = groupID, t = threadID_in_group):
@@ -47,12 +49,13 @@ namespace coalesce {
 /// launch contract every family's tile type offers (threads, shared memory, grid, rules), which
 /// the runtime's host entries use (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK_BYTES, int WM, int WN, int STAGES, int VEC_BYTES, int SWIZZLE, int GROUP_M,
-          int MIN_BLOCKS>
+          int MIN_BLOCKS, int SPLIT = 1>
 struct MmaTile {
-  static constexpr MmaConfig config{BM, BN, BK_BYTES, WM, WN, STAGES, VEC_BYTES, SWIZZLE, GROUP_M, MIN_BLOCKS};
+  static constexpr MmaConfig config{BM, BN, BK_BYTES, WM, WN, STAGES, VEC_BYTES, SWIZZLE, GROUP_M, MIN_BLOCKS, SPLIT};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
-  /// Blocks of the 1-D grid (the kernel rasterizes them itself). Host-side, like the rules below.
+  /// Blocks of the grid's x dimension (the kernel rasterizes them itself; a split config has
+  /// gridDim.z of them). Host-side, like the rules below.
   static constexpr long long grid_blocks(int m, int n) {
     return static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
   }
@@ -219,7 +222,7 @@ struct MmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
                 "mma config: tile sides must be powers of two with BN >= 64, bk_bytes 64/128/256, stages 2..8, "
-                "vec_bytes 4/8/16, swizzle 0/1, group_m >= 1, min_blocks 1..8");
+                "vec_bytes 4/8/16, swizzle 0/1, group_m >= 1, min_blocks 1..8, split 1..32");
   static_assert(kViolation != Violation::divisibility,
                 "mma config: WM and WN must be multiples of 16 and the warp tile must divide the block tile");
   static_assert(kViolation != Violation::threads,
@@ -241,8 +244,9 @@ struct MmaKernelOf {
 
 }  // namespace mma_detail
 
-/// The mainloop: acc += A[m0.., :] · B[:, n0..] for one warp's WM×WN tile, walking K in
-/// BK_BYTES slices through a STAGES-deep cp.async ring at `smem`.
+/// The mainloop: acc += A[m0.., k] · B[k, n0..] for one warp's WM×WN tile, walking the BK_BYTES
+/// slices kt_begin <= kt < kt_end of K (all of K, or split-K's share) through a STAGES-deep
+/// cp.async ring at `smem`.
 template <class Tile, class Gemm>
 struct MmaMainloop {
   static constexpr MmaConfig cfg = Tile::config;
@@ -270,7 +274,8 @@ struct MmaMainloop {
 
   __device__ __forceinline__ static void run(const typename Gemm::A* __restrict__ A,
                                              const typename Gemm::B* __restrict__ B, int M, int N, int K, int m0,
-                                             int n0, unsigned char* smem, float (&acc)[MI][NI][4]) {
+                                             int n0, int kt_begin, int kt_end, unsigned char* smem,
+                                             float (&acc)[MI][NI][4]) {
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
     const unsigned smem_base = mma_detail::smem_address(smem);
@@ -279,17 +284,20 @@ struct MmaMainloop {
     // lost ~10% of its issue slots recomputing them per copy). Row offsets in global memory are
     // 64-bit (a slice of B can sit past 2^31 bytes into B); a copy outside the matrix has
     // src-size 0, so its address is never read. vec_bytes divides every row (check_problem), so
-    // a copy is wholly inside or wholly past a row's end.
+    // a copy is wholly inside or wholly past a row's end. The first slice copied is kt_begin:
+    // its bytes of a row of A and its k-rows of B start k_bytes and k_rows in.
     const int a_row_bytes = K * kElem, b_row_bytes = N * kElem;
+    const int k_bytes = kt_begin * BK, k_rows = kt_begin * B_ROWS;
     const int a_r0 = ACopy::row0(tid), a_c0 = ACopy::col0(tid);
     const int b_r0 = BCopy::row0(tid), b_c0 = BCopy::col0(tid);
-    const char* a_src = reinterpret_cast<const char*>(A) + static_cast<long long>(m0 + a_r0) * a_row_bytes + a_c0;
-    const char* b_src = reinterpret_cast<const char*>(B) + static_cast<long long>(b_r0) * b_row_bytes +
+    const char* a_src =
+        reinterpret_cast<const char*>(A) + static_cast<long long>(m0 + a_r0) * a_row_bytes + k_bytes + a_c0;
+    const char* b_src = reinterpret_cast<const char*>(B) + static_cast<long long>(k_rows + b_r0) * b_row_bytes +
                         static_cast<long long>(n0) * kElem + b_c0;
     const int a_rows_left = M - m0 - a_r0;
     const int b_cols_left = b_row_bytes - n0 * kElem - b_c0;
-    int a_cols_left = a_row_bytes - a_c0;  // of the next slice to copy
-    int b_rows_left = K - b_r0;
+    int a_cols_left = a_row_bytes - k_bytes - a_c0;  // of the next slice to copy
+    int b_rows_left = K - k_rows - b_r0;
     const int a_dst = ATile::offset(a_r0, a_c0);
     const int b_dst = BTile::offset(b_r0, b_c0);
 
@@ -343,7 +351,8 @@ struct MmaMainloop {
       Math::template load_b<BTile, NI>(b, stage + ATile::kBytes, ks, b_lane_off);
     };
 
-    const int k_slices = (K * kElem + BK - 1) / BK;
+    // kt counts the block's slices from 0 (load_slice walks on from kt_begin).
+    const int k_slices = kt_end - kt_begin;
     // Prologue: STAGES-1 slices in flight. Every slice step commits exactly one group (possibly
     // empty), so "at most STAGES-2 groups pending" always means "the next slice has landed".
 #pragma unroll
@@ -400,17 +409,16 @@ struct MmaMainloop {
 /// predicated at the matrix edges. Staging makes the stores row-contiguous and keeps the
 /// epilogue's code small: the activation is written once per 16-row pass instead of once per
 /// accumulator (an erf GELU on 128 accumulators, fully unrolled, tripled NVRTC's compile time).
-/// `smem` is the mainloop's ring, free once every warp has passed the barrier below.
-template <class Tile, class Gemm, class Epi>
+/// `smem` is the mainloop's ring, free once every warp has passed the barrier below. `BiasT` and
+/// `CT` are the GEMM's bias and C types, or (split-K's partial sums, EpilogueNone) f32 for C.
+template <class Tile, class Epi, class BiasT, class CT>
 __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.wm / 16][Tile::config.wn / 8][4],
-                                               const typename Gemm::Bias* __restrict__ bias,
-                                               typename Gemm::C* __restrict__ C, int M, int N, int m0, int n0,
-                                               unsigned char* smem) {
+                                               const BiasT* __restrict__ bias, CT* __restrict__ C, int M, int N,
+                                               int m0, int n0, unsigned char* smem) {
   constexpr MmaConfig cfg = Tile::config;
   constexpr int MI = cfg.wm / 16, NI = cfg.wn / 8;
   using Staged = mma_layout::StagedEpilogue<cfg.wn>;
   static_assert(Staged::kStride == MmaConfig::epilogue_row_floats(cfg.wn), "MmaConfig::epilogue_bytes() sizes the stage");
-  using CT = typename Gemm::C;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_m = warp / (cfg.bn / cfg.wn), warp_n = warp % (cfg.bn / cfg.wn);
   float* stage = reinterpret_cast<float*>(smem) + warp * 16 * Staged::kStride;
@@ -454,8 +462,11 @@ __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.w
 }
 
 /// The kernel body: scheduler, mainloop, epilogue store. Launch with grid =
-/// Tile::grid_blocks(M, N) blocks (1-D), Tile::kThreads threads and Tile::kSmemBytes of dynamic
-/// shared memory.
+/// Tile::grid_blocks(M, N) blocks in x, Tile::kThreads threads and Tile::kSmemBytes of dynamic
+/// shared memory. Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): gridDim.z
+/// slices of K, block z summing its even share of the K slices (none for a trailing block when
+/// the share rounds up) and storing the raw f32 sums, unconverted, into (float*)C + z·M·N: C is
+/// then the f32 partials workspace whatever the dtype, and the reduce applies the epilogue.
 template <class Tile, class Gemm, class Epi>
 __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restrict__ A,
                                                 const typename Gemm::B* __restrict__ B,
@@ -479,8 +490,19 @@ __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restri
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.0f;
 
-  MmaMainloop<Tile, Gemm>::run(A, B, M, N, K, m0, n0, mma_smem, acc);
-  mma_store_tile<Tile, Gemm, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
+  using Mainloop = MmaMainloop<Tile, Gemm>;
+  const int k_slices = (K * Mainloop::kElem + cfg.bk_bytes - 1) / cfg.bk_bytes;
+  if constexpr (cfg.split > 1) {
+    const int per_slice = (k_slices + static_cast<int>(gridDim.z) - 1) / static_cast<int>(gridDim.z);
+    const int kt_begin = min(k_slices, static_cast<int>(blockIdx.z) * per_slice);
+    const int kt_end = min(k_slices, kt_begin + per_slice);
+    Mainloop::run(A, B, M, N, K, m0, n0, kt_begin, kt_end, mma_smem, acc);
+    float* partial = reinterpret_cast<float*>(C) + static_cast<long long>(blockIdx.z) * M * N;
+    mma_store_tile<Tile, EpilogueNone>(acc, bias, partial, M, N, m0, n0, mma_smem);
+  } else {
+    Mainloop::run(A, B, M, N, K, m0, n0, 0, k_slices, mma_smem, acc);
+    mma_store_tile<Tile, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
+  }
 }
 
 /// The kernel for nvcc-compiled instantiations (tests).

@@ -2,7 +2,11 @@
 // six tiles (four built-ins, a padded 128-byte-slice tile, a two-stage 8-byte-copy tile) in
 // bf16, f16 and tf32, with the empty and the erf-GELU epilogue (the first tile with every
 // epilogue), at square, edge, narrow-row, tall, tiny and long-K shapes, on normal and bend
-// inputs; a shape every 16-bit config refuses; and two runs giving the same bits.
+// inputs; a shape every 16-bit config refuses; and two runs giving the same bits. Split-K
+// (kernels/core/family.hpp, kSplitParam): three split tiles at 2, 3 and 8 K slices in every
+// dtype at skinny, edge and uneven-K shapes (some with K slices for no block), through
+// kernel_method()'s workspace and reduce, each run twice for the same bits; and every partial
+// sum written, empty slices included, into a NaN-poisoned workspace.
 //
 // A failure names the kernel, the shape, the inputs and the check's figures, then says where
 // the wrong elements are (diagnose()): how many, the first few, their rows modulo 16 and
@@ -18,8 +22,10 @@
 
 #include "gpu_test.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/cuda_raii.hpp"
 #include "harness/kernel_method.hpp"
 #include "harness/method.hpp"
+#include "harness/splitk.hpp"
 #include "harness/workspace.hpp"
 #include "kernels/mma/family.hpp"
 #include "kernels/mma/gemm.cuh"
@@ -42,6 +48,11 @@ using Small = MmaTile<           64,  64,  64, 32, 32, 4, 16, 1, 8, 4>;  // buil
 using Narrow = MmaTile<         128, 128,  64, 64, 32, 4,  4, 1, 8, 1>;  // built-in 5: 4-byte copies
 using Padded = MmaTile<         128, 128, 128, 64, 32, 3, 16, 0, 8, 1>;  // padded rows, 4 k-steps per slice
 using TwoStage = MmaTile<        64, 128, 128, 32, 64, 2,  8, 0, 4, 1>;  // 8-byte copies, the shortest ring
+// Split-K kernels (SPLIT = 2 runs every factor: the slices are gridDim.z).
+//                                BM   BN  BK_B WM  WN  S  VEC SW  G  MINB SPLIT
+using SplitLarge = MmaTile<     128, 256,  64, 64, 64, 4, 16, 1, 8, 1,   2>;  // built-in 1
+using SplitSmall = MmaTile<      64,  64,  64, 32, 32, 4, 16, 1, 8, 4,   2>;  // built-in 3
+using SplitNarrow = MmaTile<    128, 128,  64, 64, 32, 4,  4, 1, 8, 1,   2>;  // built-in 5: 4-byte copies
 
 template <class Tile, Dtype D, class Epi>
 Kernel kernel(Epilogue e) {
@@ -215,6 +226,122 @@ TEST(Mma, RepeatedRunsAreBitIdentical) {
           EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size()), 0)
               << config_name(from_mma(k.config), d, k.epilogue) << ": run " << run << " differs from run 0";
       }
+    }
+  }
+}
+
+// A split tile's kernel in one dtype. In split mode the kernel stores raw sums whatever its Epi
+// (the reduce applies the epilogue), so one instantiation serves every epilogue.
+template <class Tile, Dtype D>
+Kernel split_kernel() {
+  static_assert(Tile::config.split > 1 && Tile::config.check(DeviceLimits{}).ok(), "a legal split tile");
+  return {Tile::config, D, Epilogue::bias_gelu,
+          reinterpret_cast<const void*>(&mma_gemm_kernel<Tile, GemmOf<D>, EpilogueBiasGeluErf>)};
+}
+
+std::vector<Kernel> split_kernels(Dtype d) {
+  switch (d) {
+    case Dtype::bf16:
+      return {split_kernel<SplitLarge, Dtype::bf16>(), split_kernel<SplitSmall, Dtype::bf16>(),
+              split_kernel<SplitNarrow, Dtype::bf16>()};
+    case Dtype::f16:
+      return {split_kernel<SplitLarge, Dtype::f16>(), split_kernel<SplitSmall, Dtype::f16>(),
+              split_kernel<SplitNarrow, Dtype::f16>()};
+    case Dtype::tf32:
+      return {split_kernel<SplitLarge, Dtype::tf32>(), split_kernel<SplitSmall, Dtype::tf32>(),
+              split_kernel<SplitNarrow, Dtype::tf32>()};
+    default: return {};
+  }
+}
+
+Config with_split(const MmaConfig& tile, int slices) {
+  MmaConfig c = tile;
+  c.split = slices;
+  return from_mma(c);
+}
+
+// One row with K of 128 (bf16/f16) or 256 (tf32) 64-byte slices; 8 rows with uneven tiles and K
+// (1000: 31.25 slices in bf16/f16, 62.5 in tf32), which no factor divides; 33 rows, past a
+// 32-row warp tile; 128 rows with K of 8.25 (bf16/f16) or 16.5 (tf32) slices, which 8 blocks of
+// z share 2 or 3 each, leaving the last ones none; rows of 1996 and 2004 bytes in bf16/f16
+// (3992 and 4008 in tf32), which only the 4-byte-copy tile takes.
+constexpr Shape kSplitShapes[] = {{1, 4096, 4096}, {8, 1000, 1000}, {33, 4096, 1000}, {128, 512, 264},
+                                  {8, 1002, 998}};
+
+TEST(Mma, SplitKMatchesTheReferenceAndIsDeterministic) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  int checked = 0;
+  for (const Shape& s : kSplitShapes)
+    for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) {
+      Workspace ws({s.m, s.n, s.k, d, Epilogue::bias_gelu}, 700 + s.m + static_cast<int>(d), stream.get());
+      for (const Kernel& k : split_kernels(d))
+        for (int slices : {2, 3, 8})
+          for (Epilogue e : {Epilogue::bias_gelu, Epilogue::none}) {
+            const Config config = with_split(k.config, slices);
+            if (!mma_family().check_problem(config, ws.problem()).ok()) continue;
+            const std::string where = config_name(config, d, e) + " at " + str(s);
+            const Method m = kernel_method(config, e, k.fn, ws);
+            EXPECT_EQ(m.workspace_bytes, 4LL * slices * s.m * s.n) << where;
+            for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+              const CheckResult c = check_method(m, ws, inputs);
+              EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal")
+                                    << " inputs: " << c.why << "\n  " << figures(c)
+                                    << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
+              ++checked;
+            }
+            // A second run on the same inputs gives the same bits.
+            ws.snapshot_output();
+            ws.poison_output();
+            m.launch(ws.stream());
+            EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+          }
+    }
+  // Every tile takes the first four shapes at every factor, with both epilogues on both inputs,
+  // in every dtype; 8x1002x998 only the 4-byte-copy tile takes.
+  EXPECT_EQ(checked, 3 * (4 * 3 + 1) * 3 * 2 * 2);
+}
+
+// Every block stores its partial sums, a block whose share of K is empty included (zeros): the
+// kernel writes into a workspace of NaNs, and the reduce's output must pass the check.
+TEST(Mma, SplitKWritesEveryPartialSum) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  const int max_blocks = elementwise_grid_cap();
+  for (Dtype d : {Dtype::bf16, Dtype::tf32}) {
+    // bf16: 9 slices of K over 8 blocks of z, 2 each, so z = 5, 6 and 7 have none; tf32: 17 over
+    // 8, 3 each, so z = 6 and 7 have none.
+    Workspace ws({33, 512, 264, d, Epilogue::bias_gelu}, 31, stream.get());
+    const Problem p = ws.problem();
+    const int slices = 8;
+    for (const Kernel& k : split_kernels(d)) {
+      const Config config = with_split(k.config, slices);
+      const std::string where = config_name(config, d, p.epilogue);
+      ASSERT_TRUE(mma_family().check_problem(config, p).ok()) << where;
+      const Geometry g = mma_family().geometry(config, p, Target{});
+      ASSERT_EQ(g.grid_z, static_cast<unsigned>(slices)) << where;
+      auto partials = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(slices) * p.m * p.n);
+      COALESCE_CUDA(cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes));
+      Method m;
+      m.method = "coalesce";
+      m.family = "mma";
+      m.config = where;
+      m.reference_epilogue = p.epilogue;
+      m.launch = [&ws, p, g, k, partials, slices, max_blocks](cudaStream_t st) {
+        COALESCE_CUDA(cudaMemsetAsync(partials->get(), 0xff, sizeof(float) * slices * p.m * p.n, st));
+        const void* a = ws.a();
+        const void* b = ws.b();
+        const void* bias = ws.bias();
+        void* c = partials->get();
+        int rows = p.m, cols = p.n, depth = p.k;
+        void* args[] = {&a, &b, &bias, &c, &rows, &cols, &depth};
+        COALESCE_CUDA(cudaLaunchKernel(k.fn, dim3(g.grid_x, g.grid_y, g.grid_z), dim3(g.block_x), args,
+                                       static_cast<std::size_t>(g.smem_bytes), st));
+        launch_splitk_reduce(p, partials->get(), slices, ws.bias(), ws.c(), max_blocks, st);
+      };
+      const CheckResult c = check_method(m, ws);
+      EXPECT_TRUE(c.passed) << where << ": " << c.why << "\n  " << figures(c)
+                            << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
     }
   }
 }

@@ -1,5 +1,6 @@
-// A family's search space (here simt's): enumeration is complete, deterministic and judged by
-// the family's one validity rule; the random strategy is a deterministic function of its seed.
+// A family's search space (here simt's, and mma's split-K variants): enumeration is complete,
+// deterministic and judged by the family's one validity rule; the random strategy is a
+// deterministic function of its seed.
 #include "tuner/space.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "kernels/mma/family.hpp"
 #include "kernels/simt/family.hpp"
 #include "kernels/wgmma/family.hpp"
 
@@ -199,6 +201,24 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
     EXPECT_NE(c.name.find("_sk" + std::to_string(w.split) + "_"), std::string::npos) << c.name;
   }
   EXPECT_GT(split, 0u);
+
+// The same for a second family with a split (mma): no variant at 4096³, variants at 8 rows, and
+// among them legal ones of every factor, the 16-bit partials' workspace counted in f32.
+TEST(Space, MmaSplitVariantsOnlyWhereTheyCanHelp) {
+  Space big = enumerate(mma_family(), Problem{4096, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}, h200_with({}));
+  for (const Candidate& c : big.candidates) EXPECT_EQ(split_slices(c.config), 1) << c.name;
+  EXPECT_EQ(big.unsplittable, big.legal());
+
+  const Problem skinny{8, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+  Space s = enumerate(mma_family(), skinny, h200_with({}));
+  EXPECT_EQ(s.unsplittable, 0u);
+  std::set<int> factors;
+  for (const Candidate& c : s.candidates)
+    if (split_slices(c.config) > 1 && !c.pruned()) {
+      factors.insert(split_slices(c.config));
+      EXPECT_EQ(workspace_bytes(c.config, skinny), 4LL * split_slices(c.config) * 8 * 4096) << c.name;
+    }
+  EXPECT_EQ(factors, std::set<int>(std::begin(kSplitFactors), std::end(kSplitFactors)));
 }
 
 }  // namespace

@@ -57,6 +57,9 @@ TEST(MmaConfig, ShapeRules) {
   EXPECT_EQ(with([](MmaConfig& c) { c.min_blocks = 0; }), Violation::shape);
   EXPECT_EQ(with([](MmaConfig& c) { c.min_blocks = 9; }), Violation::shape);
   EXPECT_EQ(with([](MmaConfig& c) { c.bn = 32; c.wn = 32; }), Violation::shape);  // B rows under 128 bytes
+  EXPECT_EQ(with([](MmaConfig& c) { c.split = 0; }), Violation::shape);  // split-K: 1 to 32 K slices
+  EXPECT_EQ(with([](MmaConfig& c) { c.split = 33; }), Violation::shape);
+  EXPECT_EQ(with([](MmaConfig& c) { c.split = 32; }), Violation::none);
 }
 
 TEST(MmaConfig, DivisibilityRules) {

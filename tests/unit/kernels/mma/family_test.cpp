@@ -163,3 +163,116 @@ TEST(MmaFamily, BuiltinsAreLegalAndCoverEveryAcceptedShape) {
                            Problem{1000, 1001, 999, Dtype::tf32}, Problem{7, 3, 5, Dtype::tf32}})
     EXPECT_TRUE(mma().check_problem(builtins.back(), p).ok()) << shape_string(p);
 }
+
+// Split-K (kernels/core/family.hpp, kSplitParam): split = 1 is left out of names, params_json and
+// the tile type, so every stored mma name still means the kernel it named; a split names itself
+// "sk", after every other parameter.
+TEST(MmaFamily, SplitIsNamedOnlyWhenItSplits) {
+  MmaConfig c;
+  const Config whole = from_mma(c);
+  EXPECT_EQ(whole.values.size(), mma().params().size());
+  EXPECT_EQ(mma().params().back().name, kSplitParam);
+  EXPECT_EQ(split_slices(whole), 1);
+  c.split = 3;
+  const Config split = from_mma(c);
+  EXPECT_EQ(split_slices(split), 3);
+  EXPECT_EQ(to_mma(split).split, 3);
+  for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) {
+    const std::string name = config_name(split, d, Epilogue::bias_gelu);
+    EXPECT_EQ(name, "mma_" + std::string(to_string(d)) + "_bm128_bn128_kb64_wm64_wn64_s4_v16_sw1_g8_o1_sk3_bias_gelu");
+    auto parsed = parse_config_name(name);
+    ASSERT_TRUE(parsed.has_value());
+    EXPECT_EQ(parsed->config, split);
+  }
+  auto parsed_whole = parse_config_name("mma_bf16_bm128_bn128_kb64_wm64_wn64_s4_v16_sw1_g8_o1_bias_gelu");
+  ASSERT_TRUE(parsed_whole.has_value());
+  EXPECT_EQ(parsed_whole->config, whole);
+  // "sk1" is not the canonical spelling of the unsplit config.
+  EXPECT_FALSE(parse_config_name("mma_bf16_bm128_bn128_kb64_wm64_wn64_s4_v16_sw1_g8_o1_sk1_bias_gelu").has_value());
+  EXPECT_EQ(params_json(split),
+            R"({"bm":128,"bn":128,"bk_bytes":64,"wm":64,"wn":64,"stages":4,"vec_bytes":16,"swizzle":1,"group_m":8,"min_blocks":1,"split":3})");
+  EXPECT_EQ(mma().tile_type(whole), "coalesce::MmaTile<128, 128, 64, 64, 64, 4, 16, 1, 8, 1>");
+  EXPECT_EQ(mma().tile_type(split), "coalesce::MmaTile<128, 128, 64, 64, 64, 4, 16, 1, 8, 1, 3>");
+  EXPECT_EQ(mma().define_kernel(split, Dtype::f16, Epilogue::bias, "k"),
+            "COALESCE_DEFINE_MMA_KERNEL(k, coalesce::MmaTile<128, 128, 64, 64, 64, 4, 16, 1, 8, 1, 3>, "
+            "coalesce::GemmOf<coalesce::Dtype::f16>, coalesce::EpilogueFor<coalesce::Epilogue::bias>)");
+  // The family's own lists and its built-ins hold split = 1 only (the space adds the variants).
+  for (const Config& b : mma().builtin_configs({64, 64, 64, Dtype::bf16})) EXPECT_EQ(split_slices(b), 1);
+  for (const Config& s : mma().sweep_configs({4096, 4096, 4096, Dtype::bf16})) EXPECT_EQ(split_slices(s), 1);
+}
+
+TEST(MmaFamily, SplitSlicesKInTheGridAndAsksForPartials) {
+  MmaConfig c{128, 256, 64, 64, 64, 4, 16, 1, 8, 1};
+  c.split = 8;
+  const Config split = from_mma(c);
+  const Problem skinny{8, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+  const Geometry g = mma().geometry(split, skinny, Target{});
+  EXPECT_EQ(g.grid_z, 8u);
+  EXPECT_EQ(g.grid_x, 16u);  // one row of 256-wide tiles
+  EXPECT_EQ(g.blocks(), 8 * 16);
+  EXPECT_EQ(g.smem_bytes, c.smem_bytes());
+  EXPECT_EQ(mma().geometry(from_mma(MmaConfig{}), skinny, Target{}).grid_z, 1u);
+  // The partials are f32 whatever the dtype.
+  for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32})
+    EXPECT_EQ(workspace_bytes(split, Problem{8, 4096, 4096, d}), 8LL * 8 * 4096 * 4);
+  EXPECT_EQ(workspace_bytes(from_mma(MmaConfig{}), skinny), 0);
+  // Every split factor above 1 runs the same kernel: the factor is the grid's z extent.
+  EXPECT_EQ(split_slices(kernel_config(split)), 2);
+  EXPECT_EQ(mma().tile_type(kernel_config(split)), "coalesce::MmaTile<128, 256, 64, 64, 64, 4, 16, 1, 8, 1, 2>");
+  EXPECT_EQ(kernel_config(from_mma(MmaConfig{})), from_mma(MmaConfig{}));
+  // The split changes no resource of the block.
+  const Resources whole_r = mma().predict(from_mma(MmaConfig{128, 256, 64, 64, 64, 4, 16, 1, 8, 1}), DeviceLimits{});
+  const Resources split_r = mma().predict(split, DeviceLimits{});
+  EXPECT_EQ(split_r.registers, whole_r.registers);
+  EXPECT_EQ(split_r.smem_bytes, whole_r.smem_bytes);
+}
+
+// The rule: 1 to 32 slices; at least one bk_bytes-deep step of K per slice (counted in bytes, so
+// a tf32 slice holds half the elements of a bf16 one); partial sums under 2^31 elements.
+TEST(MmaFamily, SplitRules) {
+  MmaConfig c;  // 64-byte slices: 32 bf16/f16 or 16 tf32 elements of K
+  for (int bad : {0, -1, kMaxSplitSlices + 1}) {
+    c.split = bad;
+    EXPECT_EQ(mma().check(from_mma(c)).violation, Violation::shape) << bad;
+    EXPECT_EQ(c.check().violation, Violation::shape) << bad;
+  }
+  c.split = kMaxSplitSlices;
+  EXPECT_TRUE(mma().check(from_mma(c)).ok());
+  EXPECT_TRUE(mma().check(from_mma(c), DeviceLimits{}, c.predicted_registers()).ok());
+
+  c.split = 4;
+  const Config four = from_mma(c);
+  EXPECT_TRUE(mma().check_problem(four, {1, 4096, 128, Dtype::bf16}).ok());     // 4 steps of 32
+  EXPECT_EQ(mma().check_problem(four, {1, 4096, 96, Dtype::bf16}).violation, Violation::shape);  // 3 steps
+  EXPECT_TRUE(mma().check_problem(four, {1, 4096, 104, Dtype::bf16}).ok());     // 3 whole steps and a part
+  EXPECT_TRUE(mma().check_problem(four, {1, 4096, 64, Dtype::tf32}).ok());      // 4 steps of 16
+  EXPECT_EQ(mma().check_problem(four, {1, 4096, 48, Dtype::tf32}).violation, Violation::shape);
+  EXPECT_EQ(mma().check_problem(four, {1, 4096, 96, Dtype::f16}).violation, Violation::shape);
+  // The unsplit config takes any K its copies allow.
+  EXPECT_TRUE(mma().check_problem(from_mma(MmaConfig{}), {1, 4096, 8, Dtype::bf16}).ok());
+
+  // 4 x 2^15 x 2^14 partials reach 2^31; the unsplit C of that shape is under 2^31 bytes.
+  const Problem big{1 << 15, 1 << 14, 4096, Dtype::bf16};
+  EXPECT_TRUE(mma().check_problem(from_mma(MmaConfig{}), {1 << 15, (1 << 14) - 64, 4096, Dtype::bf16}).ok());
+  EXPECT_EQ(mma().check_problem(four, big).violation, Violation::shape);
+  c.split = 2;
+  EXPECT_TRUE(mma().check_problem(from_mma(c), {(1 << 15) - 64, (1 << 14) - 64, 4096, Dtype::bf16}).ok());
+  // The problem's other rules come first.
+  EXPECT_EQ(mma().check_problem(four, {1, 4096, 4096, Dtype::f32}).violation, Violation::dtype);
+  EXPECT_EQ(mma().check_problem(four, {1, 4096, 998, Dtype::bf16}).violation, Violation::divisibility);
+}
+
+// The core's schedule rule for an mma split (kernels/core/family.hpp, check_schedule).
+TEST(MmaFamily, SplitIsRefusedWhereItCannotHelpOrDoesNotFit) {
+  MmaConfig c{128, 256, 64, 64, 64, 4, 16, 1, 8, 1};
+  c.split = 4;
+  const Config split = from_mma(c);
+  Target h200;
+  // 4096²: 512 tiles of 128x256 already fill the 132 SMs.
+  EXPECT_EQ(check_schedule(mma(), split, Problem{4096, 4096, 4096, Dtype::bf16}, h200).violation,
+            Violation::schedule);
+  EXPECT_TRUE(check_schedule(mma(), split, Problem{128, 4096, 4096, Dtype::bf16}, h200).ok());
+  h200.max_workspace_bytes = 1 << 20;  // 4 x 128 x 4096 floats are 8 MiB
+  EXPECT_EQ(check_schedule(mma(), split, Problem{128, 4096, 4096, Dtype::bf16}, h200).violation,
+            Violation::workspace);
+}

@@ -1,6 +1,6 @@
 // The mma kernel compiles under NVRTC, as the tuner compiles it, for sm_80 and sm_90 without
 // spills and within its __launch_bounds__ register cap: every built-in config with every
-// epilogue, and a seeded draw of 40 legal sweep configs per dtype and architecture (the same
+// epilogue, the split-K kernel of every built-in tile (at a skinny shape), and a seeded draw of 40 legal sweep configs per dtype and architecture (the same
 // draw coalesce-tune's random strategy makes), every unit emitted by the compiler
 // (emit_fused_kernel; tf32 through the dialect's TF32 math mode). Uses the tuner's JIT (embedded
 // headers, the cubin's figures) with a fresh cache. No GPU needed.
@@ -56,6 +56,11 @@ std::vector<Case> cases() {
     for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) {
       for (const Config& c : mma.builtin_configs({4096, 4096, 4096, d}))
         for (Epilogue e : all_epilogues()) out.push_back({target, {4096, 4096, 4096, d, e}, c, true});
+      // Split-K: split = 2 is the kernel of every factor (kernel_config), at a shape the space
+      // splits; its epilogue is the reduce's, so one epilogue covers it.
+      const Problem skinny{64, 4096, 4096, d, Epilogue::bias_gelu};
+      for (const Config& c : mma.builtin_configs(skinny))
+        out.push_back({target, skinny, kernel_config(mma.with(c, kSplitParam, 8)), true});
       // 40 of the sweep's legal configs at 4096 for this target, each with one epilogue in turn.
       const Problem p{4096, 4096, 4096, d, Epilogue::bias_gelu};
       const auto drawn = tuner::select(tuner::enumerate(mma, p, target), tuner::Strategy::random, 40,
@@ -71,7 +76,7 @@ TEST(MmaNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90WithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit sm80(cache, "sm_80"), sm90(cache, "sm_90");
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 2u * 3u * (mma_builtin::kCount * 4u + 40u));
+  ASSERT_EQ(all.size(), 2u * 3u * (mma_builtin::kCount * 5u + 40u));
 
   struct Outcome {
     std::string name, log;
