@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/core/family.hpp"
+#include "kernels/gemv/family.hpp"
 #include "kernels/mma/family.hpp"
 #include "kernels/simt/family.hpp"
 #include "kernels/wgmma/family.hpp"
@@ -14,6 +15,7 @@ std::vector<const Family*>& builtin_family_list() {
       &simt_family(),
       &mma_family(),
       &wgmma_family(),
+      &gemv_family(),
   };
   return list;
 }

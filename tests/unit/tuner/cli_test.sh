@@ -174,7 +174,8 @@ out=$("$tune" space --shape 4096 2>/dev/null)
 check "space lists legal configs" 'printf "%s\n" "$out" | grep -q "^simt_f32_.*_bias_gelu  legal  "'
 check "space gives each pruned config a reason" '! printf "%s\n" "$out" | grep "  pruned  " | grep -vq ": "'
 check "space --all adds the non-configs" '"$tune" space --shape 4096 --all 2>/dev/null | grep -q "  not_a_config  "'
-text_rows=$(printf "%s\n" "$out" | grep -c "^simt_")
+# Every candidate of every family is one line that is not a comment.
+text_rows=$(printf "%s\n" "$out" | grep -v "^#" | grep -c .)
 csv=$("$tune" space --shape 4096 --format csv 2>/dev/null); rc=$?
 check "space --format csv: a header, then one row per candidate" \
   '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | head -n 1)" = "m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message" ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | grep -vc ",refused,")" -eq "$text_rows" ]'

@@ -43,7 +43,7 @@ class StandInSweep : public ::testing::Test {
 
   static std::vector<std::string> args(const fs::path& db) {
     return {"sweep", "--shape", std::to_string(kShape), "--strategy", "random", "--budget", std::to_string(kBudget),
-            "--seed", std::to_string(kSeed), "--db", db.string(), "--cache-dir", cache().string()};
+            "--seed", std::to_string(kSeed), "--family", "simt", "--db", db.string(), "--cache-dir", cache().string()};
   }
   static Exit sweep(const fs::path& db, std::vector<std::string> env = {}) {
     env.push_back(kStandIn);
@@ -378,7 +378,7 @@ class SeveralDevices : public StandInSweep {
   static std::vector<std::string> args(const fs::path& db, std::vector<std::string> more) {
     std::vector<std::string> a = {"sweep",  "--shape",  "256",    "--shape", "128x256x256", "--shape", "256x128x128",
                                   "--shape", "64x256x256", "--strategy", "random", "--budget", "2",
-                                  "--seed",  "3",       "--db",     db.string(), "--cache-dir", cache().string()};
+                                  "--seed",  "3",       "--family", "simt", "--db", db.string(), "--cache-dir", cache().string()};
     a.insert(a.end(), more.begin(), more.end());
     return a;
   }

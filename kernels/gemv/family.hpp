@@ -1,0 +1,29 @@
+// The `gemv` family's host plug-in (kernels/core/family.hpp): its parameters, search space,
+// rules (GemvConfig's), resources, geometry and emission.
+#pragma once
+
+#include "kernels/core/family.hpp"
+#include "kernels/gemv/config.hpp"
+
+namespace coalesce {
+
+/// The gemv family, registered in kernels/families.cpp.
+const Family& gemv_family();
+
+/// A generic config of the gemv family as the kernel's struct, and back.
+GemvConfig to_gemv(const Config& config);
+Config from_gemv(const GemvConfig& config);
+
+/// The values each gemv parameter takes in a sweep (docs/kernels.md "gemv" says why). `vec_bytes`
+/// is not a list: every candidate loads the widest vector (16, 8 or 4 bytes) the problem allows;
+/// `split` is 1 here and the tuner's space adds the split variants.
+struct GemvLists {
+  std::vector<int> mr, warps, lanes, unroll;
+};
+const GemvLists& gemv_lists();
+
+/// The widest load (16, 8 or 4 bytes) that GemvConfig::check_problem() accepts for a row of B,
+/// or 0 when none does (an odd N in bf16/f16).
+int gemv_widest_vec(const Problem& problem);
+
+}  // namespace coalesce

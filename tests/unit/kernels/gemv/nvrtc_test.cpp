@@ -1,0 +1,128 @@
+// The gemv kernel compiles under NVRTC, as the tuner compiles it, for sm_80 and sm_90 in every
+// dtype without spills and within its __launch_bounds__ register cap: every built-in config with
+// every epilogue, and a seeded draw of 12 legal configs of the tuner's space per dtype and
+// architecture at M = 1 (split variants included, compiled as kernel_config() maps them, as the
+// sweep does), every unit emitted by the compiler (emit_fused_kernel). Uses the tuner's JIT
+// (embedded headers, the cubin's figures) with a fresh cache. No GPU needed.
+//
+// Prints ptxas' registers beside the family's register model for every built-in config.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "Coalesce/Emit.h"
+#include "kernels/gemv/builtin.hpp"
+#include "kernels/gemv/family.hpp"
+#include "tuner/jit.hpp"
+#include "tuner/space.hpp"
+
+namespace coalesce {
+namespace {
+
+namespace fs = std::filesystem;
+
+DeviceLimits a100_limits() {
+  DeviceLimits d;
+  d.smem_per_block_optin = 166912;
+  d.smem_per_sm = 167936;
+  return d;
+}
+
+struct Case {
+  Target target;
+  Problem problem;
+  Config config;
+  bool builtin;
+};
+
+constexpr int kDrawn = 12;
+
+std::vector<Case> cases() {
+  const Family& gemv = gemv_family();
+  std::vector<Case> out;
+  for (const Target& target : {Target{8, 0, false, a100_limits(), 108}, Target{9, 0, false, DeviceLimits{}, 132}})
+    for (Dtype d : all_dtypes()) {
+      for (const Config& c : gemv.builtin_configs({8, 4096, 4096, d}))
+        for (Epilogue e : all_epilogues()) out.push_back({target, {8, 4096, 4096, d, e}, c, true});
+      const Problem p{1, 4096, 4096, d, Epilogue::bias_gelu};
+      const auto drawn = tuner::select(tuner::enumerate(gemv, p, target), tuner::Strategy::random, kDrawn,
+                                       0x67656d76u + static_cast<unsigned>(d));
+      for (std::size_t i = 0; i < drawn.size(); ++i)
+        out.push_back({target, {1, 4096, 4096, d, all_epilogues()[i % 4]}, drawn[i].config, false});
+    }
+  return out;
+}
+
+TEST(GemvNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90InEveryDtypeWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-gemv-nvrtc-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit sm80(cache, "sm_80"), sm90(cache, "sm_90");
+  const std::vector<Case> all = cases();
+  ASSERT_EQ(all.size(), 2u * 4u * (gemv_builtin::kCount * 4u + kDrawn));
+  int split = 0;
+  for (const Case& c : all) split += split_slices(c.config) > 1;
+  EXPECT_GT(split, 0) << "the draw should hold split-K variants at M = 1";
+
+  struct Outcome {
+    std::string name, log;
+    bool emitted = false, compiled = false, reported = false, spills = true;
+    int registers = 0;
+  };
+  std::vector<Outcome> outcomes(all.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < all.size();) {
+      Outcome& o = outcomes[i];
+      const Case& c = all[i];
+      const Config kernel = kernel_config(c.config);
+      o.name = config_name(c.config, c.problem.dtype, c.problem.epilogue) + " on " + c.target.arch();
+      compiler::EmittedKernel k;
+      try {
+        k = compiler::emit_fused_kernel(c.problem, kernel, c.target);
+      } catch (const std::exception& e) {
+        o.log = e.what();
+        continue;
+      }
+      o.emitted = k.symbol == config_name(kernel, c.problem.dtype, c.problem.epilogue);
+      const tuner::Jit& jit = gemv_family().nvrtc_arch(c.target) == "sm_80" ? sm80 : sm90;
+      const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+      o.compiled = r.ok;
+      o.log = r.log;
+      if (r.ptxas) {
+        o.reported = true;
+        o.spills = r.ptxas->spills();
+        o.registers = r.ptxas->registers;
+      }
+    }
+  };
+  // Two compiles at a time: the development machines have two cores.
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, std::min(2u, std::thread::hardware_concurrency())); ++t)
+    pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  fs::remove_all(cache);
+
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Outcome& o = outcomes[i];
+    const GemvConfig cfg = to_gemv(all[i].config);
+    SCOPED_TRACE(o.name);
+    EXPECT_TRUE(o.emitted) << o.log;
+    EXPECT_TRUE(o.compiled) << o.log;
+    EXPECT_TRUE(o.reported) << o.log;
+    EXPECT_FALSE(o.spills) << o.log;
+    EXPECT_LE(o.registers, cfg.register_cap());
+    if (all[i].builtin && all[i].problem.epilogue == Epilogue::bias_gelu)
+      std::printf("%-60s %3d registers (model %3d, cap %3d)\n", o.name.c_str(), o.registers, cfg.predicted_registers(),
+                  cfg.register_cap());
+  }
+}
+
+}  // namespace
+}  // namespace coalesce
