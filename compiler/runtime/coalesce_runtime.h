@@ -47,7 +47,8 @@ void _mlir_ciface_coalesce_gelu_f32(const CoalesceMemRef2DF32* x, const Coalesce
 /* Fused matmuls without a tile config: C = epilogue(A B [+ bias]) with the first built-in simt
  * config (kernels/simt/builtin.hpp) legal for the shape on this device. Tiled fused matmuls
  * call `coalesce_fused_matmul_<config name>`, defined by the unit coalesce-translate
- * --mlir-to-cuda-host emits (fused_entry.cuh). */
+ * --mlir-to-cuda-host emits (fused_entry.cuh); a split-K config's entry also takes its S x M x N
+ * floats of partial sums from the allocator's pool below, stream-ordered (freed after its reduce). */
 void _mlir_ciface_coalesce_fused_matmul_f32_none(const CoalesceMemRef2DF32* a,
                                                  const CoalesceMemRef2DF32* b,
                                                  const CoalesceMemRef2DF32* c);

@@ -1,7 +1,8 @@
 // The Coalesce runtime library: the entry points coalesce-lower-to-library calls
 // (coalesce_runtime.h). The fused and matmul entries run kernels/simt/gemm.cuh instantiated for
 // the built-in configs (kernels/simt/builtin.hpp) or, for tiled ops, the kernel emitted with
-// the op (fused_entry.cuh); the elementwise entries are grid-stride kernels.
+// the op (fused_entry.cuh), split-K ones followed by the reduce (kernels/elementwise.cuh); the
+// elementwise entries are grid-stride kernels.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -139,26 +140,42 @@ void allow_dynamic_smem(const void* kernel, int bytes, const char* entry) {
   allowed.insert(kernel);
 }
 
-void launch_checked(const void* kernel, const LaunchContract& tile, const char* entry, GemmOperands g) {
-  int m = g.a.rows, n = g.b.cols, k = g.a.cols;
-  Verdict on_device = tile.check_device(device(entry).limits);
-  if (!on_device.ok())
-    fail(entry, std::string("the config does not fit this device: ") + on_device.why);
+// The tile's rules on this problem (first: a refusal there needs no device) and on this device;
+// the blocks of its grid's x extent.
+long long checked_blocks(const LaunchContract& tile, const char* entry, int m, int n, int k) {
   Verdict on_problem = tile.check_problem(m, n, k);
   if (!on_problem.ok())
     fail(entry, "the config does not fit the problem " + shape(m, n) + "x" + std::to_string(k) +
                     ": " + on_problem.why);
+  Verdict on_device = tile.check_device(device(entry).limits);
+  if (!on_device.ok())
+    fail(entry, std::string("the config does not fit this device: ") + on_device.why);
   long long blocks = tile.grid_blocks(m, n);
   if (blocks > INT_MAX) fail(entry, "the grid would have more than INT_MAX blocks");
+  return blocks;
+}
+
+// Launches `kernel` over blocks × 1 × tile.split blocks, storing into `c` (C, or split-K's
+// partials).
+void launch_kernel(const void* kernel, const LaunchContract& tile, const char* entry, long long blocks,
+                   const GemmOperands& g, float* c) {
+  int m = g.a.rows, n = g.b.cols, k = g.a.cols;
   allow_dynamic_smem(kernel, tile.smem_bytes, entry);
   const float* a = g.a.data;
   const float* b = g.b.data;
   const float* bias = g.bias;
-  float* c = g.c.data;
   void* args[] = {&a, &b, &bias, &c, &m, &n, &k};
-  check_cuda(cudaLaunchKernel(kernel, dim3(static_cast<unsigned>(blocks)), dim3(tile.threads), args,
-                              tile.smem_bytes, nullptr),
-             entry, "cudaLaunchKernel");
+  const dim3 grid(static_cast<unsigned>(blocks), 1, static_cast<unsigned>(tile.split));
+  check_cuda(cudaLaunchKernel(kernel, grid, dim3(tile.threads), args, tile.smem_bytes, nullptr), entry,
+             "cudaLaunchKernel");
+}
+
+void launch_checked(const void* kernel, const LaunchContract& tile, const char* entry, GemmOperands g) {
+  if (tile.split != 1)
+    fail(entry, "the tile splits K into " + std::to_string(tile.split) +
+                    " slices, which needs the split-K entry (COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY)");
+  const long long blocks = checked_blocks(tile, entry, g.a.rows, g.b.cols, g.a.cols);
+  launch_kernel(kernel, tile, entry, blocks, g, g.c.data);
 }
 
 // The built-in kernels: kConfigs[i] x {none, bias, bias_relu, bias_gelu}.
@@ -293,16 +310,10 @@ void fill_descriptor(T* result, float* data, const long long* sizes, int rank) {
   }
 }
 
-float* device_alloc(const char* entry, const long long* sizes, int rank) {
-  long long count = 1;
-  for (int d = 0; d < rank; ++d) {
-    if (sizes[d] < 0) fail(entry, "a negative extent was asked for");
-    if (sizes[d] > 0 && count > LLONG_MAX / 4 / sizes[d]) fail(entry, "the buffer size overflows");
-    count *= sizes[d];
-  }
-  if (count == 0) return nullptr;
-  // The default pool keeps freed memory (release threshold: never), so the temporaries of a
-  // program called in a loop are recycled instead of going back to the driver at every sync.
+// The default pool keeps freed memory (release threshold: never), so the temporaries of a
+// program called in a loop, and split-K's partials, are recycled instead of going back to the
+// driver at every synchronization.
+void keep_pool_memory(const char* entry) {
   static std::once_flag pool_configured;
   std::call_once(pool_configured, [entry] {
     int ordinal = 0;
@@ -313,6 +324,17 @@ float* device_alloc(const char* entry, const long long* sizes, int rank) {
     check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything),
                entry, "cudaMemPoolSetAttribute(ReleaseThreshold)");
   });
+}
+
+float* device_alloc(const char* entry, const long long* sizes, int rank) {
+  long long count = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (sizes[d] < 0) fail(entry, "a negative extent was asked for");
+    if (sizes[d] > 0 && count > LLONG_MAX / 4 / sizes[d]) fail(entry, "the buffer size overflows");
+    count *= sizes[d];
+  }
+  if (count == 0) return nullptr;
+  keep_pool_memory(entry);
   void* data = nullptr;
   check_cuda(cudaMallocAsync(&data, static_cast<size_t>(count) * sizeof(float), nullptr), entry,
              "cudaMallocAsync");
@@ -323,6 +345,26 @@ void device_free(const char* entry, float* allocated) {
   if (allocated) check_cuda(cudaFreeAsync(allocated, nullptr), entry, "cudaFreeAsync");
 }
 
+// Split-K's reduce for the op's epilogue: C = Epi(sum of the partials in slice order, bias).
+template <Epilogue E>
+void reduce_partials(const float* partials, int slices, const float* bias, float* c, int m, int n,
+                     const char* entry) {
+  launch_splitk_reduce<float, EpilogueFor<E>>(partials, slices, bias, c, m, n,
+                                              elementwise_max_blocks(entry), nullptr);
+}
+
+void reduce_partials(Epilogue epilogue, const float* partials, int slices, const float* bias, float* c,
+                     int m, int n, const char* entry) {
+  switch (epilogue) {
+    case Epilogue::none: return reduce_partials<Epilogue::none>(partials, slices, bias, c, m, n, entry);
+    case Epilogue::bias: return reduce_partials<Epilogue::bias>(partials, slices, bias, c, m, n, entry);
+    case Epilogue::bias_relu:
+      return reduce_partials<Epilogue::bias_relu>(partials, slices, bias, c, m, n, entry);
+    case Epilogue::bias_gelu:
+      return reduce_partials<Epilogue::bias_gelu>(partials, slices, bias, c, m, n, entry);
+  }
+}
+
 }  // namespace
 
 void launch_tiled(const void* kernel, const LaunchContract& tile, const char* entry,
@@ -331,6 +373,34 @@ void launch_tiled(const void* kernel, const LaunchContract& tile, const char* en
   GemmOperands g = gemm_operands(entry, a, b, bias, c);
   if (g.a.rows == 0 || g.b.cols == 0) return;
   launch_checked(kernel, tile, entry, g);
+}
+
+void launch_tiled_split_k(const void* kernel, const LaunchContract& tile, Epilogue epilogue,
+                          const char* entry, const CoalesceMemRef2DF32* a,
+                          const CoalesceMemRef2DF32* b, const CoalesceMemRef1DF32* bias,
+                          const CoalesceMemRef2DF32* c) {
+  if (tile.split < 2) fail(entry, "the split-K entry was given a tile that does not split K");
+  if ((epilogue == Epilogue::none) != (bias == nullptr))
+    fail(entry, "the " + std::string(to_string(epilogue)) + " epilogue " +
+                    (bias ? "takes no bias, but one was given" : "needs a bias, but none was given"));
+  GemmOperands g = gemm_operands(entry, a, b, bias, c);
+  const int m = g.a.rows, n = g.b.cols;
+  if (m == 0 || n == 0) return;
+  const long long blocks = checked_blocks(tile, entry, m, n, g.a.cols);
+  // The partials live from the kernel to the reduce only; allocated and freed in the stream's
+  // order, so no synchronization waits for them and concurrent calls never share one.
+  const long long bytes = static_cast<long long>(tile.split) * m * n * static_cast<long long>(sizeof(float));
+  keep_pool_memory(entry);
+  void* partials = nullptr;
+  const cudaError_t status = cudaMallocAsync(&partials, static_cast<size_t>(bytes), nullptr);
+  if (status != cudaSuccess)
+    fail(entry, "cudaMallocAsync of split-K's partial sums (" + std::to_string(tile.split) + " x " +
+                    shape(m, n) + " floats, " + std::to_string(bytes) + " bytes) failed: " +
+                    cudaGetErrorString(status));
+  launch_kernel(kernel, tile, entry, blocks, g, static_cast<float*>(partials));
+  reduce_partials(epilogue, static_cast<const float*>(partials), tile.split, g.bias, g.c.data, m, n, entry);
+  check_cuda(cudaGetLastError(), entry, "split-K reduce launch");
+  check_cuda(cudaFreeAsync(partials, nullptr), entry, "cudaFreeAsync (split-K's partial sums)");
 }
 
 }  // namespace coalesce::runtime

@@ -24,13 +24,15 @@ namespace coalesce {
 
 /// A simt config as a type, so the kernel is specialized on every tile parameter. Every
 /// family's tile type offers the same launch contract (threads, shared memory, grid,
-/// check_problem), which the runtime's host entries use (compiler/runtime/fused_entry.cuh).
+/// check_problem, K slices), which the runtime's host entries use (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int GROUP_M,
           int MIN_BLOCKS, int SPLIT = 1>
 struct SimtTile {
   static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, MIN_BLOCKS, SPLIT};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
+  /// Split-K's slices, the grid's z extent (the kernel reads the factor from gridDim.z).
+  static constexpr int kSplit = config.split;
   /// Blocks of the 1-D grid (the kernel rasterizes them itself). Host-side, like the rules below.
   static constexpr long long grid_blocks(int m, int n) {
     return static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);

@@ -1,6 +1,7 @@
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64 2>&1 | FileCheck %s --check-prefix=NOT-A-NAME --implicit-check-not="see current operation"
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias 2>&1 | FileCheck %s --check-prefix=EPILOGUE
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu 2>&1 | FileCheck %s --check-prefix=ILLEGAL
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v2_g8_o2_sk16_bias_gelu 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=db=%t.db 2>&1 | FileCheck %s --check-prefix=NO-DEVICE --implicit-check-not="see current operation"
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.missing/x.db device=H200" 2>&1 | FileCheck %s --check-prefix=NO-FILE
 // RUN: rm -f %t.other.db && sqlite3 %t.other.db "CREATE TABLE t (x INTEGER);"
@@ -23,6 +24,10 @@
 
 // A config that does not fit the op's problem is refused with its family's reason.
 // ILLEGAL: error: config 'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (divisibility): vec must divide N (vector copies of B need aligned rows)
+
+// A split-K config needs a BK-deep step of K for every slice: 16 slices of K = 128 in steps of 16
+// are refused.
+// SPLIT: error: config 'simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v2_g8_o2_sk16_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (shape): split-K needs at least one BK-deep step of K per slice
 
 // A database holds many devices' measurements: the device must be named.
 // NO-DEVICE: error: db='{{.*}}.db' needs device=<name>, the device whose measurements to use

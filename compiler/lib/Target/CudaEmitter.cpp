@@ -3,7 +3,8 @@
 // emitted unit includes each config's family template and defines the kernel through the
 // family (TileConfigAttrInterface::emitKernelDefinition), exporting it as extern "C" under
 // config_name(); the host variant adds the entry point coalesce-lower-to-library calls
-// (compiler/runtime/fused_entry.cuh). No family is named here.
+// (compiler/runtime/fused_entry.cuh), the split-K one for a config with split > 1. No family
+// is named here.
 #include "Coalesce/CudaEmitter.h"
 
 #include <algorithm>
@@ -75,13 +76,18 @@ LogicalResult mlir::coalesce::translateToCuda(Operation* root, llvm::raw_ostream
   for (const Kernel& kernel : kernels) {
     os << "\n" << kernel.definition << "\n";
     if (!hostEntries) continue;
-    // The entry's C signature follows the op's operands: no bias for the empty epilogue.
-    const char* macro = kernel.epilogue == ::coalesce::Epilogue::none
-                            ? "COALESCE_DEFINE_FUSED_ENTRY_NO_BIAS"
-                            : "COALESCE_DEFINE_FUSED_ENTRY";
-    os << macro << "("
+    // The entry's C signature follows the op's operands: no bias for the empty epilogue. A
+    // split-K config's kernel stores partial sums, so its entry also names the epilogue, which
+    // the runtime's reduce applies.
+    const bool noBias = kernel.epilogue == ::coalesce::Epilogue::none;
+    const bool splitK = ::coalesce::split_slices(kernel.config) > 1;
+    os << (splitK ? "COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY" : "COALESCE_DEFINE_FUSED_ENTRY")
+       << (noBias ? "_NO_BIAS(" : "(")
        << ::coalesce::compiler::fused_entry(kernel.config, kernel.dtype, kernel.epilogue)
-       << ", " << kernel.symbol << ", " << kernel.tileType << ")\n";
+       << ", " << kernel.symbol << ", ";
+    if (splitK && !noBias)
+      os << "coalesce::Epilogue::" << ::coalesce::to_string(kernel.epilogue) << ", ";
+    os << kernel.tileType << ")\n";
   }
   return success();
 }

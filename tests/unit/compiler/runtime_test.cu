@@ -1,11 +1,13 @@
 // The runtime library (compiler/runtime/) on the GPU: every entry point coalesce-lower-to-library
 // calls, checked against the harness's fp64 reference on shapes that take each built-in config
-// (4-, 2- and 1-float copies of B), the entry an emitted unit defines (fused_entry.cuh) and the
-// device allocator. Every case needs a GPU; the refusal of bad operands, which needs none, is
+// (4-, 2- and 1-float copies of B), the entries an emitted unit defines (fused_entry.cuh; unsplit
+// and split-K) and the device allocator. Every case needs a GPU; the refusal of bad operands, which needs none, is
 // runtime_refusal_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "compiler/runtime/coalesce_runtime.h"
 #include "compiler/runtime/fused_entry.cuh"
@@ -21,8 +23,23 @@ COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_bias_relu,
 COALESCE_DEFINE_FUSED_ENTRY(runtime_test_entry_64x64_bias_relu, runtime_test_simt_64x64_bias_relu,
                             coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>)
 
+// A split-K config's unit (split = 4 with a bias; split = 3 without, on an N the reduce walks one
+// element at a time): the kernel stores partial sums, the entry adds the reduce.
+using SplitTile4 = coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4, 4>;
+using SplitTile3Vec1 = coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 1, 8, 4, 3>;
+COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_sk4_bias_gelu, SplitTile4,
+                            coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)
+COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY(runtime_test_entry_64x64_sk4_bias_gelu, runtime_test_simt_64x64_sk4_bias_gelu,
+                                    coalesce::Epilogue::bias_gelu, SplitTile4)
+COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_v1_sk3_none, SplitTile3Vec1,
+                            coalesce::EpilogueFor<coalesce::Epilogue::none>)
+COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY_NO_BIAS(runtime_test_entry_64x64_v1_sk3_none, runtime_test_simt_64x64_v1_sk3_none,
+                                            SplitTile3Vec1)
+
 namespace coalesce {
 namespace {
+
+static_assert(runtime::contract_of<SplitTile4>().split == 4, "the contract carries the tile's split");
 
 CoalesceMemRef2DF32 matrix(const float* data, int rows, int cols) {
   float* p = const_cast<float*>(data);
@@ -116,6 +133,36 @@ TEST(Runtime, EmittedEntryLaunchesItsKernel) {
   w.poison_output();
   _mlir_ciface_runtime_test_entry_64x64_bias_relu(&o.a, &o.b, &o.bias, &o.c);
   expect_matches_reference(w, Epilogue::bias_relu);
+}
+
+// A split-K entry: the kernel over grid z = 4 into the runtime's partials, then the reduce with
+// the bias and GELU. K = 300 is 19 BK-deep steps, so the last slice is shorter. Deterministic:
+// a second call stores the same bits.
+TEST(Runtime, SplitKEntryRunsKernelAndReduce) {
+  COALESCE_REQUIRE_GPU();
+  Workspace w(Problem{200, 192, 300, Dtype::f32, Epilogue::bias_gelu}, 5, nullptr);
+  Operands o(w);
+  w.poison_output();
+  _mlir_ciface_runtime_test_entry_64x64_sk4_bias_gelu(&o.a, &o.b, &o.bias, &o.c);
+  expect_matches_reference(w, Epilogue::bias_gelu);
+  const std::size_t count = 200 * 192;
+  std::vector<float> first(count), second(count);
+  COALESCE_CUDA(cudaMemcpy(first.data(), w.c(), count * sizeof(float), cudaMemcpyDeviceToHost));
+  w.poison_output();
+  _mlir_ciface_runtime_test_entry_64x64_sk4_bias_gelu(&o.a, &o.b, &o.bias, &o.c);
+  COALESCE_CUDA(cudaMemcpy(second.data(), w.c(), count * sizeof(float), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::memcmp(first.data(), second.data(), count * sizeof(float)), 0);
+}
+
+// The empty epilogue's split-K entry (no bias) on N = 31, where the reduce goes one element at a
+// time; K = 65 is 5 steps in slices of 2, 2 and 1.
+TEST(Runtime, SplitKEntryWithoutBiasOnAnUnalignedN) {
+  COALESCE_REQUIRE_GPU();
+  Workspace w(Problem{129, 31, 65, Dtype::f32, Epilogue::none}, 9, nullptr);
+  Operands o(w);
+  w.poison_output();
+  _mlir_ciface_runtime_test_entry_64x64_v1_sk3_none(&o.a, &o.b, &o.c);
+  expect_matches_reference(w, Epilogue::none);
 }
 
 TEST(Runtime, AllocatorGivesAlignedDeviceBuffersAndEmptyOnes) {
