@@ -99,7 +99,8 @@ struct ComparisonEntry {
 };
 
 /// Per device × problem × family (within the filters): the best ok `coalesce` row, then every
-/// configless row (baselines) of the same run and the winner's `coalesce_unfused` row, then the
+/// configless row (baselines) of the same run but the floors (read_b: a bound, not a peer, shown
+/// by m_sweep_table only) and the winner's `coalesce_unfused` row, then the
 /// peers of scripts/torch_peers.py (torch_eager, torch_compile, triton) from their own runs:
 /// for each, the latest run that measured it on this device and problem, its fastest ok row
 /// there or else its first failure (none with `run` set: they are not of that run). With
