@@ -1032,6 +1032,7 @@ Document build_report(const db::Database& db, const Filters& filters,
       doc.tables.push_back(std::move(t));
     }
   }
+  if (Table sweep = m_sweep_table(m_sweep_groups(db, entries)); !sweep.rows.empty()) doc.tables.push_back(std::move(sweep));
   doc.tables.push_back(comparison_table(entries, options.peers));
   if (Table side = devices_table_side_by_side(entries); !side.rows.empty()) doc.tables.push_back(std::move(side));
   doc.tables.push_back(why_table(db, entries, f));
