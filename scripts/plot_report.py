@@ -163,7 +163,7 @@ def plot_tflops_vs_m(rows, out):
                 ax.plot(ms, ys, color="black", linestyle="--", linewidth=1.5, marker="x",
                         label="B-read floor: 2·M·N·K ÷ read_b's time")
             elif order[name][0] == kind_order["fused"]:
-                ax.plot(ms, ys, marker="o", linewidth=2.5, label=name)
+                ax.plot(ms, ys, marker="o", linewidth=2.5, label=name, zorder=3)  # above the methods it is compared with
             else:
                 ax.plot(ms, ys, marker=".", linewidth=1, label=name)
         ax.set_xscale("log", base=2)
