@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
                  "Output format: md (default), csv or json; query: table (default), csv or json");
   app.add_option("--out", out_file, "Write to FILE instead of stdout");
   app.add_option("--table", table,
-                 "Print only this table (report: summary, workloads, workload_missing, comparison, "
+                 "Print only this table (report: summary, workloads, workload_missing, m_sweep, comparison, "
                  "devices_side_by_side, why, profiles, top_configs, outcomes, runs, devices; diff: summary, diff)");
   app.add_option("--workload", workload_files,
                  "Also sum each method over a workload file's lines (m,n,k,dtype,epilogue[,name][,count]; "

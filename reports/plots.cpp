@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 
 #include "schema/embedded.hpp"
+#include "schema/vocabulary.hpp"
 
 extern const coalesce::EmbeddedFile kPlotScript[];
 extern char** environ;
@@ -135,6 +137,29 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (same_model) shape_header.push_back("measured_on");
   write_csv(options.out_dir / "tflops_by_shape.csv", shape_header, shape_rows);
 
+  // Throughput against M (the m_sweep groups): per group and M, the fastest fused config, every
+  // other method of the table, and the read_b floor as the throughput of a kernel limited only by
+  // reading B (2·M·N·K ÷ the floor's time).
+  std::vector<std::vector<std::string>> m_rows;
+  for (const MSweepGroup& g : m_sweep_groups(db, entries)) {
+    for (const MSweepPoint& p : g.points) {
+      const double flops = 2.0 * p.m * g.n * g.k;
+      auto add = [&](const std::string& series, const char* kind, std::int64_t run, double ms) {
+        m_rows.push_back({g.device, g.dtype, g.epilogue, std::to_string(g.n), std::to_string(g.k), std::to_string(p.m),
+                          series, kind, std::to_string(run), number(ms), number(flops / (ms * 1e9))});
+      };
+      add("coalesce (fastest family)", "fused", p.run, p.fused_ms);
+      std::vector<std::pair<std::string, MSweepPoint::Timed>> others(p.others.begin(), p.others.end());
+      std::stable_sort(others.begin(), others.end(), [](const auto& a, const auto& b) {
+        return db::method_rank(a.first) < db::method_rank(b.first);
+      });
+      for (const auto& [method, timed] : others) add(method, "method", timed.run, timed.ms);
+      if (p.floor_ms) add("read_b (B-read floor)", "floor", p.run, *p.floor_ms);
+    }
+  }
+  write_csv(options.out_dir / "tflops_vs_m.csv",
+            {"device", "dtype", "epilogue", "n", "k", "m", "series", "kind", "run", "median_ms", "tflops"}, m_rows);
+
   // The tile landscape: the best time of each BM × BN at one problem, every cell tried; a cell
   // with no timed config says how its configs ended. cuBLAS GEMM of the best row's run is the
   // colour scale's reference.
@@ -215,7 +240,7 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   const std::pair<const char*, const char*> drawings[] = {
       {"tflops_vs_shape.png", "TFLOP/s against shape, every method"},
       {"ratio_to_eager.png", "Every method's time ÷ eager's, per shape"},
-      {"tflops_vs_m.png", "TFLOP/s against M for the skinny shapes"},
+      {"tflops_vs_m.png", "TFLOP/s against M at fixed N and K, every method, with the B-read floor"},
       {"tile_landscape.png", "Tile landscape: best TFLOP/s of each BM×BN, cuBLAS GEMM as the reference"}};
   for (const auto& [png, caption] : drawings)
     std::filesystem::remove(options.out_dir / png, ec);  // never link a stale drawing

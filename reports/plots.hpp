@@ -30,9 +30,12 @@ struct PlotResult {
 };
 
 /// Writes out_dir/tflops_by_shape.csv (with PeerScope::same_model a last column, measured_on:
-/// the device of a cross-device point, else empty) and out_dir/tile_landscape.csv, then draws
-/// tflops_vs_shape.png and tile_landscape.png. Throws std::runtime_error when the directory
-/// cannot be written or the script fails.
+/// the device of a cross-device point, else empty), out_dir/tflops_vs_m.csv (the m_sweep groups:
+/// per M the fastest fused config, every other method of the group and the read_b floor as
+/// 2·M·N·K ÷ its time, `kind` fused, method or floor) and out_dir/tile_landscape.csv, then draws
+/// tflops_vs_shape.png, ratio_to_eager.png, tflops_vs_m.png (where some group has enough M) and
+/// tile_landscape.png. Throws std::runtime_error when the directory cannot be written or the
+/// script fails.
 PlotResult make_plots(const db::Database& db, const Filters& f, const PlotOptions& options);
 
 }  // namespace coalesce::report

@@ -46,6 +46,14 @@ std::string peer_methods(const std::string& quote, const std::string& separator)
   return out;
 }
 
+/// The floor methods (MethodKind::floor) as an SQL list: 'read_b'.
+std::string floor_methods() {
+  std::string out;
+  for (const db::MethodInfo& m : db::kMethods)
+    if (m.kind == db::MethodKind::floor) out += (out.empty() ? "'" : ", '") + std::string(m.name) + "'";
+  return out.empty() ? "''" : out;
+}
+
 const char* kProblemOrder = "m * n * k, m, n, k, dtype, epilogue";
 
 /// "13000" → "13.0" (cudaDriverGetVersion / cudaRuntimeGetVersion encoding).
@@ -246,10 +254,10 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries, PeerScope sc
 }
 
 /// A library path: a baseline that computes the whole problem (cuBLAS GEMM alone computes no
-/// epilogue, so it is one only where the epilogue is none).
+/// epilogue, so it is one only where the epilogue is none; a floor computes nothing).
 bool is_library_path(const ComparisonEntry& e) {
   const db::MethodInfo* m = db::find_method(e.method);
-  return m && m->origin == db::MethodOrigin::baseline &&
+  return m && m->origin == db::MethodOrigin::baseline && m->kind == db::MethodKind::gemm &&
          (e.method != "cublas_gemm" || e.epilogue == "none");
 }
 
@@ -916,11 +924,13 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     e.tflops = opt_double(r[16]);
     e.measurement_id = as_int(r[17]);
     out.push_back(e);
+    // A floor (read_b) is a bound, not a peer: it is in no comparison block (m_sweep_table shows it).
     auto others = db.query(R"sql(
       SELECT method, IFNULL(config_name, ''), status, median_ms, p10_ms, p90_ms, tflops, message
       FROM v_measurements
       WHERE run_id = ?1 AND device_id = ?2 AND problem_id = ?3
-        AND (config_id IS NULL OR (method = 'coalesce_unfused' AND config_id = ?4)))sql",
+        AND (config_id IS NULL OR (method = 'coalesce_unfused' AND config_id = ?4))
+        AND method NOT IN ()sql" + floor_methods() + ")",
                            {r[10], r[0], r[3], r[11]});
     std::vector<ComparisonEntry> rows;
     // A row compared with the best: method, config, status, median, p10, p90, TFLOP/s, message.
@@ -1022,6 +1032,7 @@ Document build_report(const db::Database& db, const Filters& filters,
       doc.tables.push_back(std::move(t));
     }
   }
+  if (Table sweep = m_sweep_table(m_sweep_groups(db, entries)); !sweep.rows.empty()) doc.tables.push_back(std::move(sweep));
   doc.tables.push_back(comparison_table(entries, options.peers));
   if (Table side = devices_table_side_by_side(entries); !side.rows.empty()) doc.tables.push_back(std::move(side));
   doc.tables.push_back(why_table(db, entries, f));

@@ -99,7 +99,8 @@ struct ComparisonEntry {
 };
 
 /// Per device × problem × family (within the filters): the best ok `coalesce` row, then every
-/// configless row (baselines) of the same run and the winner's `coalesce_unfused` row, then the
+/// configless row (baselines) of the same run but the floors (read_b: a bound, not a peer, shown
+/// by m_sweep_table only) and the winner's `coalesce_unfused` row, then the
 /// peers of scripts/torch_peers.py (torch_eager, torch_compile, triton) from their own runs:
 /// for each, the latest run that measured it on this device and problem, its fastest ok row
 /// there or else its first failure (none with `run` set: they are not of that run). With
@@ -113,6 +114,57 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
 /// workloads read each problem's methods from it.
 using ProblemBlocks = std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>>;
 ProblemBlocks fastest_family_blocks(const std::vector<ComparisonEntry>& entries);
+
+/// One M of a throughput-against-M group (m_sweep_groups): the fastest family's best config on
+/// the device and problem, as the summary picks it, and the other methods' times beside it.
+struct MSweepPoint {
+  int m = 0;
+  std::int64_t problem_id = 0;
+  std::int64_t run = 0;  ///< the fused row's run
+  std::string family, config;
+  double fused_ms = 0;
+  struct Timed {
+    double ms = 0;          ///< the median
+    std::int64_t run = 0;   ///< the run it comes from
+  };
+  /// Each other method with an ok row: the baselines and coalesce_unfused of the fused row's run,
+  /// the peers from the device's own latest runs (as the comparison takes them; never another
+  /// device's).
+  std::map<std::string, Timed> others;
+  /// The B-read floor: the median of the fused row's run's ok `read_b` row; nullopt where that
+  /// run measured none (runs before the floor existed, or a floor that failed).
+  std::optional<double> floor_ms;
+};
+
+/// The problems of one device, dtype, epilogue, N and K with an ok fused row at several M.
+struct MSweepGroup {
+  std::int64_t device_id = 0;
+  std::string device, dtype, epilogue;
+  int n = 0, k = 0;
+  std::vector<MSweepPoint> points;  ///< in ascending M
+  /// With --same-model, a peer of another device of the model joined some problem's comparison:
+  /// it is left out here (a group is one device), and the table says so.
+  bool cross_device_peers_left_out = false;
+
+  /// The bytes of B (K × N in the dtype's storage type): what read_b reads.
+  double b_bytes() const;
+};
+
+/// A group needs this many distinct M: two points make a segment, not a trend against M.
+inline constexpr std::size_t kMinSweepPoints = 3;
+
+/// The throughput-against-M groups of `entries` (issue 12): per device, dtype, epilogue, N and K
+/// (ordered so), the fastest family's block of each problem (fastest_family_blocks), one point
+/// per M, kept when there are at least kMinSweepPoints; each point's floor is read from `db`.
+std::vector<MSweepGroup> m_sweep_groups(const db::Database& db, const std::vector<ComparisonEntry>& entries);
+
+/// The `m_sweep` table (docs/reports.md, "Throughput against M"): per group a markdown table,
+/// one row per M: the best fused time (µs) and which family and config won, each other method's
+/// time (µs; the peers' columns only where some group has one), fused % of cuBLAS GEMM's speed,
+/// fused vs eager, and where the fused row's run measured read_b, the floor (µs), fused ÷ floor,
+/// cuBLAS GEMM ÷ floor and B's bytes ÷ the floor (the measured bandwidth). No rows when no
+/// group has enough M.
+Table m_sweep_table(const std::vector<MSweepGroup>& groups);
 
 /// An SQL expression naming the device of the row aliased `alias` (columns device_id and
 /// device_name) for a reader: its name, or "NVIDIA H200 (device 2)" where the database holds
@@ -131,7 +183,8 @@ struct ReportOptions {
 };
 
 /// The whole report as a Document: tables summary, (with workloads: workloads and
-/// workload_missing), comparison, (with a problem on several devices: devices_side_by_side), why,
+/// workload_missing), (with problems at several M: m_sweep), comparison, (with a problem on
+/// several devices: devices_side_by_side), why,
 /// (with profiles stored: profiles), top_configs, outcomes, then the environment (runs, devices).
 Document build_report(const db::Database& db, const Filters& f, const ReportOptions& options);
 

@@ -111,7 +111,12 @@ void print_md_table(const Table& t, std::ostream& out) {
       std::string heading = label(t.rows[i]);
       while (i < t.rows.size() && label(t.rows[i]) == heading) block.push_back(&t.rows[i++]);
       if (!groups.empty()) out << "### " << heading << "\n\n";
-      print_md_rows(t, cols, block, out);
+      std::vector<std::size_t> shown = cols;
+      if (t.hide_empty_columns)
+        std::erase_if(shown, [&](std::size_t c) {
+          return std::all_of(block.begin(), block.end(), [c](const auto* row) { return db::is_null((*row)[c]); });
+        });
+      print_md_rows(t, shown, block, out);
       out << '\n';
     }
   }

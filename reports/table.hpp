@@ -40,6 +40,9 @@ struct Table {
   std::vector<std::string> group_by;
   /// Markdown only: each row as its own two-column "field | value" table (wide records).
   bool records = false;
+  /// Markdown only: a column with no value in any row of a group (group_by) is left out of that
+  /// group's table, so a method one group never measured takes no column of dashes there.
+  bool hide_empty_columns = false;
   std::vector<std::string> notes;  ///< how to read the table; printed with it
   std::string empty_text = "No rows match.";
 

@@ -27,6 +27,7 @@ std::vector<std::string> summed_methods(bool peers) {
   std::vector<std::string> out;
   for (const db::MethodInfo& m : db::kMethods) {
     if (m.name == "coalesce_unfused") continue;  // the winner's own unfused build: a diagnosis, not a path
+    if (m.kind == db::MethodKind::floor) continue;  // read_b: a bound of one problem, not a path
     if (m.origin == db::MethodOrigin::peer && !peers) continue;
     out.emplace_back(m.name);
   }

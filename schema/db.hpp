@@ -177,7 +177,8 @@ struct Timing {
 /// One measured row. `method` is one of kMethods (vocabulary.hpp): tuned and peer methods
 /// carry a config, baselines none; the schema itself accepts any lower-case identifier.
 /// `timing` is required when status is ok and refused otherwise; `rel_err` and `max_abs_err`
-/// are required when status is ok or wrong_result; `prune_reason` exactly when pruned
+/// are required when status is ok or wrong_result, except on a floor's row (read_b,
+/// MethodKind::floor), which is never checked and carries none; `prune_reason` exactly when pruned
 /// (violation_name(), e.g. "smem"). tflops (2·M·N·K / median) and rel_spread
 /// ((p90 − p10) / median) are computed on insert.
 struct MeasurementRow {

@@ -16,10 +16,22 @@ enum class MethodOrigin {
   peer,      ///< an outside tool through `coalesce-tune record`, with a config, in runs of its own
 };
 
+/// What a method's rows measure, which decides whether they are checked and compared.
+enum class MethodKind {
+  /// Computes the problem (or its GEMM): checked against the fp64 reference, so its ok and
+  /// wrong_result rows carry error figures, and compared with the fused kernel.
+  gemm,
+  /// A physical floor of the problem, not a GEMM (`read_b`: the time to read B once). It has no
+  /// output to check, so its rows are ok without error figures (the schema holds the same list:
+  /// migration 0005); the report never compares it as a peer, only shows it as a bound.
+  floor,
+};
+
 /// One method a measurement row may name; docs/database.md says what each one runs.
 struct MethodInfo {
   std::string_view name;
   MethodOrigin origin;
+  MethodKind kind = MethodKind::gemm;
 };
 
 /// Every method, in the order the report lists them beside a family's best.
@@ -29,6 +41,7 @@ inline constexpr MethodInfo kMethods[] = {
     {"eager", MethodOrigin::baseline},          // cuBLAS GEMM, bias add, activation
     {"unfused", MethodOrigin::baseline},        // cuBLAS GEMM, one bias+activation kernel
     {"cublaslt_fused", MethodOrigin::baseline}, // cuBLASLt's fused epilogue (tanh GELU)
+    {"read_b", MethodOrigin::baseline, MethodKind::floor},  // reads B once: the floor of a B-bound GEMM
     {"coalesce_unfused", MethodOrigin::tuned},  // the winner's GEMM, then the epilogue kernel
     {"torch_eager", MethodOrigin::peer},        // scripts/torch_peers.py: PyTorch eager,
     {"torch_compile", MethodOrigin::peer},      //   torch.compile (Inductor),
@@ -40,6 +53,12 @@ constexpr const MethodInfo* find_method(std::string_view name) {
   for (const MethodInfo& m : kMethods)
     if (m.name == name) return &m;
   return nullptr;
+}
+
+/// True when `name` is a floor (MethodKind::floor): timed, never checked, never a peer.
+constexpr bool is_floor(std::string_view name) {
+  const MethodInfo* m = find_method(name);
+  return m && m->kind == MethodKind::floor;
 }
 
 /// Where `name` sorts in kMethods; unknown methods sort after every known one.

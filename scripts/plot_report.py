@@ -6,12 +6,17 @@ Usage: plot_report.py DIR
                                    median_ms, tflops, peak_tflops, vs_eager, and with
                                    coalesce-report --same-model measured_on: the other device
                                    of a cross-device point, drawn hollow and dashed)
+         DIR/tflops_vs_m.csv      (device, dtype, epilogue, n, k, m, series, kind, run, median_ms,
+                                   tflops: the report's throughput-against-M groups; kind is fused,
+                                   method or floor)
          DIR/tile_landscape.csv   (device, dtype, epilogue, shape, family, bm, bn, best_ms, tflops,
                                    config, cublas_tflops, configs, untimed)
   writes DIR/tflops_vs_shape.png  TFLOP/s against shape, one line per method
          DIR/ratio_to_eager.png   every method's time / eager's, a line at 1.0
-         DIR/tflops_vs_m.png      TFLOP/s against M where shapes share N and K (skinny shapes);
-                                  drawn only when the data has such shapes
+         DIR/tflops_vs_m.png      TFLOP/s against M (log2) at fixed N and K, one panel per device,
+                                  dtype, epilogue, N and K, one line per method, and the read_b
+                                  floor as the throughput of a kernel limited only by reading B;
+                                  drawn only when the data has such groups
          DIR/tile_landscape.png   the best TFLOP/s of each BM x BN tile at one shape, coloured
                                   around cuBLAS GEMM's, untimed cells labelled with how they ended
   One panel per device, dtype and epilogue; every title names them.
@@ -126,27 +131,52 @@ def plot_ratio_to_eager(rows, out):
 
 
 def plot_tflops_vs_m(rows, out):
-    """Throughput against M for the shapes that share N and K: the skinny GEMMs of a model's
-    linear layers at several token counts. Nothing is drawn when no N, K has two Ms."""
-    groups = {key: group for key, group in panels(rows, "n", "k").items()
-              if len({r["m"] for r in group}) >= 2}
+    """Throughput against M at fixed N and K (the report's m_sweep groups), a panel per group in
+    two columns: one line per method, the fastest fused config in bold, and the read_b floor
+    (2·M·N·K / the time to read B once) as a dashed black line, the throughput no GEMM that
+    reads B can pass. Both axes are logarithmic: M doubles along x, and the floor's throughput
+    grows in proportion to M."""
+    groups = panels(rows, "n", "k")
     if not groups:
         return
-    fig, axes = figure(len(groups))
-    for ax, (key, group) in zip(axes, groups.items()):
-        plot_series(ax, group, lambda r: int(r["m"]), lambda r: float(r["tflops"]))
-        ax.set_xscale("log", base=2)
+    columns = 2 if len(groups) > 1 else 1
+    count = math.ceil(len(groups) / columns)
+    fig, axes = plt.subplots(count, columns, figsize=(8.0 * columns, 4.5 * count), squeeze=False)
+    for ax in axes.flat[len(groups):]:
+        ax.set_visible(False)
+    kind_order = {"fused": 0, "method": 1, "floor": 2}
+    for ax, (key, group) in zip(axes.flat, groups.items()):
         ms = sorted({int(r["m"]) for r in group})
+        values = {}  # series -> {M: TFLOP/s}
+        order = {}   # series -> (its kind, its place among the rows of an M: the tool's method order)
+        place = {}
+        for r in group:
+            m = int(r["m"])
+            place[m] = place.get(m, -1) + 1
+            values.setdefault(r["series"], {})[m] = float(r["tflops"])
+            rank = (kind_order.get(r["kind"], 1), place[m])
+            order[r["series"]] = min(order.get(r["series"], rank), rank)
+        for name in sorted(values, key=lambda n: order[n]):
+            # An M the series lacks is a gap (NaN), so no line claims a value that was not measured.
+            ys = [values[name].get(m, math.nan) for m in ms]
+            if order[name][0] == kind_order["floor"]:
+                ax.plot(ms, ys, color="black", linestyle="--", linewidth=1.5, marker="x",
+                        label="B-read floor: 2·M·N·K ÷ read_b's time")
+            elif order[name][0] == kind_order["fused"]:
+                ax.plot(ms, ys, marker="o", linewidth=2.5, label=name, zorder=3)  # above the methods it is compared with
+            else:
+                ax.plot(ms, ys, marker=".", linewidth=1, label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.set_xticks(ms)
         ax.set_xticklabels([str(m) for m in ms])
         ax.minorticks_off()
         ax.set_xlabel("M")
         ax.set_ylabel("TFLOP/s (2·M·N·K / median)")
         device, dtype, epilogue, n, k = key
-        ax.set_title(f"{title((device, dtype, epilogue))} · N = {n}, K = {k}: throughput against M")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        ax.set_title(f"{title((device, dtype, epilogue))} · N = {n}, K = {k}", fontsize="medium")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize="x-small")
     save(fig, out)
 
 
@@ -206,7 +236,9 @@ def main():
     if shapes:
         plot_tflops_vs_shape(shapes, os.path.join(directory, "tflops_vs_shape.png"))
         plot_ratio_to_eager(shapes, os.path.join(directory, "ratio_to_eager.png"))
-        plot_tflops_vs_m(shapes, os.path.join(directory, "tflops_vs_m.png"))
+    sweeps = read_rows(os.path.join(directory, "tflops_vs_m.csv"))
+    if sweeps:
+        plot_tflops_vs_m(sweeps, os.path.join(directory, "tflops_vs_m.png"))
     tiles = read_rows(os.path.join(directory, "tile_landscape.csv"))
     if tiles:
         plot_tile_landscape(tiles, os.path.join(directory, "tile_landscape.png"))

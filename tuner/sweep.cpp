@@ -974,6 +974,23 @@ class Sweep {
       out_ << fixed(ms, 3) << " ms  " << fixed(tflops(ms), 1) << " TFLOP/s  best at " << fixed(ms / best_ms * 100, 1)
            << "% of its throughput\n";
     }
+    // The floors of the same run (read_b: reading B once), which bound the best rather than
+    // compete with it.
+    for (const db::MethodInfo& floor : db::kMethods) {
+      if (floor.kind != db::MethodKind::floor) continue;
+      const std::string name(floor.name);
+      db::ResultSet f = db_->query(
+          "SELECT median_ms FROM measurements WHERE run_id = ?1 AND device_id = ?2 AND problem_id = ?3 "
+          "AND method = ?4 AND config_id IS NULL AND status = 'ok'",
+          {row[7], db::Value(device_id_), db::Value(problem_id_), db::Value(name)});
+      out_ << "  " << name << std::string(name.size() < 17 ? 17 - name.size() : 1, ' ');
+      if (f.rows.empty()) {
+        out_ << "not measured ok in that run\n";
+        continue;
+      }
+      const double ms = db::as_double(f.rows[0][0]);
+      out_ << fixed(ms, 3) << " ms  a floor, not a GEMM: best takes " << fixed(best_ms / ms, 2) << "× it\n";
+    }
     if (resumed) out_ << "  " << resumed << " configs were already measured (resumed)\n";
   }
 

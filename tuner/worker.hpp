@@ -20,7 +20,7 @@ namespace coalesce::tuner {
 struct Outcome {
   std::string status;  ///< ok | wrong_result | launch_failed | timeout
   std::string detail;  ///< why it is not ok, one sentence (or the CUDA error)
-  std::optional<double> rel_err, max_abs_err;  ///< the check, for ok and wrong_result
+  std::optional<double> rel_err, max_abs_err;  ///< the check, for ok and wrong_result (none for a floor)
   std::optional<double> max_scaled_err;         ///< the check's elementwise figure
   std::optional<double> median_ms, min_ms, max_ms, p10_ms, p90_ms;
   int samples = 0;
@@ -55,8 +55,9 @@ class WorkerProcess {
   /// std::runtime_error with the worker's reason when it cannot set up, even after a restart.
   void setup(const WorkerSetup& setup);
 
-  /// Checks and times a baseline (`cublas_gemm`, `eager`, `unfused`, `cublaslt_fused`).
-  /// nullopt when the baseline does not exist here (cuBLASLt offers no algorithm).
+  /// Checks and times a baseline (`cublas_gemm`, `eager`, `unfused`, `cublaslt_fused`), or times
+  /// the floor `read_b`, which is not checked (its outcome has no error figures). nullopt when
+  /// the baseline does not exist here (cuBLASLt offers no algorithm).
   std::optional<Outcome> baseline(const std::string& method, std::string* why_not);
 
   /// Checks and times the cubin kernel `symbol` of `config` with the problem's epilogue.

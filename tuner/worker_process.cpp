@@ -53,8 +53,10 @@ Outcome outcome_from_json(const json& reply) {
   o.max_abs_err = optional_field<double>(reply, "max_abs_err");
   o.max_scaled_err = optional_field<double>(reply, "max_scaled_err");
   // JSON has no infinity: an error figure that overflowed arrives as null. A checked row must
-  // still carry its figures, so it is stored as the infinity it was.
-  if (o.status == "ok" || o.status == "wrong_result") {
+  // still carry its figures, so it is stored as the infinity it was. A floor (`"checked": false`,
+  // read_b) was never checked and has none.
+  const bool checked = reply.value("checked", true);
+  if (checked && (o.status == "ok" || o.status == "wrong_result")) {
     if (!o.rel_err) o.rel_err = std::numeric_limits<double>::infinity();
     if (!o.max_abs_err) o.max_abs_err = std::numeric_limits<double>::infinity();
     if (!o.max_scaled_err && reply.contains("max_scaled_err")) o.max_scaled_err = std::numeric_limits<double>::infinity();

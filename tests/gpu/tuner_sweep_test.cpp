@@ -78,6 +78,15 @@ TEST_F(TunerSweep, ATinySweepStoresEveryRow) {
     EXPECT_EQ(count(db, std::string("SELECT COUNT(*) FROM measurements WHERE status = 'ok' AND method = '") + method + "'"),
               1)
         << method;
+  // The floor of the run: timed, not checked, so ok without error figures, and below cuBLAS GEMM.
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'read_b' AND status = 'ok' AND config_id IS NULL "
+                      "AND rel_err IS NULL AND max_abs_err IS NULL AND max_scaled_err IS NULL"),
+            1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements f JOIN measurements c ON c.run_id = f.run_id "
+                      "AND c.problem_id = f.problem_id AND c.method = 'cublas_gemm' "
+                      "WHERE f.method = 'read_b' AND f.median_ms < c.median_ms"),
+            1);
+  EXPECT_NE(e.out.find("read_b "), std::string::npos) << e.out;
   // Every candidate pruned before compiling is a row with its reason; every drawn one a row
   // with a build (compiled, and then measured or pruned with ptxas' figures).
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND build_id IS NULL AND status = 'pruned'"),

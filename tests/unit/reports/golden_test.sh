@@ -12,7 +12,8 @@ report=$1 fixtures=$2 golden=$3
 regenerate=${COALESCE_REGENERATE_GOLDEN:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$fixtures/fixture_profiles.db" "$work/"
+cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$fixtures/fixture_profiles.db" \
+   "$fixtures/fixture_msweep.db" "$work/"
 cp "$golden/../../../fixtures/workload.csv" "$work/"
 cd "$work" || exit 1
 
@@ -139,6 +140,22 @@ golden report_workload.json --db fixture.db --workload workload.csv --format jso
 golden report_workload_peers.md --db fixture_peers.db --workload workload.csv --table workloads
 golden report_workload_bf16.md --db fixture.db --workload workload.csv --dtype bf16 --table workloads
 
+# Throughput against M (fixture_msweep.db: skinny problems at several M beside the read_b floor):
+# the m_sweep table in every format, and the floor in no other table; with --same-model the peer
+# of the second H200 stays out of it (a group is one device).
+golden report_msweep.md --db fixture_msweep.db
+golden report_msweep_m_sweep.csv --db fixture_msweep.db --format csv --table m_sweep
+golden report_msweep_m_sweep.json --db fixture_msweep.db --format json --table m_sweep
+golden report_msweep_same_model_m_sweep.md --db fixture_msweep.db --same-model --table m_sweep
+for t in summary comparison why; do
+  if "$report" --db fixture_msweep.db --same-model --table "$t" --format csv | grep -q read_b; then
+    flunk "the floor read_b appears in the $t table"
+  else
+    pass "the floor read_b is in no $t table"
+  fi
+done
+refused no_m_sweep_table 2 "no table 'm_sweep' in this output" --db fixture.db --table m_sweep
+
 # --- query ------------------------------------------------------------------------------------
 comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'
 golden query_comparison.txt query --db fixture.db "$comparison_sql"
@@ -177,6 +194,9 @@ fi
 refused plots_without_python 1 "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
 compare_file plots_tflops_by_shape.csv plots/tflops_by_shape.csv
 compare_file plots_tile_landscape.csv plots/tile_landscape.csv
+compare_file plots_tflops_vs_m.csv plots/tflops_vs_m.csv
+refused plots_msweep_without_python 1 "plots not drawn" plots --db fixture_msweep.db --out-dir plots_msweep --python /nonexistent/python3
+compare_file plots_msweep_tflops_vs_m.csv plots_msweep/tflops_vs_m.csv
 # with --same-model, the cross-device peers are series of their own, named, with measured_on
 refused plots_same_model_without_python 1 "plots not drawn" plots --db same_model.db --same-model --out-dir plots_same_model --python /nonexistent/python3
 compare_file plots_same_model_tflops_by_shape.csv plots_same_model/tflops_by_shape.csv
@@ -197,24 +217,17 @@ if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import mat
   else
     flunk "plots with matplotlib: $(cat "$work/stderr")"
   fi
-  # Shapes that share N and K (skinny GEMMs at several M) get the throughput-against-M plot.
+  # Problems that share N and K at three or more M get the throughput-against-M plot, linked.
+  if "$report" --db fixture_msweep.db --plots plots_msweep --out with_m_plot.md >/dev/null 2>"$work/stderr" \
+     && [ -s plots_msweep/tflops_vs_m.png ] \
+     && grep -q '!\[TFLOP/s against M at fixed N and K, every method, with the B-read floor\](plots_msweep/tflops_vs_m.png)' with_m_plot.md; then
+    pass "problems at several M get the throughput-against-M plot, linked from the report"
+  else
+    flunk "the throughput-against-M plot: $(cat "$work/stderr")"
+  fi
   script=$golden/../../../../scripts/plot_report.py
-  mkdir -p skinny
-  {
-    echo "device,m,n,k,dtype,epilogue,shape,flops,series,run,median_ms,tflops,peak_tflops,vs_eager"
-    for m in 16 64 256; do
-      flops=$((2 * m * 4096 * 4096))
-      echo "NVIDIA H200,$m,4096,4096,f32,bias_gelu,${m}×4096×4096,$flops,coalesce (simt),1,0.1,$((m / 8)).5,66.9,0.9"
-      echo "NVIDIA H200,$m,4096,4096,f32,bias_gelu,${m}×4096×4096,$flops,eager,1,0.11,$((m / 9)).5,66.9,1"
-    done
-  } >skinny/tflops_by_shape.csv
   py=python3
   $py -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
-  if "$py" "$script" skinny 2>"$work/stderr" && [ -s skinny/tflops_vs_m.png ] && [ -s skinny/ratio_to_eager.png ]; then
-    pass "skinny shapes (one N, K at three M) get the throughput-against-M plot"
-  else
-    flunk "plot_report.py on skinny shapes: $(cat "$work/stderr")"
-  fi
   # The data of --same-model (its measured_on column: cross-device points drawn hollow and dashed).
   if "$py" "$script" plots_same_model 2>"$work/stderr" && [ -s plots_same_model/tflops_vs_shape.png ] \
      && [ -s plots_same_model/ratio_to_eager.png ]; then

@@ -897,6 +897,195 @@ TEST(Workloads, FollowTheSummaryInTheReport) {
   EXPECT_EQ(d.meta.back(), (std::pair<std::string, std::string>{"workloads", "w.csv"}));
 }
 
+// --- Throughput against M: fixture_msweep.db (make_fixture's add_m_sweep) ---------------------
+
+std::vector<int> ms_of(const MSweepGroup& g) {
+  std::vector<int> out;
+  for (const MSweepPoint& p : g.points) out.push_back(p.m);
+  return out;
+}
+
+/// The m_sweep row of `t` at device id 1, `dtype` and `m`, as key -> value.
+std::map<std::string, Value> sweep_row(const Table& t, const char* dtype, int m) {
+  for (const auto& row : t.rows)
+    if (db::as_text(row[t.index("dtype")]) == dtype && db::as_int(row[t.index("m")]) == m &&
+        db::as_text(row[t.index("device")]) == "NVIDIA H200 (device 1)") {
+      std::map<std::string, Value> out;
+      for (std::size_t c = 0; c < t.columns.size(); ++c) out[t.columns[c].key] = row[c];
+      return out;
+    }
+  ADD_FAILURE() << "no m_sweep row " << dtype << " M = " << m;
+  return {};
+}
+
+// A group is one device, dtype, epilogue, N and K with an ok fused row at three or more M, in
+// ascending M: device 1's f32 (the skinny 1 and 8 with the base's 4096³) and bf16 (1, 8, 64, 512);
+// device 2 measured M = 8 only. Each point is the fastest family there, as in the summary (mma at
+// 1 and 8, wgmma at 64 and 512). Filters that leave fewer than three M leave no group.
+TEST(MSweep, AGroupIsOneDeviceDtypeEpilogueNAndKAtThreeOrMoreM) {
+  auto db = db::Database::open(fixture("fixture_msweep.db"), db::Mode::read_only);
+  const auto groups = m_sweep_groups(db, comparison_entries(db, {}));
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].device_id, 1);
+  EXPECT_EQ(groups[0].dtype, "f32");
+  EXPECT_EQ(ms_of(groups[0]), (std::vector<int>{1, 8, 4096}));
+  EXPECT_EQ(groups[1].dtype, "bf16");
+  EXPECT_EQ(groups[1].epilogue, "bias_gelu");
+  EXPECT_EQ(groups[1].n, 4096);
+  EXPECT_EQ(groups[1].k, 4096);
+  EXPECT_EQ(ms_of(groups[1]), (std::vector<int>{1, 8, 64, 512}));
+  std::vector<std::string> families;
+  for (const MSweepPoint& p : groups[1].points) families.push_back(p.family);
+  EXPECT_EQ(families, (std::vector<std::string>{"mma", "mma", "wgmma", "wgmma"}));
+  EXPECT_DOUBLE_EQ(groups[1].b_bytes(), 4096.0 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(groups[0].b_bytes(), 4096.0 * 4096 * 4);
+
+  Filters two;
+  two.shapes = {{1, 4096, 4096}, {8, 4096, 4096}};
+  EXPECT_TRUE(m_sweep_groups(db, comparison_entries(db, two)).empty());
+  Filters second;
+  second.device = "2";
+  EXPECT_TRUE(m_sweep_groups(db, comparison_entries(db, second)).empty());
+  Filters mma;
+  mma.family = "mma";  // the fastest of one family: mma at every M
+  const auto only_mma = m_sweep_groups(db, comparison_entries(db, mma));
+  ASSERT_EQ(only_mma.size(), 1u);
+  EXPECT_EQ(only_mma[0].points[2].family, "mma");
+  EXPECT_DOUBLE_EQ(only_mma[0].points[2].fused_ms, 0.0300);
+  // The base fixture has no N and K at several M: the report has no such table.
+  auto base = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
+  for (const Table& t : build_report(base, {}, {}).tables) EXPECT_NE(t.name, "m_sweep");
+}
+
+// Every ratio of a row compares numbers of the fused row's run: fused % of cuBLAS GEMM's speed =
+// cuBLAS ÷ fused × 100, fused vs eager = eager ÷ fused; the floor is that run's read_b, with
+// fused ÷ floor, cuBLAS ÷ floor and B's bytes ÷ floor. At M = 64 the run measured no floor and the
+// floor of run 5 (same device, same problem) is not borrowed; at 4096³ (run 1) there is none. The
+// peers come from their own runs (torch_compile, run 4); a peer with only a failure has no column.
+TEST(MSweep, RatiosAndTheFloorComeFromTheFusedRowsRun) {
+  auto db = db::Database::open(fixture("fixture_msweep.db"), db::Mode::read_only);
+  const Table t = m_sweep_table(m_sweep_groups(db, comparison_entries(db, {})));
+  ASSERT_EQ(t.name, "m_sweep");
+  ASSERT_EQ(t.rows.size(), 7u);
+  auto one = sweep_row(t, "bf16", 1);
+  EXPECT_EQ(db::as_int(one["run"]), 3);
+  EXPECT_EQ(db::as_text(one["family"]), "mma");
+  EXPECT_EQ(db::as_text(one["config"]), "mma_bf16_bm64_bn64_bk32_wm32_wn32_s3_sw1_g8_bias_gelu");
+  EXPECT_EQ(db::as_text(one["shape"]), "M×4096×4096");
+  EXPECT_NEAR(db::as_double(one["fused_us"]), 11.0, 1e-9);
+  EXPECT_NEAR(db::as_double(one["fused_tflops"]), 2.0 * 4096 * 4096 / 0.0110e-3 / 1e12, 1e-9);
+  EXPECT_NEAR(db::as_double(one["cublas_gemm_us"]), 17.9, 1e-9);
+  EXPECT_NEAR(db::as_double(one["coalesce_unfused_us"]), 13.1, 1e-9);
+  EXPECT_NEAR(db::as_double(one["pct_cublas"]), 0.0179 / 0.0110 * 100, 1e-9);
+  EXPECT_NEAR(db::as_double(one["vs_eager"]), 0.0235 / 0.0110, 1e-12);
+  EXPECT_NEAR(db::as_double(one["floor_us"]), 7.8, 1e-9);
+  EXPECT_NEAR(db::as_double(one["vs_floor"]), 0.0110 / 0.0078, 1e-12);
+  EXPECT_LE(db::as_double(one["vs_floor"]), 1.5);  // the synthetic M = 1 meets issue 12's bound
+  EXPECT_NEAR(db::as_double(one["cublas_vs_floor"]), 0.0179 / 0.0078, 1e-12);
+  EXPECT_NEAR(db::as_double(one["b_read_tb_per_s"]), 4096.0 * 4096 * 2 / 0.0078e-3 / 1e12, 1e-9);
+  EXPECT_NEAR(db::as_double(one["torch_compile_us"]), 86.4, 1e-9);
+  auto eight = sweep_row(t, "bf16", 8);
+  EXPECT_NEAR(db::as_double(eight["vs_floor"]), 0.0150 / 0.0078, 1e-12);
+  EXPECT_TRUE(db::is_null(eight["torch_compile_us"]));
+  auto sixty_four = sweep_row(t, "bf16", 64);
+  EXPECT_EQ(db::as_text(sixty_four["family"]), "wgmma");
+  for (const char* key : {"floor_us", "vs_floor", "cublas_vs_floor", "b_read_tb_per_s", "coalesce_unfused_us"})
+    EXPECT_TRUE(db::is_null(sixty_four[key])) << key;
+  auto five_twelve = sweep_row(t, "bf16", 512);
+  EXPECT_TRUE(db::is_null(five_twelve["cublaslt_fused_us"]));  // launch_failed in run 3
+  EXPECT_NEAR(db::as_double(five_twelve["vs_floor"]), 0.0321 / 0.0079, 1e-12);
+  EXPECT_NEAR(db::as_double(five_twelve["torch_compile_us"]), 25.9, 1e-9);
+  auto cube = sweep_row(t, "f32", 4096);
+  EXPECT_EQ(db::as_int(cube["run"]), 1);
+  EXPECT_NEAR(db::as_double(cube["eager_us"]), 2934.0, 1e-9);
+  EXPECT_TRUE(db::is_null(cube["floor_us"]));
+  EXPECT_NEAR(db::as_double(sweep_row(t, "f32", 1)["b_read_tb_per_s"]), 4096.0 * 4096 * 4 / 0.0155e-3 / 1e12, 1e-9);
+  std::vector<std::string> keys;
+  for (const Column& c : t.columns) keys.push_back(c.key);
+  for (const char* absent : {"triton_us", "torch_eager_us", "read_b_us", "coalesce_us"})
+    EXPECT_EQ(std::find(keys.begin(), keys.end(), absent), keys.end()) << absent;
+  EXPECT_TRUE(t.hide_empty_columns);
+}
+
+// The floor is a bound, never a peer: no comparison block, summary path, why row or workload sum
+// holds it.
+TEST(MSweep, TheFloorIsInNoOtherTable) {
+  auto db = db::Database::open(fixture("fixture_msweep.db"), db::Mode::read_only);
+  for (const ComparisonEntry& e : comparison_entries(db, {}, PeerScope::same_model)) EXPECT_NE(e.method, "read_b");
+  ReportOptions options;
+  options.workloads = {fixture_workload()};
+  const Document d = build_report(db, {}, options);
+  std::vector<std::string> names;
+  for (const Table& t : d.tables) {
+    names.push_back(t.name);
+    if (t.name == "m_sweep") continue;
+    for (const Column& c : t.columns) EXPECT_EQ(c.key.find("read_b"), std::string::npos) << t.name << " " << c.key;
+    for (const auto& row : t.rows)
+      for (const Value& v : row)
+        if (std::holds_alternative<std::string>(v)) EXPECT_NE(db::as_text(v), "read_b") << t.name;
+  }
+  // After the summary and the workloads, before the detail.
+  ASSERT_GE(names.size(), 4u);
+  EXPECT_EQ(names[0], "summary");
+  EXPECT_EQ(names[3], "m_sweep");
+  EXPECT_EQ(names[4], "comparison");
+}
+
+// --same-model brings the second H200's torch_eager into device 1's comparison at M = 1, marked;
+// the group stays one device's: no torch_eager there, and a note says where it went.
+TEST(MSweep, PeersOfAnotherDeviceStayOutOfAGroup) {
+  auto db = db::Database::open(fixture("fixture_msweep.db"), db::Mode::read_only);
+  const auto entries = comparison_entries(db, {}, PeerScope::same_model);
+  EXPECT_TRUE(std::any_of(entries.begin(), entries.end(),
+                          [](const ComparisonEntry& e) { return e.method == "torch_eager" && e.cross_device(); }));
+  const auto groups = m_sweep_groups(db, entries);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_TRUE(groups[1].cross_device_peers_left_out);
+  EXPECT_FALSE(groups[0].cross_device_peers_left_out);
+  EXPECT_EQ(groups[1].points[0].others.count("torch_eager"), 0u);
+  EXPECT_EQ(groups[1].points[0].others.at("torch_compile").run, 4);
+  const Table t = m_sweep_table(groups);
+  for (const Column& c : t.columns) EXPECT_NE(c.key, "torch_eager_us");
+  EXPECT_NE(t.notes.back().find("A group is one device"), std::string::npos);
+  EXPECT_EQ(m_sweep_table(m_sweep_groups(db, comparison_entries(db, {}))).notes.size(), 2u);
+}
+
+// The plot data: per group and M the fastest fused config, every other method and the floor as
+// the throughput a kernel limited only by reading B reaches, 2·M·N·K ÷ read_b's time.
+TEST(MSweep, PlotDataDrawsTheFloorAsTheThroughputOfReadingB) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_msweep_" + std::to_string(::getpid()));
+  {
+    auto db = db::Database::open(fixture("fixture_msweep.db"), db::Mode::read_only);
+    PlotOptions options;
+    options.out_dir = dir;
+    options.python = "/nonexistent/python3";  // the data only
+    EXPECT_FALSE(make_plots(db, {}, options).skipped.empty());
+  }
+  std::ifstream in(dir / "tflops_vs_m.csv");
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, "device,dtype,epilogue,n,k,m,series,kind,run,median_ms,tflops");
+  std::map<std::string, int> kinds;
+  bool floor_at_one = false;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 11u) << line;
+    ++kinds[f[7]];
+    if (f[1] == "bf16" && f[5] == "1" && f[7] == "floor") {
+      floor_at_one = true;
+      EXPECT_EQ(f[6], "read_b (B-read floor)");
+      EXPECT_EQ(f[8], "3");
+      EXPECT_NEAR(std::stod(f[10]), 2.0 * 4096 * 4096 / 0.0078e-3 / 1e12, 1e-9);
+    }
+  }
+  EXPECT_TRUE(floor_at_one);
+  EXPECT_EQ(kinds["fused"], 7);
+  EXPECT_EQ(kinds["floor"], 5);  // bf16 1, 8, 512 and f32 1, 8
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Diff, VerdictsFollowTheNoiseRule) {
   auto a = db::Database::open(fixture("fixture.db"), db::Mode::read_only);
   auto b = db::Database::open(fixture("fixture_b.db"), db::Mode::read_only);

@@ -47,6 +47,23 @@ TEST(Printers, MarkdownGroupsRowsAndEscapesCells) {
   EXPECT_NE(md.find("A note."), std::string::npos);
 }
 
+// hide_empty_columns: in markdown, a column with no value in a group's rows is left out of that
+// group's table only; CSV keeps it.
+TEST(Printers, MarkdownHidesAGroupsEmptyColumnsWhenAsked) {
+  Document d = sample();
+  d.tables[0].hide_empty_columns = true;
+  d.tables[0].rows[0][d.tables[0].index("ms")] = Value();
+  std::ostringstream md, csv;
+  print_markdown(d, md);
+  EXPECT_NE(md.str().find("### H200 · 1024³\n\n| config |\n| --- |\n| a\\|b |\n| x,\"y\" |\n"), std::string::npos)
+      << md.str();
+  EXPECT_NE(md.str().find("### H200 · 4096³\n\n| config | median (ms) |\n| --- | ---: |\n| c | 2.500 |"),
+            std::string::npos)
+      << md.str();
+  print_csv(d, csv);
+  EXPECT_NE(csv.str().find("device,shape,m,config,ms\n"), std::string::npos);
+}
+
 TEST(Printers, CsvQuotesAndKeepsEveryColumn) {
   std::ostringstream out;
   print_csv(sample(), out);

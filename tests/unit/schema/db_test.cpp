@@ -103,6 +103,72 @@ TEST(Vocabulary, MethodsAreIdentifiersKnownOnce) {
   EXPECT_EQ(method_rank("someone_else"), static_cast<int>(std::size(kMethods)));
 }
 
+TEST(Vocabulary, FloorsAreTheSchemasUncheckedMethods) {
+  // The latest rule on error figures (migration 0006) names exactly kMethods' floors: the methods
+  // stored ok without a check.
+  const std::string sql(builtin_migrations()[5].sql);
+  const std::string head = "CHECK (CASE WHEN method IN (";
+  const std::size_t at = sql.find(head);
+  ASSERT_NE(at, std::string::npos);
+  const std::string list = sql.substr(at + head.size(), sql.find(')', at + head.size()) - at - head.size());
+  std::vector<std::string> in_schema;
+  const std::regex quoted("'([a-z_0-9]+)'");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), quoted); it != std::sregex_iterator(); ++it)
+    in_schema.push_back((*it)[1]);
+  std::vector<std::string> floors;
+  for (const MethodInfo& m : kMethods)
+    if (m.kind == MethodKind::floor) floors.emplace_back(m.name);
+  EXPECT_EQ(in_schema, floors);
+  EXPECT_EQ(floors, std::vector<std::string>{"read_b"});
+  EXPECT_EQ(find_method("read_b")->origin, MethodOrigin::baseline);
+  EXPECT_TRUE(is_floor("read_b"));
+  EXPECT_FALSE(is_floor("cublas_gemm"));
+  EXPECT_FALSE(is_floor("someone_else"));
+}
+
+// A floor is timed and never checked: its ok row has no error figures, and may not pretend to
+// have any, nor be wrong, nor have a config; every other method still needs its figures.
+TEST(Rows, AFloorIsOkWithoutErrorFiguresAndOnlyIt) {
+  Populated p;
+  auto floor = ok_row(p.run, p.dev, p.prob, "read_b", {}, 0.0078);
+  floor.rel_err.reset();
+  floor.max_abs_err.reset();
+  ASSERT_TRUE(p.db.insert_measurement(floor));
+  EXPECT_EQ(as_int(p.db.query("SELECT count(*) FROM measurements WHERE method = 'read_b' AND status = 'ok' "
+                              "AND rel_err IS NULL AND max_abs_err IS NULL AND tflops > 0")
+                       .rows[0][0]),
+            1);
+  EXPECT_TRUE(p.db.baseline_measured(p.run, p.dev, p.prob, "read_b"));
+
+  RunId later = p.db.begin_run(run_info(p.dev));
+  auto figures = ok_row(later, p.dev, p.prob, "read_b", {}, 0.0078);  // a floor claiming a check
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(figures); }).find("CHECK"), std::string::npos);
+  figures.rel_err.reset();
+  figures.max_abs_err.reset();
+  figures.max_scaled_err = 0.0;
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(figures); }).find("CHECK"), std::string::npos);
+  MeasurementRow wrong;
+  wrong.run = later;
+  wrong.device = p.dev;
+  wrong.problem = p.prob;
+  wrong.method = "read_b";
+  wrong.status = Status::wrong_result;
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(wrong); }).find("CHECK"), std::string::npos);
+  auto configured = ok_row(later, p.dev, p.prob, "read_b", p.config(128, 128), 0.0078);
+  configured.rel_err.reset();
+  configured.max_abs_err.reset();
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(configured); }).find("CHECK"), std::string::npos);
+
+  auto unchecked = ok_row(later, p.dev, p.prob, "cublas_gemm", {}, 0.05);  // a GEMM always is checked
+  unchecked.rel_err.reset();
+  unchecked.max_abs_err.reset();
+  EXPECT_NE(error_of([&] { p.db.insert_measurement(unchecked); }).find("CHECK"), std::string::npos);
+  MeasurementRow failed = wrong;  // a floor that failed to launch is an ordinary failed row
+  failed.status = Status::launch_failed;
+  failed.message = "the floor's launch failed (synthetic)";
+  EXPECT_TRUE(p.db.insert_measurement(failed));
+}
+
 TEST(Rows, Fp32LanesTable) {
   EXPECT_EQ(fp32_lanes_per_sm(9, 0), 128);
   EXPECT_EQ(fp32_lanes_per_sm(8, 0), 64);

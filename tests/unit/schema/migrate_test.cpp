@@ -164,6 +164,85 @@ TEST(Migrations, VersionThreeUpgradesToProfilesKeepingEveryRow) {
   EXPECT_EQ(dir.listing(), "v3.db");
 }
 
+// Every column of every measurement as text, in id order: what rebuilding the table must keep.
+std::string measurement_dump(const std::filesystem::path& p) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(p.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT * FROM measurements ORDER BY id", -1, &s, nullptr), SQLITE_OK);
+  std::string out;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    for (int c = 0; c < sqlite3_column_count(s); ++c) {
+      const unsigned char* text = sqlite3_column_text(s, c);
+      out += std::string(sqlite3_column_name(s, c)) + "=" + (text ? reinterpret_cast<const char*>(text) : "NULL") + ";";
+    }
+    out += "\n";
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
+// A database written at version 4 upgrades to the floors (0006 rebuilds measurements for its new
+// CHECK): every measurement keeps every column, in order, with its id; the indexes and the trigger
+// still hold; and a floor row without error figures is then taken.
+TEST(Migrations, VersionFourUpgradesToFloorsKeepingEveryMeasurement) {
+  TempDir dir;
+  auto path = dir / "v4.db";
+  const std::vector<Migration> v4(builtin_migrations().begin(), builtin_migrations().begin() + 4);
+  { EXPECT_EQ(Database::open(path, Mode::read_write, v4).schema_version(), 4); }
+  raw_sql(path,
+          "INSERT INTO devices (uuid, name, arch, cc_major, cc_minor, sm_count, l2_bytes, global_mem_bytes,"
+          " max_sm_clock_mhz, fp32_lanes_per_sm, smem_per_block_optin, smem_per_sm, max_threads_per_block,"
+          " max_threads_per_sm, regs_per_sm, max_regs_per_thread, max_blocks_per_sm)"
+          " VALUES ('GPU-v4', 'NVIDIA H200', 'sm_90', 9, 0, 132, 62914560, 1, 1980, 128, 232448, 233472, 1024,"
+          " 2048, 65536, 255, 32), ('GPU-v4b', 'NVIDIA H200', 'sm_90', 9, 0, 132, 62914560, 1, 1980, 128, 232448,"
+          " 233472, 1024, 2048, 65536, 255, 32);"
+          "INSERT INTO runs (device_id, resume_key, tool, tool_version, git_revision, command_line, host)"
+          " VALUES (1, 'k', 'coalesce-tune', '0.1.0', 'abc', 'sweep', 'h');"
+          "INSERT INTO problems (m, n, k, dtype, epilogue) VALUES (1, 4096, 4096, 'bf16', 'bias_gelu');"
+          "INSERT INTO configs (family, name, params_json, source_hash) VALUES ('wgmma', 'wgmma_x', '{}', 'h');"
+          "INSERT INTO builds (config_id, arch, toolkit, status, registers, smem_bytes, log)"
+          " VALUES (1, 'sm_90a', '13.0', 'ok', 168, 200000, '');"
+          "INSERT INTO measurements (id, run_id, device_id, problem_id, method, config_id, build_id, status,"
+          " median_ms, min_ms, max_ms, p10_ms, p90_ms, rel_spread, samples, tflops, rel_err, max_abs_err,"
+          " max_scaled_err, sm_clock_before_mhz, sm_clock_after_mhz, grid_blocks, message)"
+          " VALUES (3, 1, 1, 1, 'coalesce', 1, 1, 'ok', 0.0252, 0.0250, 0.0260, 0.0251, 0.0254, 0.0119, 40,"
+          " 1.33, 1e-3, 1e-2, 0.004, 1980, 1965, 64, 'stop: converged'),"
+          " (7, 1, 1, 1, 'cublas_gemm', NULL, NULL, 'ok', 0.0179, 0.0170, 0.0190, 0.0175, 0.0181, 0.0335, 50,"
+          " 1.87, 1e-3, 1e-2, NULL, 1980, 1980, NULL, ''),"
+          " (9, 1, 1, 1, 'eager', NULL, NULL, 'wrong_result', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+          " 0.3, 12.5, 0.9, NULL, NULL, NULL, 'wrong (synthetic)');");
+  const std::string before = measurement_dump(path);
+  ASSERT_NE(before.find("id=9;"), std::string::npos);
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    EXPECT_EQ(as_int(db.query("SELECT count(*) FROM sqlite_schema WHERE name IN ('measurements_config_once', "
+                              "'measurements_baseline_per_run', 'measurements_by_run', 'measurements_device_of_run')")
+                         .rows[0][0]),
+              4);
+    MeasurementRow floor;
+    floor.run = 1;
+    floor.device = 1;
+    floor.problem = 1;
+    floor.method = "read_b";
+    floor.timing = Timing{0.0079, 0.0077, 0.0082, 0.0078, 0.0080, 60};
+    EXPECT_TRUE(db.insert_measurement(floor));
+    EXPECT_FALSE(db.insert_measurement(floor)) << "a baseline is measured once per run";
+    floor.device = 2;  // not the device of run 1
+    EXPECT_THROW(db.insert_measurement(floor), Error);
+  }
+  std::string after = measurement_dump(path);
+  // 0005's column, NULL on every row written before it, is the one difference.
+  for (std::size_t at; (at = after.find("workspace_bytes=NULL;")) != std::string::npos;) after.erase(at, 21);
+  EXPECT_EQ(after.substr(0, before.size()), before);
+  EXPECT_NE(after.find("method=read_b;"), std::string::npos);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM v_comparison WHERE cublas_gemm_ms = 0.0179"), 1);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(dir.listing(), "v4.db");
+}
+
 TEST(Migrations, FreshDatabaseIsInitialized) {
   TempDir dir;
   auto path = dir / "new.db";

@@ -201,6 +201,7 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
     EXPECT_NE(c.name.find("_sk" + std::to_string(w.split) + "_"), std::string::npos) << c.name;
   }
   EXPECT_GT(split, 0u);
+}
 
 // The same for a second family with a split (mma): no variant at 4096³, variants at 8 rows, and
 // among them legal ones of every factor, the 16-bit partials' workspace counted in f32.

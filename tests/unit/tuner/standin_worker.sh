@@ -2,7 +2,8 @@
 # A stand-in for `coalesce-tune worker` on machines without a GPU (COALESCE_TEST_STANDIN_WORKER,
 # tuner/sweep.cpp): it speaks the worker's JSON lines and answers every measurement with a
 # timing derived from the request's text, so equal requests get equal rows. cuBLASLt is
-# "unavailable". With STANDIN_DELAY set, each kernel takes that many seconds. With
+# "unavailable"; the floor read_b is answered as the worker answers a floor: timed, with
+# "checked": false and no error figures. With STANDIN_DELAY set, each kernel takes that many seconds. With
 # STANDIN_WRONG_AFTER set to a config's name, that config is answered as the harness answers a
 # kernel that passed its checks and then failed the re-check of its last timed run
 # (harness/method.cpp): wrong_result with the re-check's figures and no timing. With
@@ -25,6 +26,7 @@ while IFS= read -r line; do
       echo '{"status":"ok"}' ;;
     *'"op":"ping"'*) echo '{"status":"ok"}' ;;
     *'"method":"cublaslt_fused"'*) echo '{"status":"unavailable","detail":"the stand-in worker has no cuBLASLt"}' ;;
+    *'"method":"read_b"'*) echo '{"status":"ok","checked":false,"median_ms":0.400,"min_ms":0.390,"max_ms":0.420,"p10_ms":0.395,"p90_ms":0.405,"samples":40}' ;;
     *'"op":"baseline"'*) timing 1500 ;;
     *'"op":"kernel"'* | *'"op":"kernel_then_epilogue"'*)
       if [ -n "${STANDIN_WRONG_AFTER:-}" ]; then

@@ -72,8 +72,14 @@ TEST_F(StandInSweep, StoresEveryRow) {
 
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed' AND resumed = 0 AND device_id IS NOT NULL"), 1);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE git_revision <> '' AND toolkit <> '' AND command_line LIKE '%sweep%'"), 1);
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE config_id IS NULL AND status = 'ok'"), 3);
+  // cublas_gemm, eager, unfused and the floor read_b; cuBLASLt the stand-in lacks.
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE config_id IS NULL AND status = 'ok'"), 4);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'cublaslt_fused'"), 0);
+  // The floor is stored ok with its timing and without error figures: it was never checked.
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'read_b' AND status = 'ok' AND median_ms = 0.4 "
+                      "AND rel_err IS NULL AND max_abs_err IS NULL AND max_scaled_err IS NULL"),
+            1);
+  EXPECT_NE(e.out.find("read_b           0.400 ms  a floor, not a GEMM: best takes "), std::string::npos) << e.out;
   const tuner::Space s = space();
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND build_id IS NULL AND status = 'pruned'"),
             static_cast<long long>(s.pruned()));
@@ -243,7 +249,7 @@ TEST_F(StandInSweep, ASweepWithSomeWorkDoneMeasuresOnlyTheRest) {
   ASSERT_EQ(e.code, 0) << e.out;
   EXPECT_EQ(e.out.find("nothing to do"), std::string::npos) << e.out;
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 2);
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE run_id = 2 AND config_id IS NULL AND m = 128"), 3);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE run_id = 2 AND config_id IS NULL AND m = 128"), 4);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE run_id = 2 AND m = 256"), 0);
 }
 
@@ -266,7 +272,7 @@ TEST_F(StandInSweep, AShapesFileSweepsEachProblemOnce) {
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE method = 'coalesce' AND build_id IS NOT NULL" + where),
               kBudget)
         << epilogue;
-    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE config_id IS NULL AND status = 'ok'" + where), 3)
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE config_id IS NULL AND status = 'ok'" + where), 4)
         << epilogue;
   }
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE command_line LIKE '%--shapes-file%'"), 1);

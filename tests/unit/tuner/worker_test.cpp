@@ -19,8 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Answers by the request's symbol: "crash" dies by SIGSEGV, "hang" never answers, "fatal"
-// reports a lost context and exits, "wrong" a wrong result, anything else a timing. Each setup
-// is logged to $STANDIN_LOG; the first $STANDIN_FAIL_SETUPS of them fail.
+// reports a lost context and exits, "wrong" a wrong result, the floor read_b an unchecked timing,
+// anything else a timing. Each setup is logged to $STANDIN_LOG; the first $STANDIN_FAIL_SETUPS of
+// them fail.
 constexpr const char* kStandIn = R"sh(#!/bin/sh
 [ "$1" = worker ] || exit 64
 while IFS= read -r line; do
@@ -38,6 +39,7 @@ while IFS= read -r line; do
     *'"symbol":"fatal"'*) echo '{"status":"launch_failed","detail":"an illegal memory access was encountered","fatal":true}'; exit 3 ;;
     *'"symbol":"wrong"'*) echo '{"status":"wrong_result","detail":"relative Frobenius error 0.5 exceeds 0.0001","rel_err":0.5,"max_abs_err":null}' ;;
     *'"method":"cublaslt_fused"'*) echo '{"status":"unavailable","detail":"cuBLASLt offers no algorithm"}' ;;
+    *'"method":"read_b"'*) echo '{"status":"ok","checked":false,"median_ms":0.0078,"min_ms":0.0077,"max_ms":0.0081,"p10_ms":0.0077,"p90_ms":0.0079,"samples":300}' ;;
     *) echo '{"status":"ok","rel_err":1e-7,"max_abs_err":2e-6,"median_ms":1.5,"min_ms":1.4,"max_ms":1.9,"p10_ms":1.45,"p90_ms":1.6,"samples":40,"grid_blocks":256,"driver_registers":128}' ;;
   esac
 done
@@ -88,6 +90,14 @@ TEST_F(StandInWorker, AnswersBecomeOutcomes) {
   EXPECT_FALSE(w.baseline("cublaslt_fused", &why));
   EXPECT_EQ(why, "cuBLASLt offers no algorithm");
   EXPECT_TRUE(w.baseline("cublas_gemm", &why)->ok());
+  // A floor is timed, not checked: ok with no error figures, never infinite ones.
+  std::optional<Outcome> floor = w.baseline("read_b", &why);
+  ASSERT_TRUE(floor);
+  EXPECT_TRUE(floor->ok());
+  EXPECT_EQ(*floor->median_ms, 0.0078);
+  EXPECT_FALSE(floor->rel_err);
+  EXPECT_FALSE(floor->max_abs_err);
+  EXPECT_FALSE(floor->max_scaled_err);
   EXPECT_EQ(w.starts(), 1);
   EXPECT_EQ(setups(), 1);
 }
