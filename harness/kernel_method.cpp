@@ -72,6 +72,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   m.workspace_bytes = workspace_bytes(config, named);
   m.deterministic = true;  // every family's schedule is (docs/families.md)
   const int reduce_blocks = slices > 1 ? elementwise_grid_cap() : 0;
+  const bool programmatic = slices > 1 && programmatic_launch_supported();
   auto launch_kernel = [kernel, g, name, values, order](cudaStream_t stream) mutable {
     void* args[16];
     std::size_t i = 0;
@@ -114,9 +115,9 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
     return m;
   }
   m.launch = [launch_kernel = std::move(launch_kernel), partials, slices, named, bias = ws.bias(), c = ws.c(),
-              reduce_blocks](cudaStream_t stream) mutable {
+              reduce_blocks, programmatic](cudaStream_t stream) mutable {
     launch_kernel(stream);
-    launch_splitk_reduce(named, partials->get(), slices, bias, c, reduce_blocks, stream);
+    launch_splitk_reduce(named, partials->get(), slices, bias, c, reduce_blocks, stream, programmatic);
   };
   return m;
 }

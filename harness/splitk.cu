@@ -9,15 +9,22 @@
 namespace coalesce {
 
 void launch_splitk_reduce(const Problem& problem, const float* partial, int slices, const void* bias, void* c,
-                          int max_blocks, cudaStream_t stream) {
+                          int max_blocks, cudaStream_t stream, bool programmatic) {
   with_epilogue(problem.epilogue, false, [&](auto epi) {
     with_storage(problem.types().c, [&](auto tag) {
       using T = decltype(tag);
       launch_splitk_reduce<T, decltype(epi)>(partial, slices, static_cast<const T*>(bias), static_cast<T*>(c),
-                                             problem.m, problem.n, max_blocks, stream);
+                                             problem.m, problem.n, max_blocks, stream, programmatic);
     });
   });
   COALESCE_CUDA_CTX(cudaGetLastError(), "split-K reduce");
+}
+
+bool programmatic_launch_supported() {
+  int device = 0, major = 0;
+  COALESCE_CUDA(cudaGetDevice(&device));
+  COALESCE_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
 }
 
 int elementwise_grid_cap() {

@@ -67,6 +67,15 @@ __global__ void bias_epilogue_inplace1(T* __restrict__ c, const T* __restrict__ 
     c[i] = from_float<T>(Epi::apply(to_float(c[i]), to_float(bias[i % n])));
 }
 
+/// Waits, in a kernel launched with programmatic stream serialization (launch_splitk_reduce's
+/// `programmatic`), until the grid before it on the stream has completed and its writes are
+/// visible; a no-op in a kernel launched without it, and before sm_90.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /// Split-K's reduce (docs/families.md "Split-K"), 16 bytes of C per step: C[m][n] = Epi(sum over
 /// z = 0..slices-1 of partial[z][m][n], bias[n]), the sum in slice order (deterministic), for
 /// row-major M×N whose rows are whole Vec16<T> (`n_vec` per row), `count` vectors in all.
@@ -75,6 +84,7 @@ __global__ void splitk_reduce_vec(const float* __restrict__ partial, int slices,
                                   const Vec16<T>* __restrict__ bias, Vec16<T>* __restrict__ c, long long count,
                                   int n_vec) {
   constexpr int kPer = Vec16<T>::kCount;
+  wait_for_previous_grid();
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     float acc[kPer];
@@ -115,6 +125,7 @@ __global__ void splitk_reduce_vec(const float* __restrict__ partial, int slices,
 template <class T, class Epi>
 __global__ void splitk_reduce1(const float* __restrict__ partial, int slices, long long slice_stride,
                                const T* __restrict__ bias, T* __restrict__ c, long long count, int n) {
+  wait_for_previous_grid();
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     float acc = partial[i];
@@ -167,21 +178,33 @@ void launch_bias_epilogue_inplace(T* c, const T* bias, int m, int n, int max_blo
 }
 
 /// C = Epi(sum of the `slices` partials of M×N floats, bias[n]); 16-byte vectors of C when a
-/// row is a whole number of them and the pointers are 16-byte aligned. The caller checks
-/// cudaGetLastError().
+/// row is a whole number of them and the pointers are 16-byte aligned. With `programmatic`
+/// (sm_90 and later: Programmatic Dependent Launch), the reduce is launched with programmatic
+/// stream serialization: the GPU may start launching it while the GEMM's last blocks finish,
+/// and each of its threads waits (griddepcontrol.wait) until the GEMM has completed and its
+/// partials are visible, so the result is the same and the launch gap between the two kernels
+/// shrinks. The caller checks cudaGetLastError().
 template <class T, class Epi>
 void launch_splitk_reduce(const float* partial, int slices, const T* bias, T* c, int m, int n, int max_blocks,
-                          cudaStream_t stream) {
+                          cudaStream_t stream, bool programmatic = false) {
   constexpr int kPer = Vec16<T>::kCount;
   const long long count = static_cast<long long>(m) * n;
+  cudaLaunchConfig_t launch{};
+  launch.blockDim = dim3(kElementwiseBlock);
+  launch.stream = stream;
+  cudaLaunchAttribute serialization{};
+  serialization.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  serialization.val.programmaticStreamSerializationAllowed = 1;
+  launch.attrs = &serialization;
+  launch.numAttrs = programmatic ? 1 : 0;
   if (n % kPer == 0 && aligned16(c) && aligned16(partial) && (!Epi::kUsesBias || aligned16(bias))) {
     const long long vecs = count / kPer;
-    splitk_reduce_vec<T, Epi><<<elementwise_blocks(vecs, max_blocks), kElementwiseBlock, 0, stream>>>(
-        partial, slices, count, reinterpret_cast<const Vec16<T>*>(bias), reinterpret_cast<Vec16<T>*>(c), vecs,
-        n / kPer);
+    launch.gridDim = dim3(elementwise_blocks(vecs, max_blocks));
+    cudaLaunchKernelEx(&launch, splitk_reduce_vec<T, Epi>, partial, slices, count,
+                       reinterpret_cast<const Vec16<T>*>(bias), reinterpret_cast<Vec16<T>*>(c), vecs, n / kPer);
   } else {
-    splitk_reduce1<T, Epi><<<elementwise_blocks(count, max_blocks), kElementwiseBlock, 0, stream>>>(
-        partial, slices, count, bias, c, count, n);
+    launch.gridDim = dim3(elementwise_blocks(count, max_blocks));
+    cudaLaunchKernelEx(&launch, splitk_reduce1<T, Epi>, partial, slices, count, bias, c, count, n);
   }
 }
 
