@@ -3,18 +3,15 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/dispatch.cuh"
+#include "harness/splitk.hpp"
 #include "kernels/elementwise.cuh"
 
 namespace coalesce::tuner {
 
 Method then_bias_epilogue(const Method& gemm, Workspace& ws) {
   const Problem& p = ws.problem();
-  int device = 0, sms = 0, threads_per_sm = 0;
-  COALESCE_CUDA(cudaGetDevice(&device));
-  COALESCE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  COALESCE_CUDA(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
   // As many resident blocks as the SMs hold: the same grid the `unfused` baseline launches.
-  const int max_blocks = sms * (threads_per_sm / kElementwiseBlock);
+  const int max_blocks = elementwise_grid_cap();
 
   Method m = gemm;
   m.method = "coalesce_unfused";
