@@ -16,17 +16,20 @@ namespace coalesce {
 /// full/empty mbarriers; one producer warpgroup issues the copies, CONSUMERS warpgroups each own
 /// BM/CONSUMERS rows of the tile and multiply with wgmma.mma_async m64nBNk16 (f32 accumulators
 /// in registers), then apply the fused epilogue and store C (kernels/wgmma/gemm.cuh). With
+/// pingpong = 1 the two consumers instead take the block's tiles in turn, each a whole BM×BN
+/// tile, so one consumer's epilogue runs while the other's MMAs keep the tensor cores busy. With
 /// split > 1 (split-K) block z of the grid multiplies only its share of K and stores the raw f32
 /// sums into the partials workspace; the harness's reduce applies the epilogue.
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
-  int consumers = 2;                ///< consumer warpgroups (1 or 2), each owning bm/consumers rows
+  int consumers = 2;                ///< consumer warpgroups (1 or 2), each owning bm/consumers rows (pingpong: all bm)
   int cluster_m = 1, cluster_n = 1; ///< thread block cluster (TMA multicast): only 1x1 is implemented
   int persistent = 0;               ///< 1: one block per SM walks the tiles (epilogue overlaps the next loads)
   int group_m = 8;                  ///< tile rasterization: tile rows per group (1 = row order)
   int tma_store = 0;                ///< 1: C goes registers -> swizzled shared memory -> TMA store
   int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
+  int pingpong = 0;                 ///< 1: the two consumers take whole tiles in turn (epilogue overlaps MMAs)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -52,7 +55,14 @@ struct WgmmaConfig {
   static constexpr int kConsumerRegisters = 232;
 
   COALESCE_HD constexpr int threads() const { return kWarpgroup * (1 + consumers); }
-  COALESCE_HD constexpr int rows_per_consumer() const { return consumers > 0 ? bm / consumers : 0; }
+  /// Rows of a tile one consumer multiplies: its share of the tile, or with pingpong the whole tile.
+  COALESCE_HD constexpr int rows_per_consumer() const {
+    return pingpong ? bm : (consumers > 0 ? bm / consumers : 0);
+  }
+  /// The first row of the tile that consumer `c` owns (0 for both with pingpong).
+  COALESCE_HD constexpr int consumer_row(int c) const { return pingpong ? 0 : c * rows_per_consumer(); }
+  /// Tiles of C being stored at once: with pingpong each consumer stages its own.
+  COALESCE_HD constexpr int tiles_in_flight() const { return pingpong ? consumers : 1; }
   /// m64 wgmmas per consumer per K step (1 or 2).
   COALESCE_HD constexpr int m_iters() const { return rows_per_consumer() / kWgmmaM; }
   /// f32 accumulators a consumer thread holds: its rows × BN over 128 threads.
@@ -65,7 +75,7 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * kElementBytes; }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
   /// The C tile staged for the TMA store (none for direct stores).
-  COALESCE_HD constexpr int store_bytes() const { return tma_store ? bm * bn * kElementBytes : 0; }
+  COALESCE_HD constexpr int store_bytes() const { return tma_store ? tiles_in_flight() * bm * bn * kElementBytes : 0; }
   /// Two mbarriers (full, empty) of 8 bytes per stage.
   COALESCE_HD constexpr int barrier_bytes() const { return stages * 2 * 8; }
   /// Dynamic shared memory per block: the ring, the C staging tile, the barriers, and 1 KB of
@@ -100,10 +110,17 @@ struct WgmmaConfig {
     // persistent grid is one block per tile: the same launch as persistent = 0.
     if (split > 1 && persistent)
       return {Violation::shape, "split-K needs persistent = 0 (where a split can help, a persistent grid is one block per tile, the same kernel run)"};
+    if (pingpong != 0 && pingpong != 1) return {Violation::shape, "pingpong must be 0 or 1"};
+    // Ping-pong alternates whole tiles between two consumers of one block, so a block must walk
+    // several tiles (a persistent grid) and have two consumers to alternate.
+    if (pingpong && (consumers != 2 || !persistent))
+      return {Violation::shape, "pingpong needs two consumers and persistent = 1 (the consumers take a block's tiles in turn)"};
     if (bk * kElementBytes != kSwizzleBytes)
       return {Violation::shape, "BK must be 64: a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
-    if (bm % (kWgmmaM * consumers) != 0 || (m_iters() != 1 && m_iters() != 2))
-      return {Violation::divisibility, "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers"};
+    if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (pingpong ? 1 : consumers) != bm ||
+        (m_iters() != 1 && m_iters() != 2))
+      return {Violation::divisibility,
+              "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong, 64 or 128)"};
     if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
     if (bn % kRowElements != 0 || bn > kMaxBox)
       return {Violation::divisibility, "BN must be 64, 128, 192 or 256 (whole 128-byte rows of B; wgmma N <= 256)"};

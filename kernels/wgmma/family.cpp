@@ -14,7 +14,7 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
-    {kSplitParam, "sk", 1},
+    {kSplitParam, "sk", 1}, {"pingpong", "pp", 0},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
@@ -58,7 +58,9 @@ class WgmmaFamily final : public Family {
                   for (int persistent : l.persistent)
                     for (int group_m : l.group_m)
                       for (int tma_store : l.tma_store)
-                        out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m, tma_store}));
+                        for (int pingpong : l.pingpong)
+                          out.push_back(from_wgmma(
+                              {bm, bn, bk, stages, consumers, cm, cn, persistent, group_m, tma_store, 1, pingpong}));
     return out;
   }
 
@@ -125,8 +127,11 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor only when there is one (the template's default is 1).
-    return buf + (c.split > 1 ? ", " + std::to_string(c.split) : std::string()) + ">";
+    // The split factor and ping-pong only when they are not the template's defaults (1 and 0).
+    std::string tail;
+    if (c.split > 1 || c.pingpong) tail += ", " + std::to_string(c.split);
+    if (c.pingpong) tail += ", " + std::to_string(c.pingpong);
+    return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
                             std::string_view symbol) const override {
@@ -149,13 +154,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split}};
+           c.split, c.pingpong}};
 }
 
 const WgmmaLists& wgmma_lists() {
@@ -165,7 +170,8 @@ const WgmmaLists& wgmma_lists() {
   // rule takes; the rule prunes the pairs whose accumulators do not fit. Stages 3 to 6: two
   // stages leave TMA latency exposed and deeper rings rarely fit beside a large tile. BK is 64
   // (one swizzle row), clusters 1x1 (multicast is not implemented), group_m 8 (the L2-friendly
-  // rasterization the simt family and Triton use).
+  // rasterization the simt family and Triton use). Ping-pong both ways: the rule keeps it to
+  // persistent two-consumer tiles of 64 or 128 rows.
   static const WgmmaLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 192, 256},
@@ -177,6 +183,7 @@ const WgmmaLists& wgmma_lists() {
       .persistent = {0, 1},
       .group_m = {8},
       .tma_store = {0, 1},
+      .pingpong = {0, 1},
   };
   return lists;
 }

@@ -17,7 +17,7 @@ Config from_wgmma(const WgmmaConfig& config);
 /// The values each wgmma parameter takes in a sweep (docs/kernels.md says why each list is what
 /// it is); every combination is listed and WgmmaConfig's rule refuses the illegal ones.
 struct WgmmaLists {
-  std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store;
+  std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store, pingpong;
 };
 const WgmmaLists& wgmma_lists();
 

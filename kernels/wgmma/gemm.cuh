@@ -23,6 +23,19 @@
 // no code in the mainloop: TMA writes zeros for elements outside A and B, and the epilogue
 // predicates C (the TMA store clips it).
 //
+// Ping-pong (cfg.pingpong): the two consumers take the block's tiles in turn (consumer 0 the
+// block's 1st, 3rd, ... tile, consumer 1 the 2nd, 4th, ...), each multiplying a whole BM×BN tile.
+// The producer still loads tile after tile into the one ring, so the ring orders the consumers'
+// main loops: consumer 1 gets its first slice only as consumer 0's last slices are released, and
+// while one consumer runs its epilogue the other's wgmmas keep the tensor cores busy (CUTLASS
+// 3's "ping-pong" kernel schedule). Each slot then has one consumer: `empty` counts one arrival,
+// and a consumer steps its ring cursor over the other's slices without waiting on them. A
+// consumer starts a tile's main loop only once the other has received the last slice of the tile
+// before (a named barrier, arrive by one consumer and sync by the other): the ring's own order is
+// not enough, because a parity wait on a `full` barrier two phases behind passes at once, and a
+// consumer that skipped a tile's slices would otherwise wait on slots the producer has not
+// reached by two or more fills.
+//
 // Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): the grid's z extent is the
 // number of K slices, and both sides walk only block z's share of the K steps (wgmma_k_steps),
 // so they still agree on every (slot, phase). The consumers store the raw f32 sums, without
@@ -45,10 +58,10 @@ namespace coalesce {
 /// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
-          int GROUP_M, int TMA_STORE, int SPLIT = 1>
+          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT};
+                                      TMA_STORE, SPLIT, PINGPONG};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z). The kernel walks tiles with a
@@ -70,9 +83,11 @@ struct WgmmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
                 "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, persistent and "
-                "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0)");
+                "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
+                "pingpong 0 or 1 (1 only with two consumers and persistent = 1)");
   static_assert(kViolation != Violation::divisibility,
-                "wgmma config: BM must be 64 or 128 rows per consumer warpgroup, BN a multiple of 64 up to 256");
+                "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong), "
+                "BN a multiple of 64 up to 256");
   static_assert(kViolation != Violation::threads, "wgmma config: consumers must be 1 or 2 warpgroups");
   static_assert(kViolation != Violation::registers,
                 "wgmma config: the accumulators (rows per consumer x BN / 128) do not fit a consumer's registers");
@@ -129,6 +144,12 @@ struct RingCursor {
       slot = 0;
       phase ^= 1u;
     }
+  }
+  /// `steps` advances at once: the phase flips once per wrap of the ring.
+  __device__ __forceinline__ void skip(int steps) {
+    const int wraps = (slot + steps) / STAGES;
+    slot = (slot + steps) % STAGES;
+    phase ^= static_cast<unsigned>(wraps & 1);
   }
 };
 
@@ -188,6 +209,33 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   }
 }
 
+/// The bias pairs of a thread's columns in 32 columns of the tile (col0 + 8j and col0 + 8j + 1,
+/// j < 4), loaded together before their epilogue. Loaded one pair at a time inside the store
+/// loop, each load would wait behind the previous shared-memory store (an asm statement with a
+/// memory clobber, which the compiler may not move a load across): a global round trip per 8
+/// columns, BN/8 of them in a row per tile; in groups it is BN/32. (All BN/8 pairs at once take
+/// 32 to 64 more registers at BN = 256 and spill; groups of 8 pairs still spill two configs of
+/// the 4096 sample.) Packed 16-bit pairs; zeros without a bias or past N.
+template <class Epi, class Types>
+struct WgmmaBiasGroup {
+  static constexpr int kPairs = 4;
+  unsigned word[kPairs];
+  __device__ __forceinline__ WgmmaBiasGroup(const typename Types::Bias* __restrict__ bias, int N, int col0) {
+#pragma unroll
+    for (int j = 0; j < kPairs; ++j) {
+      const int col = col0 + 8 * j;
+      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+      word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+    }
+  }
+  __device__ __forceinline__ float lo(int j) const {
+    return to_float(typename Types::Bias{static_cast<unsigned short>(word[j] & 0xFFFFu)});
+  }
+  __device__ __forceinline__ float hi(int j) const {
+    return to_float(typename Types::Bias{static_cast<unsigned short>(word[j] >> 16)});
+  }
+};
+
 /// The epilogue, direct: C = Epi(acc, bias[n]) rounded once and stored as 2-element words from
 /// the accumulators' registers, predicated at the edges. The m64nNk16 accumulator layout:
 /// thread (warp w, lane l) holds d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e].
@@ -199,7 +247,7 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + consumer * cfg.rows_per_consumer() + warp * 16 + lane / 4;
+  const int row0 = m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
   const int col0 = n0 + 2 * (lane % 4);
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
@@ -234,7 +282,7 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
                                                      int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + consumer * cfg.rows_per_consumer() + warp * 16 + lane / 4;
+  const int row0 = m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
   const int col0 = n0 + 2 * (lane % 4);
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
@@ -270,35 +318,34 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
   constexpr int CHUNK_BYTES = ROWS * ROW;
   constexpr int COLS = WgmmaConfig::kRowElements;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  // The consumer's part of the staging area: its rows of the tile, or with pingpong its own tile.
   const unsigned stage = sm.c_stage + consumer * (cfg.store_bytes() / cfg.consumers);
 
   // The warp's stores of the previous tile must have read its rows before they are overwritten.
   if (lane == 0) sm90::bulk_wait_group_read<0>();
   __syncwarp();
+  // 32 columns at a time, their bias pairs loaded first (WgmmaBiasGroup).
+  using BiasGroup = WgmmaBiasGroup<Epi, Types>;
 #pragma unroll
-  for (int j = 0; j < cfg.bn / 8; ++j) {
-    const int col = n0 + 8 * j + 2 * (lane % 4);
-    float b0 = 0.0f, b1 = 0.0f;
-    if constexpr (Epi::kUsesBias) {
-      if (col < N) {
-        const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
-        b0 = to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)});
-        b1 = to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)});
-      }
+  for (int g = 0; g < cfg.bn / 8 / BiasGroup::kPairs; ++g) {
+    const BiasGroup b(bias, N, n0 + 8 * BiasGroup::kPairs * g + 2 * (lane % 4));
+#pragma unroll
+    for (int jj = 0; jj < BiasGroup::kPairs; ++jj) {
+      // Local row r = 64mi + 16warp + lane/4 + 8h, so r % 8 = lane/4; columns 8j.. are 16-byte
+      // unit j % 8 of chunk j / 8, swizzled to unit (j % 8) ^ (r % 8).
+      const int j = BiasGroup::kPairs * g + jj;
+      const unsigned unit = static_cast<unsigned>((j % 8) ^ (lane / 4));
+      const unsigned chunk = stage + (j / 8) * CHUNK_BYTES + unit * 16 + 4 * (lane % 4);
+#pragma unroll
+      for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
+          const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b.lo(jj)));
+          const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b.hi(jj)));
+          sm90::st_shared_b32(chunk + r * ROW, detail::pack_pair(lo.bits, hi.bits));
+        }
     }
-    // Local row r = 64mi + 16warp + lane/4 + 8h, so r % 8 = lane/4; columns 8j.. are 16-byte
-    // unit j % 8 of chunk j / 8, swizzled to unit (j % 8) ^ (r % 8).
-    const unsigned unit = static_cast<unsigned>((j % 8) ^ (lane / 4));
-    const unsigned chunk = stage + (j / 8) * CHUNK_BYTES + unit * 16 + 4 * (lane % 4);
-#pragma unroll
-    for (int mi = 0; mi < cfg.m_iters(); ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
-        const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
-        const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
-        sm90::st_shared_b32(chunk + r * ROW, detail::pack_pair(lo.bits, hi.bits));
-      }
   }
   // Ordinary stores, read next by the TMA engine (the async proxy): each writing thread fences
   // before the warp barrier that hands its rows to lane 0.
@@ -308,7 +355,7 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
 #pragma unroll
     for (int mi = 0; mi < cfg.m_iters(); ++mi) {
       const int r = mi * WgmmaConfig::kWgmmaM + warp * 16;
-      const int row = m0 + consumer * ROWS + r;
+      const int row = m0 + cfg.consumer_row(consumer) + r;
       if (row >= M) continue;
 #pragma unroll
       for (int c = 0; c < cfg.bn / COLS; ++c)
@@ -317,6 +364,9 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
     sm90::bulk_commit_group();
   }
 }
+
+/// The named barriers that order ping-pong consumers: consumer c waits on kPingPongOrder + c.
+constexpr unsigned kPingPongOrder = 1;
 
 /// A consumer warpgroup: for each of the block's tiles, multiply its rows of the tile over K
 /// from the ring, release each slot once its wgmmas are done, then run the epilogue.
@@ -343,7 +393,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   // the distance between 64-column chunks (BK rows x 128 bytes), the stride byte offset the
   // distance between 8-row groups along K (1024 bytes).
   const unsigned long long a_desc0 =
-      sm90::matrix_descriptor_128b(sm.a_slot(0) + consumer * cfg.rows_per_consumer() * ROW, 16, 8 * ROW);
+      sm90::matrix_descriptor_128b(sm.a_slot(0) + cfg.consumer_row(consumer) * ROW, 16, 8 * ROW);
   const unsigned long long b_desc0 = sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW);
 
   float acc[MI][BN / 2];
@@ -357,7 +407,16 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   // stores zeros; it waits for no slot and releases none (the producer loads none).
   const int k_blocks = wgmma_k_steps<Tile>(K).count;
   RingCursor<cfg.stages> ring;
-  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+  int turn = 0;  // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
+  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x, ++turn) {
+    if constexpr (cfg.pingpong) {
+      if (turn % 2 != consumer) {
+        ring.skip(k_blocks);  // the other consumer's slices
+        continue;
+      }
+      // The other consumer has received every slice of the tile before this one (see the top).
+      if (turn > 0) sm90::named_barrier_sync(kPingPongOrder + consumer, 2 * WgmmaConfig::kWarpgroup);
+    }
     const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
     int previous = 0;
@@ -385,6 +444,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       previous = ring.slot;
       ring.advance();
     }
+    // Every slice of this tile has arrived: the other consumer may start the next tile, if any.
+    if constexpr (cfg.pingpong)
+      if (tile + static_cast<int>(gridDim.x) < tiles_m * tiles_n)
+        sm90::named_barrier_arrive(kPingPongOrder + (consumer ^ 1), 2 * WgmmaConfig::kWarpgroup);
     sm90::wgmma_wait_group<0>();
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
@@ -430,7 +493,8 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
 #pragma unroll
     for (int s = 0; s < cfg.stages; ++s) {
       sm90::mbarrier_init(sm.full(s), 1);
-      sm90::mbarrier_init(sm.empty(s), cfg.consumers);
+      // Every consumer releases every slot, or with pingpong only the one whose tile it holds.
+      sm90::mbarrier_init(sm.empty(s), cfg.pingpong ? 1 : cfg.consumers);
     }
     sm90::fence_mbarrier_init();
   }

@@ -67,6 +67,18 @@ __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
     if (global_timer_ns() - start > kHangNs) __trap();
 }
 
+// --- named barriers ----------------------------------------------------------------------------
+
+/// Hardware barrier `id` (1..15; 0 is __syncthreads') of `threads` threads: bar.arrive counts this
+/// thread's warp in and goes on, bar.sync counts it in and waits for the barrier to complete. One
+/// side arriving and the other syncing hands an order from one group of warps to another.
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // --- TMA ---------------------------------------------------------------------------------------
 
 /// Fetches a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache.

@@ -69,13 +69,21 @@ using One128x192 = WgmmaTile<128, 192, 64, 4, 1, 1, 1, 1, 8, 1>;         // one 
 // One 64-column chunk of B: the B descriptor's leading byte offset (the distance between chunks)
 // is never used, so this config passing while wider ones fail points at that offset.
 using Narrow128x64 = WgmmaTile<128, 64, 64, 6, 2, 1, 1, 0, 8, 0>;
+// Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
+// or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
+// ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
+//                                 bm   bn  bk  s wg cm cn  p  g ts sk pp
+using PingPong128x192 = WgmmaTile<128, 192, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1>;
+using PingPong128x128 = WgmmaTile<128, 128, 64, 5, 2, 1, 1, 1, 8, 0, 1, 1>;
+using PingPong64x256 = WgmmaTile<64, 256, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1>;
 
 template <Dtype D>
 std::vector<Instance> gelu_instances() {
   return {instance<Persistent128x256, D, Epilogue::bias_gelu>(), instance<Grid128x256, D, Epilogue::bias_gelu>(),
           instance<TmaStore128x128, D, Epilogue::bias_gelu>(),   instance<One64x128, D, Epilogue::bias_gelu>(),
           instance<Two128Rows, D, Epilogue::bias_gelu>(),        instance<One128x192, D, Epilogue::bias_gelu>(),
-          instance<Narrow128x64, D, Epilogue::bias_gelu>()};
+          instance<Narrow128x64, D, Epilogue::bias_gelu>(),      instance<PingPong128x192, D, Epilogue::bias_gelu>(),
+          instance<PingPong128x128, D, Epilogue::bias_gelu>(),   instance<PingPong64x256, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -112,14 +120,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 7 * 4 * 2);
+  EXPECT_EQ(checked, 10 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 7 * 4 * 2);
+  EXPECT_EQ(checked, 10 * 4 * 2);
 }
 
 // Every epilogue through both stores (registers -> C, and registers -> shared -> TMA store).
@@ -188,6 +196,7 @@ TEST(Wgmma, RefusesWhatItCannotTake) {
 // must fail at least once.
 constexpr int kRuns = 10;
 using HazardTile = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1>;
+using PingPongHazardTile = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1>;
 
 int failures(const Instance& k, Workspace& ws, const char* what) {
   const Method m = method_of(k, ws);
@@ -220,6 +229,12 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   RecordProperty("shallow_wait_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardShallowWait>(), ws,
                           "wgmma.wait_group waits for too little before a release"));
+  // Ping-pong gives each slot one consumer: a slot released early there is refilled with the other
+  // consumer's tile while it is read.
+  EXPECT_EQ(failures(instance<PingPongHazardTile, D, E>(), ws, "ping-pong, no hazard (control)"), 0);
+  EXPECT_GE(failures(instance<PingPongHazardTile, D, E, kWgmmaHazardEarlyRelease>(), ws,
+                     "ping-pong: slot released before the MMAs reading it are issued"),
+            1);
   RecordProperty("no_proxy_fence_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
                           "C staged without fence.proxy.async before the TMA store"));

@@ -1,6 +1,8 @@
 // The wgmma config's one validity rule (kernels/wgmma/config.hpp).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "kernels/wgmma/builtin.hpp"
 #include "kernels/wgmma/config.hpp"
 
@@ -170,4 +172,54 @@ TEST(WgmmaConfig, BuiltinsAreLegalOnTheH200) {
     EXPECT_TRUE(c.check().ok());
     EXPECT_TRUE(c.check(DeviceLimits{}).ok()) << c.bm << "x" << c.bn << " s" << c.stages;
   }
+}
+
+// Ping-pong (gemm.cuh): the two consumers take whole tiles in turn, so each owns all BM rows of
+// its tile, stages its own C tile for the TMA store, and the rule asks for what alternation
+// needs (two consumers, a persistent grid).
+TEST(WgmmaConfig, PingPongConsumersOwnWholeTiles) {
+  WgmmaConfig c{128, 128, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1};
+  ASSERT_TRUE(c.check().ok()) << c.check().why;
+  EXPECT_EQ(c.rows_per_consumer(), 128);
+  EXPECT_EQ(c.m_iters(), 2);
+  EXPECT_EQ(c.consumer_row(1), 0);
+  EXPECT_EQ(c.accumulators(), 128);
+  EXPECT_EQ(c.store_bytes(), 2 * 128 * 128 * 2);  // one staged C tile per consumer
+  EXPECT_EQ(c.smem_bytes(), 4 * 32768 + 65536 + 64 + 1024);
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+  c.pingpong = 0;  // the same tile shared: 64 rows each, one staged tile
+  EXPECT_EQ(c.rows_per_consumer(), 64);
+  EXPECT_EQ(c.consumer_row(1), 64);
+  EXPECT_EQ(c.store_bytes(), 128 * 128 * 2);
+
+  c = WgmmaConfig{64, 256, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1};  // 64 rows x 256 per consumer
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.m_iters(), 1);
+  c.bm = 128;  // 128 x 256 per consumer: 256 accumulators
+  EXPECT_EQ(c.check().violation, Violation::registers);
+  c.bn = 192;  // 192 + 40 fit the 232 setmaxnreg gives a consumer
+  EXPECT_TRUE(c.check().ok());
+  c.bm = 256;  // 256 rows: more than two m64 wgmmas per consumer
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+}
+
+TEST(WgmmaConfig, PingPongNeedsTwoConsumersAndAPersistentGrid) {
+  WgmmaConfig c{128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1};
+  c.consumers = 1;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.consumers = 2;
+  c.persistent = 0;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  EXPECT_NE(std::string(c.check().why).find("persistent"), std::string::npos);
+  c.persistent = 1;
+  c.pingpong = 2;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.pingpong = 1;
+  c.split = 2;  // split-K needs persistent = 0, which pingpong cannot have
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  // Two staged 128 x 128 C tiles (64 KB) beside the ring: 5 stages fit 227 KB, 6 do not.
+  c = WgmmaConfig{128, 128, 64, 5, 2, 1, 1, 1, 8, 1, 1, 1};
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+  c.stages = 6;
+  EXPECT_EQ(c.check(DeviceLimits{}).violation, Violation::smem);
 }

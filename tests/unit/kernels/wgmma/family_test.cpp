@@ -85,9 +85,12 @@ TEST(WgmmaFamily, SweepAt4096) {
       ++pruned;
     }
   }
-  EXPECT_EQ(legal, 168);
-  EXPECT_EQ(pruned, 56);
-  EXPECT_EQ(non_configs, 160);
+  // Of the 168 legal configs without ping-pong, and 47 with it (bm 64 with every bn and bm 128 up
+  // to bn 192, persistent, two consumers, 4 stage counts, both stores, less 9 that exceed shared
+  // memory).
+  EXPECT_EQ(legal, 168 + 47);
+  EXPECT_EQ(pruned, 56 + 9);
+  EXPECT_EQ(non_configs, 160 + 328);
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
@@ -261,4 +264,30 @@ TEST(WgmmaFamily, SplitRules) {
   c.split = 2;
   c.tma_store = 1;
   EXPECT_EQ(wgmma().check(from_wgmma(c)).violation, Violation::shape);
+}
+
+// Ping-pong is unnamed at 0 like split at 1: every stored name keeps its kernel; a ping-pong
+// config names itself "pp1" and its tile type spells out split (1) before the flag.
+TEST(WgmmaFamily, PingPongIsNamedOnlyWhenOn) {
+  WgmmaConfig c{128, 128, 64, 4, 2, 1, 1, 1, 8, 1};
+  const Config cooperative = from_wgmma(c);
+  c.pingpong = 1;
+  const Config pingpong = from_wgmma(c);
+  EXPECT_EQ(config_name(cooperative, Dtype::bf16, Epilogue::bias_gelu),
+            "wgmma_bf16_bm128_bn128_bk64_s4_wg2_cm1_cn1_p1_g8_ts1_bias_gelu");
+  const std::string name = config_name(pingpong, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm128_bn128_bk64_s4_wg2_cm1_cn1_p1_g8_ts1_pp1_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->config, pingpong);
+  EXPECT_EQ(to_wgmma(parsed->config).pingpong, 1);
+  EXPECT_FALSE(parse_config_name("wgmma_bf16_bm128_bn128_bk64_s4_wg2_cm1_cn1_p1_g8_ts1_pp0_bias_gelu").has_value());
+  EXPECT_NE(params_json(pingpong).find(R"("tma_store":1,"pingpong":1})"), std::string::npos) << params_json(pingpong);
+  EXPECT_EQ(params_json(cooperative).find("pingpong"), std::string::npos);
+  EXPECT_EQ(wgmma().tile_type(cooperative), "coalesce::WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 1>");
+  EXPECT_EQ(wgmma().tile_type(pingpong), "coalesce::WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1>");
+  // A persistent grid of one block per SM, as without ping-pong.
+  EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).grid_x, 132u);
+  EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).smem_bytes,
+            to_wgmma(pingpong).smem_bytes());
 }
