@@ -219,7 +219,12 @@ Method Baselines::unfused(Workspace& ws) {
     const Problem& p = ws.problem();
     gemm(h->blas, ws, s, ctx);
     if (p.epilogue == Epilogue::none) return;
-    with_epilogue(p.epilogue, false, [&](auto epi) { bias_epilogue<decltype(epi)>(ws, h->elementwise_max_blocks, s); });
+    // The GELU in PyTorch's formula (erff), as Inductor's kernel computes it; the fused kernels'
+    // gelu_exact is the same function evaluated differently (kernels/core/epilogue.cuh).
+    if (p.epilogue == Epilogue::bias_gelu)
+      bias_epilogue<EpilogueBiasGeluTorch>(ws, h->elementwise_max_blocks, s);
+    else
+      with_epilogue(p.epilogue, false, [&](auto epi) { bias_epilogue<decltype(epi)>(ws, h->elementwise_max_blocks, s); });
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias+activation)");
   };
   return m;

@@ -9,9 +9,56 @@
 
 namespace coalesce {
 
+/// The exact GELU as PyTorch (and Inductor) write it, x/2 · (1 + erff(x/√2)): what the library
+/// baselines compute (eager's GELU kernel, the unfused pair's bias+GELU kernel). erff selects
+/// between two polynomials per element (about 25 instructions on sm_90) and 1 + erff cancels in
+/// the lower tail: below x ≈ -5.7 it returns -0.
 __device__ __forceinline__ float gelu_erf(float x) {
   return 0.5f * x * (1.0f + erff(x * static_cast<float>(gelu::kInvSqrt2)));
 }
+
+/// 2^x by the SFU (`ex2.approx.ftz.f32`: relative error about 2^-22; results below f32's
+/// normal range flush to 0).
+__device__ __forceinline__ float exp2f_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/// Φ(x), the standard normal CDF, as erfc(-x/√2)/2 from one branch-free evaluation of erfc at
+/// z = |x|/√2 ≥ 0 (erfc(-z) = 2 - erfc(z)), so the lower tail keeps its relative accuracy:
+///   erfc(z) = t · exp(-z² + P(t)),  t = 1/(1 + z/2),
+/// P of degree 9 with the coefficients of Numerical Recipes' erfcc (Press et al., 2nd ed.,
+/// §6.2: fractional error below 1.2e-7 for every z ≥ 0). Evaluated in base 2 for the one
+/// `ex2.approx`: the coefficients below are NR's times log2(e), the constant one also carrying
+/// log2(1/2) for the halving; z² is split exactly (z² = hi + lo by FMA) so that its rounding is
+/// not lost in the exponent. Measured against fp64 on the H200 by tests/gpu/epilogue_test.cu.
+__device__ __forceinline__ float normal_cdf(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  // erfc(10) = 2e-45 is below f32's range: clamping there keeps z² finite for any input
+  // (GELU(+inf) = +inf as with erff) and changes no finite result.
+  const float z = fminf(fabsf(x) * static_cast<float>(gelu::kInvSqrt2), 10.0f);
+  const float t = __fdividef(1.0f, fmaf(0.5f, z, 1.0f));
+  float p = 2.465172979e-01f;
+  p = fmaf(p, t, -1.186114945e+00f);
+  p = fmaf(p, t, 2.147474464e+00f);
+  p = fmaf(p, t, -1.637753152e+00f);
+  p = fmaf(p, t, 4.023215817e-01f);
+  p = fmaf(p, t, -2.687568603e-01f);
+  p = fmaf(p, t, 1.396300565e-01f);
+  p = fmaf(p, t, 5.397006155e-01f);
+  p = fmaf(p, t, 1.442729204e+00f);
+  p = fmaf(p, t, -2.825748218e+00f);
+  const float hi = z * z, lo = fmaf(z, z, -hi);
+  const float e = fmaf(-lo, kLog2e, fmaf(-hi, kLog2e, p));  // log2(erfc(z) / 2t)
+  const float half_erfc = t * exp2f_approx(e);
+  return x >= 0.0f ? 1.0f - half_erfc : half_erfc;
+}
+
+/// The exact GELU, x · Φ(x), as the fused kernels compute it: the same function as gelu_erf,
+/// without erff's per-element polynomial selection and branch (so several elements' chains
+/// interleave), and accurate in the lower tail where 1 + erff(x/√2) cancels.
+__device__ __forceinline__ float gelu_exact(float x) { return x * normal_cdf(x); }
 __device__ __forceinline__ float gelu_tanh(float x) {
   return 0.5f * x *
          (1.0f + tanhf(static_cast<float>(gelu::kSqrt2OverPi) * (x + static_cast<float>(gelu::kCubic) * x * x * x)));
@@ -35,8 +82,16 @@ struct EpilogueBiasRelu {
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return fmaxf(acc + b, Acc(0)); }
 };
-/// C = gelu_erf(acc + bias[n]) — PyTorch's default GELU
+/// C = gelu_exact(acc + bias[n]) — PyTorch's default (exact, erf) GELU, as every fused kernel
+/// computes it
 struct EpilogueBiasGeluErf {
+  static constexpr bool kUsesBias = true;
+  template <class Acc>
+  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_exact(acc + b); }
+};
+/// C = gelu_erf(acc + bias[n]) — the same GELU in PyTorch's own formula (erff), for the unfused
+/// baseline's bias+GELU kernel, which stands for what Inductor emits
+struct EpilogueBiasGeluTorch {
   static constexpr bool kUsesBias = true;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_erf(acc + b); }
@@ -53,7 +108,7 @@ struct ActivationRelu {
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc x) { return fmaxf(x, Acc(0)); }
 };
-/// x = gelu_erf(x)
+/// x = gelu_erf(x), eager's GELU kernel in PyTorch's formula
 struct ActivationGeluErf {
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc x) { return gelu_erf(x); }
