@@ -55,6 +55,10 @@ Config Family::with(Config config, std::string_view param, int v) const {
   throw std::invalid_argument(std::string(name()) + " has no parameter '" + std::string(param) + "'");
 }
 
+Resources Family::predict(const Config& config, const DeviceLimits& limits, const Problem&) const {
+  return predict(config, limits);
+}
+
 Resources Family::resources(const Config& config, const DeviceLimits& limits, int registers) const {
   Resources r = predict(config, limits);
   r.registers = registers;

@@ -68,6 +68,14 @@ class GemvFamily final : public Family {
     const int regs = c.predicted_registers();
     return {c.threads(), regs, c.register_cap(limits.regs_per_sm), c.smem_bytes(), c.blocks_per_sm(limits, regs)};
   }
+  Resources predict(const Config& config, const DeviceLimits& limits, const Problem& problem) const override {
+    const GemvConfig c = to_gemv(config);
+    const int bytes = element_bytes(gemm_types(problem.dtype).b);
+    const int regs = c.predicted_registers(bytes);
+    const int smem = c.smem_bytes(bytes);
+    return {c.threads(), regs, c.register_cap(limits.regs_per_sm), smem,
+            resident_blocks(limits, c.threads(), smem, regs)};
+  }
   Geometry geometry(const Config& config, const Problem& problem, const Target&) const override {
     const GemvConfig c = to_gemv(config);
     const int bytes = element_bytes(gemm_types(problem.dtype).b);
@@ -125,7 +133,7 @@ const GemvLists& gemv_lists() {
   // per thread (Little's law at ~4.3 TB/s and ~0.7 us of DRAM latency wants ~23 KB in flight per
   // SM: 256 threads x 4 x 16 bytes is 16 KB, x 8 is 32 KB).
   static const GemvLists lists{
-      .mr = {1, 2, 4, 8},
+      .mr = {1, 2, 4, 8, 16, 32},
       .warps = {4, 8},
       .lanes = {32, 8, 4},
       .unroll = {4, 8},
