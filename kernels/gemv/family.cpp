@@ -38,6 +38,7 @@ class GemvFamily final : public Family {
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
     for (const std::vector<int>& v : combinations({&l.mr, &l.warps, &l.lanes, &l.unroll})) {
+      if (!gemv_sweeps_mr(v[0], problem.m)) continue;
       GemvConfig c;
       c.mr = v[0];
       c.warps = v[1];
@@ -124,9 +125,10 @@ GemvConfig to_gemv(const Config& config) {
 Config from_gemv(const GemvConfig& c) { return {"gemv", {c.mr, c.warps, c.vec_bytes, c.lanes, c.unroll, c.split}}; }
 
 const GemvLists& gemv_lists() {
-  // Tens of configs (48 before the space's split variants), for M up to about 32: MR of 1 to 8
-  // rows (a block reads its strip of B once for MR rows; MR above M only wastes FMAs and
-  // registers), 4 or 8 warps (a block must have enough loads in flight without leaving the
+  // Tens of configs (48 at M <= 8, 72 above, before the space's split variants): MR of 1 to 32
+  // rows (a block reads its strip of B once for MR rows, so M = 32 reads it once at MR = 32
+  // where MR = 8 read it four times, issue 12; MR above M only wastes FMAs and registers, so
+  // 16 and 32 only where a block's rows are at least half used: gemv_sweeps_mr()), 4 or 8 warps (a block must have enough loads in flight without leaving the
   // strips too few blocks), strips of 32, 8 or 4 lanes (16-byte loads: 512-, 128- and 64-byte row
   // segments; at N = 4096 in f32 they make 32, 128 and 256 strips, in bf16 16, 64 and 128, so
   // the narrow strips fill 132 SMs without split-K's second kernel), and 4 or 8 loads in flight
@@ -140,6 +142,8 @@ const GemvLists& gemv_lists() {
   };
   return lists;
 }
+
+bool gemv_sweeps_mr(int mr, int m) { return mr <= 8 || 2 * m > mr; }
 
 int gemv_widest_vec(const Problem& problem) {
   // The one rule decides: the widest load that check_problem() accepts for this shape.

@@ -56,7 +56,7 @@ template <class Tile>
 struct GemvGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
-                "gemv config: mr (1..8, or 12..32 in fours), warps (1..32), vec_bytes (4, 8, 16), lanes (4, 8, 16, 32), unroll "
+                "gemv config: mr (1..16, or 20..32 in fours), warps (1..32), vec_bytes (4, 8, 16), lanes (4, 8, 16, 32), unroll "
                 "(1..16) or split (1..32) is out of range");
   static constexpr bool ok = kViolation == Violation::none;
 };
