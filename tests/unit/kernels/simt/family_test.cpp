@@ -105,7 +105,8 @@ TEST(SimtFamily, SweepConfigsAndBuiltins) {
   EXPECT_EQ(small.size(), configs.size() / l.bm.size() * (l.bm.size() + 1));
   int legal_bm32 = 0;
   for (const Config& c : small)
-    legal_bm32 += to_simt(c).bm == 32 && simt().check(c, DeviceLimits{}, simt().predict(c, DeviceLimits{}).registers).ok();
+    legal_bm32 += to_simt(c).bm == 32 && simt().check(c).ok() &&
+                  simt().check(c, DeviceLimits{}, simt().predict(c, DeviceLimits{}).registers).ok();
   EXPECT_EQ(legal_bm32, 180);
   EXPECT_EQ(simt_widest_vec({4096, 4098, 4096}), 2);
   EXPECT_EQ(simt_widest_vec({4096, 4097, 4096}), 1);
