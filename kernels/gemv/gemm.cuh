@@ -15,7 +15,9 @@
 //         reads R rows × LANES·VEC_BYTES contiguous bytes each (at least 64 bytes: whole sectors).
 //   warp w: a contiguous chunk of the block's K (longer streams than interleaving), walked in
 //         steps of R·UNROLL rows: UNROLL loads issued, then MR·E·UNROLL FMAs with A (M×K is tiny
-//         and read through the read-only path, every lane of a row group reading one address).
+//         and read through the read-only path, every lane of a row group reading one address;
+//         above 16 rows the warp stages the step's MR×STEP slice of A in its own shared memory
+//         first, GemvStagedMainloop, so that MR = 32 fits the registers).
 //   reduce: lanes holding the same columns (same c, R of them) by a shuffle butterfly; then the
 //         warps' MR×STRIP partials through shared memory, added in warp order; the epilogue once.
 // Every sum is the same on every run (fixed per-thread order, fixed butterfly, fixed warp order).
@@ -160,7 +162,7 @@ struct GemvMainloop {
   }
 };
 
-/// The mainloop with A staged (GemvConfig::stages_a(), MR > 8): the same sums in the same order
+/// The mainloop with A staged (GemvConfig::stages_a(), MR > 16): the same sums in the same order
 /// as GemvMainloop, acc[m][e] = sum over the warp's chunk of A[m0+m][k] · B[k][col+e], but each
 /// step the warp first copies its slice of A, stage[r][m] = A[min(m0+m, M-1)][ks+r] as f32 for
 /// the step's rows ks + r (zero past `end`), into its own shared memory, and a thread then reads
