@@ -67,10 +67,11 @@ struct GemvConfig {
   /// The register model the tuner prunes with before compiling, for elements of `element_bytes`:
   /// MR x columns accumulators, the step's loads of B (UNROLL x vec_bytes/4 words), then either
   /// MR row offsets and MR values of A (read-only path) or, staged, MR values of A read from
-  /// shared memory and two registers per staged element a lane copies (MR x STEP / 32: the value
-  /// and its address), and 32 for addresses and loop state. Against ptxas (sm_90, f32): 128 to
-  /// 170 registers for MR = 16 where the model says 144 to 160; 219 to 238 for the legal staged
-  /// MR = 32 configs where it says 216 to 240 (docs/kernels.md, "gemv: registers").
+  /// shared memory and two registers per element of A a lane copies (MR x STEP / 32 of them;
+  /// fitted to ptxas, which keeps the copies' values and addresses live together), and 32 for
+  /// addresses and loop state. Against ptxas (NVRTC, sm_90, f32): 128 to 172 registers for
+  /// MR = 16 where the model says 144 to 160; 203 to 247 for the legal staged MR = 32 configs
+  /// where it says 216 to 240 (docs/kernels.md, "gemv: registers", has sm_80 and bf16).
   COALESCE_HD constexpr int model_registers(int element_bytes) const {
     const int a = stages_a() ? mr + mr * step_rows() / 16 : 2 * mr;
     return mr * lane_columns(element_bytes) + unroll * vec_bytes / 4 + a + 32;
