@@ -30,7 +30,7 @@ void add_split_variants(Space& space, const Family& family, const Config& base, 
   for (int s : kSplitFactors) {
     Config c = family.with(base, kSplitParam, s);
     if (!family.check(c).ok()) continue;
-    const Resources predicted = family.predict(c, target.limits);
+    const Resources predicted = family.predict(c, target.limits, problem);
     Candidate cand{.config = c,
                    .name = config_name(c, problem.dtype, problem.epilogue),
                    .verdict = family.check(c, target.limits, predicted.registers),
@@ -56,7 +56,7 @@ Space enumerate(const Family& family, const Problem& problem, const Target& targ
       space.non_configs.push_back({std::move(c), v});
       continue;
     }
-    const Resources predicted = family.predict(c, target.limits);
+    const Resources predicted = family.predict(c, target.limits, problem);
     Candidate cand{.config = c,
                    .name = config_name(c, problem.dtype, problem.epilogue),
                    .verdict = family.check(c, target.limits, predicted.registers),

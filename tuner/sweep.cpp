@@ -917,7 +917,7 @@ class Sweep {
       store(r);
       return;
     }
-    const Resources predicted = family.predict(config, limits_);
+    const Resources predicted = family.predict(config, limits_, gemm_only);
     Candidate gemm_candidate{.config = config, .name = p.symbol, .verdict = {}, .predicted = predicted};
     const db::ConfigId gemm_id =
         db_->upsert_config(db::config_row(config, gemm_only.dtype, gemm_only.epilogue, p.compiled.source_hash));

@@ -55,6 +55,10 @@ Config Family::with(Config config, std::string_view param, int v) const {
   throw std::invalid_argument(std::string(name()) + " has no parameter '" + std::string(param) + "'");
 }
 
+Resources Family::predict(const Config& config, const DeviceLimits& limits, const Problem&) const {
+  return predict(config, limits);
+}
+
 Resources Family::resources(const Config& config, const DeviceLimits& limits, int registers) const {
   Resources r = predict(config, limits);
   r.registers = registers;
@@ -175,7 +179,7 @@ Verdict check_schedule(const Family& family, const Config& config, const Problem
   Config whole = config;
   whole.values[static_cast<std::size_t>(split_index(config))] = 1;
   const long long blocks = family.geometry(whole, problem, target).blocks();
-  const int per_sm = std::max(1, family.predict(whole, target.limits).blocks_per_sm);
+  const int per_sm = std::max(1, family.predict(whole, target.limits, problem).blocks_per_sm);
   if (blocks >= static_cast<long long>(target.sm_count) * per_sm)
     return {Violation::schedule, "split-K cannot help: the unsplit grid already fills a wave of the GPU's SMs"};
   if (workspace_bytes(config, problem) > target.max_workspace_bytes)

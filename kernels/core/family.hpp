@@ -146,6 +146,9 @@ class Family {
 
   /// The resources the config asks for, with the family's register model.
   virtual Resources predict(const Config& config, const DeviceLimits& limits) const = 0;
+  /// The same on `problem`, for a family whose model depends on the dtype (gemv's accumulators);
+  /// the default is predict(config, limits).
+  virtual Resources predict(const Config& config, const DeviceLimits& limits, const Problem& problem) const;
   /// Grid, block, cluster and dynamic shared memory of a launch on `target` (a persistent
   /// grid sizes itself by target.sm_count).
   virtual Geometry geometry(const Config& config, const Problem& problem, const Target& target) const = 0;

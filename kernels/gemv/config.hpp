@@ -5,9 +5,11 @@
 //
 // Widths are counted in bytes, as mma's are: a lane loads vec_bytes of a row of B whatever the
 // dtype (4 f32 or 8 bf16/f16 columns at 16 bytes), so the Family interface, which judges a config
-// without a dtype, judges its loads completely. What depends on the element size (columns per
-// block, shared memory, accumulators) is bounded here by the 2-byte case, the largest, and exact
-// in the kernel and in Family::geometry(), which know the dtype.
+// without a dtype, judges its loads completely. What depends on the element size is bounded
+// here: shared memory by the 2-byte case, the largest; registers by the 4-byte case, the least,
+// so a config refused without a dtype fits none (the accumulators of MR = 32 rows fit f32's 4
+// columns per 16-byte load, not bf16's 8), and check_problem() judges the problem's dtype. Both
+// are exact in the kernel, in Family::geometry() and in the problem's Family::predict().
 //
 // Device-safe: compiles under nvcc, NVRTC and a plain C++ compiler (no standard headers).
 #pragma once
@@ -42,22 +44,45 @@ struct GemvConfig {
   /// Columns a lane holds, and the block's strip, for elements of `element_bytes`.
   COALESCE_HD constexpr int lane_columns(int element_bytes) const { return vec_bytes / element_bytes; }
   COALESCE_HD constexpr int strip_columns(int element_bytes) const { return lanes * lane_columns(element_bytes); }
-  /// Shared memory of the cross-warp reduction: each warp's MR x strip f32 partial sums.
+  /// Whether the warps stage their rows of A in shared memory: above 16 rows, reading MR values
+  /// of A per row of B through the read-only path holds MR row offsets and the step's U x MR
+  /// values in registers (ptxas used all 255 and spilled at MR = 32 with 16-byte f32 loads);
+  /// staged, a warp copies its step's MR x STEP slice of A once, as f32 and transposed, and a
+  /// thread reads the values of 4 rows of C with one 16-byte shared-memory load. At 16 rows
+  /// staging saved no registers (ptxas, sm_90), so smaller MR keep the read-only path.
+  COALESCE_HD constexpr bool stages_a() const { return mr > 16; }
+  /// Floats a staged row of K takes: MR values and 4 of padding, so a row starts 16-byte aligned
+  /// and the R rows a warp reads at once start 4 banks apart (R <= 8: no bank conflict).
+  COALESCE_HD constexpr int stage_row_floats() const { return mr + 4; }
+  /// Floats of one warp's stage of A: the step's rows of K (0 when A is not staged).
+  COALESCE_HD constexpr int stage_floats() const { return stages_a() ? step_rows() * stage_row_floats() : 0; }
+  /// Shared memory: each warp's MR x strip f32 partial sums for the cross-warp reduction, then
+  /// each warp's stage of A.
   COALESCE_HD constexpr int smem_bytes(int element_bytes) const {
-    return warps * mr * strip_columns(element_bytes) * 4;
+    return warps * mr * strip_columns(element_bytes) * 4 + warps * stage_floats() * 4;
   }
   /// The most over every dtype (2-byte elements): what the device rules judge.
   COALESCE_HD constexpr int smem_bytes() const { return smem_bytes(kMinElementBytes); }
 
-  /// The register model the tuner prunes with before compiling, for 2-byte elements (twice the
-  /// f32 accumulators): MR x columns accumulators, the step's loads of B (UNROLL x vec_bytes/4
-  /// words), MR values of A, and addresses and loop state.
-  COALESCE_HD constexpr int model_registers() const {
-    return mr * lane_columns(kMinElementBytes) + unroll * vec_bytes / 4 + 2 * mr + 32;
+  /// The register model the tuner prunes with before compiling, for elements of `element_bytes`:
+  /// MR x columns accumulators, the step's loads of B (UNROLL x vec_bytes/4 words), then either
+  /// MR row offsets and MR values of A (read-only path) or, staged, MR values of A read from
+  /// shared memory and two registers per element of A a lane copies (MR x STEP / 32 of them;
+  /// fitted to ptxas, which keeps the copies' values and addresses live together), and 32 for
+  /// addresses and loop state. Against ptxas (NVRTC, sm_90, f32): 128 to 172 registers for
+  /// MR = 16 where the model says 144 to 160; 203 to 247 for the legal staged MR = 32 configs
+  /// where it says 216 to 240 (docs/kernels.md, "gemv: registers", has sm_80 and bf16).
+  COALESCE_HD constexpr int model_registers(int element_bytes) const {
+    const int a = stages_a() ? mr + mr * step_rows() / 16 : 2 * mr;
+    return mr * lane_columns(element_bytes) + unroll * vec_bytes / 4 + a + 32;
   }
-  COALESCE_HD constexpr int predicted_registers() const {
-    return model_registers() < register_cap() ? model_registers() : register_cap();
+  /// Without a dtype: the least any dtype needs (4-byte elements, the fewest columns per load).
+  /// check() refuses what fits no dtype with it; check_problem() judges the problem's dtype.
+  COALESCE_HD constexpr int model_registers() const { return model_registers(4); }
+  COALESCE_HD constexpr int predicted_registers(int element_bytes) const {
+    return model_registers(element_bytes) < register_cap() ? model_registers(element_bytes) : register_cap();
   }
+  COALESCE_HD constexpr int predicted_registers() const { return predicted_registers(4); }
   /// The registers per thread ptxas may use under __launch_bounds__(threads) (one block per SM).
   COALESCE_HD constexpr int register_cap(int regs_per_sm = 65536) const {
     return coalesce::register_cap(threads(), 1, regs_per_sm);
@@ -68,7 +93,9 @@ struct GemvConfig {
 
   /// The config's own rules, independent of device, dtype and problem.
   COALESCE_HD constexpr Verdict check() const {
-    if (mr < 1 || mr > 8) return {Violation::shape, "mr must be between 1 and 8 rows of C per block"};
+    if (mr < 1 || mr > 32) return {Violation::shape, "mr must be between 1 and 32 rows of C per block"};
+    if (stages_a() && mr % 4 != 0)
+      return {Violation::shape, "mr above 16 must be a multiple of 4 (staged A is read 4 rows of C at a time)"};
     if (warps < 1 || warps > 32) return {Violation::shape, "warps must be between 1 and 32"};
     if (vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
       return {Violation::shape, "vec_bytes must be 4, 8 or 16 (the widths of one vector load)"};
@@ -113,6 +140,10 @@ struct GemvConfig {
     const long long bytes = element_bytes(gemm_types(dtype).b);
     if ((n * bytes) % vec_bytes != 0)
       return {Violation::divisibility, "vec_bytes must divide a row of B (N times the element size)"};
+    if (register_cap() < model_registers(static_cast<int>(bytes)))
+      return {Violation::registers,
+              "the register model for this dtype's elements needs more registers than one block of these threads "
+              "may have: ptxas would spill"};
     if (split > k) return {Violation::shape, "split-K needs at least one row of K per slice"};
     if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))
       return {Violation::shape, "split-K's partial sums must have fewer than 2^31 elements"};

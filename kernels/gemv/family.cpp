@@ -38,6 +38,7 @@ class GemvFamily final : public Family {
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
     for (const std::vector<int>& v : combinations({&l.mr, &l.warps, &l.lanes, &l.unroll})) {
+      if (!gemv_sweeps_mr(v[0], problem.m)) continue;
       GemvConfig c;
       c.mr = v[0];
       c.warps = v[1];
@@ -67,6 +68,14 @@ class GemvFamily final : public Family {
     const GemvConfig c = to_gemv(config);
     const int regs = c.predicted_registers();
     return {c.threads(), regs, c.register_cap(limits.regs_per_sm), c.smem_bytes(), c.blocks_per_sm(limits, regs)};
+  }
+  Resources predict(const Config& config, const DeviceLimits& limits, const Problem& problem) const override {
+    const GemvConfig c = to_gemv(config);
+    const int bytes = element_bytes(gemm_types(problem.dtype).b);
+    const int regs = c.predicted_registers(bytes);
+    const int smem = c.smem_bytes(bytes);
+    return {c.threads(), regs, c.register_cap(limits.regs_per_sm), smem,
+            resident_blocks(limits, c.threads(), smem, regs)};
   }
   Geometry geometry(const Config& config, const Problem& problem, const Target&) const override {
     const GemvConfig c = to_gemv(config);
@@ -116,22 +125,25 @@ GemvConfig to_gemv(const Config& config) {
 Config from_gemv(const GemvConfig& c) { return {"gemv", {c.mr, c.warps, c.vec_bytes, c.lanes, c.unroll, c.split}}; }
 
 const GemvLists& gemv_lists() {
-  // Tens of configs (48 before the space's split variants), for M up to about 32: MR of 1 to 8
-  // rows (a block reads its strip of B once for MR rows; MR above M only wastes FMAs and
-  // registers), 4 or 8 warps (a block must have enough loads in flight without leaving the
+  // Tens of configs (48 at M <= 8, 72 above, before the space's split variants): MR of 1 to 32
+  // rows (a block reads its strip of B once for MR rows, so M = 32 reads it once at MR = 32
+  // where MR = 8 read it four times, issue 12; MR above M only wastes FMAs and registers, so
+  // 16 and 32 only where a block's rows are at least half used: gemv_sweeps_mr()), 4 or 8 warps (a block must have enough loads in flight without leaving the
   // strips too few blocks), strips of 32, 8 or 4 lanes (16-byte loads: 512-, 128- and 64-byte row
   // segments; at N = 4096 in f32 they make 32, 128 and 256 strips, in bf16 16, 64 and 128, so
   // the narrow strips fill 132 SMs without split-K's second kernel), and 4 or 8 loads in flight
   // per thread (Little's law at ~4.3 TB/s and ~0.7 us of DRAM latency wants ~23 KB in flight per
   // SM: 256 threads x 4 x 16 bytes is 16 KB, x 8 is 32 KB).
   static const GemvLists lists{
-      .mr = {1, 2, 4, 8},
+      .mr = {1, 2, 4, 8, 16, 32},
       .warps = {4, 8},
       .lanes = {32, 8, 4},
       .unroll = {4, 8},
   };
   return lists;
 }
+
+bool gemv_sweeps_mr(int mr, int m) { return mr <= 8 || 2 * m > mr; }
 
 int gemv_widest_vec(const Problem& problem) {
   // The one rule decides: the widest load that check_problem() accepts for this shape.

@@ -15,7 +15,9 @@
 //         reads R rows × LANES·VEC_BYTES contiguous bytes each (at least 64 bytes: whole sectors).
 //   warp w: a contiguous chunk of the block's K (longer streams than interleaving), walked in
 //         steps of R·UNROLL rows: UNROLL loads issued, then MR·E·UNROLL FMAs with A (M×K is tiny
-//         and read through the read-only path, every lane of a row group reading one address).
+//         and read through the read-only path, every lane of a row group reading one address;
+//         above 16 rows the warp stages the step's MR×STEP slice of A in its own shared memory
+//         first, GemvStagedMainloop, so that MR = 32 fits the registers).
 //   reduce: lanes holding the same columns (same c, R of them) by a shuffle butterfly; then the
 //         warps' MR×STRIP partials through shared memory, added in warp order; the epilogue once.
 // Every sum is the same on every run (fixed per-thread order, fixed butterfly, fixed warp order).
@@ -56,7 +58,7 @@ template <class Tile>
 struct GemvGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
-                "gemv config: mr (1..8), warps (1..32), vec_bytes (4, 8, 16), lanes (4, 8, 16, 32), unroll "
+                "gemv config: mr (1..16, or 20..32 in fours), warps (1..32), vec_bytes (4, 8, 16), lanes (4, 8, 16, 32), unroll "
                 "(1..16) or split (1..32) is out of range");
   static constexpr bool ok = kViolation == Violation::none;
 };
@@ -147,14 +149,95 @@ struct GemvMainloop {
   __device__ __forceinline__ static void run(const AT* __restrict__ A, const BT* __restrict__ b_col, int N,
                                              const int (&a_row)[MR], int k_begin, int k_end, int warp,
                                              int sub_row, float (&acc)[MR][E]) {
-    // Warp chunks are whole steps, so every warp but the last walks full steps only.
-    const int len = k_end - k_begin;
-    const int chunk = (len + cfg.warps * STEP - 1) / (cfg.warps * STEP) * STEP;
-    const int begin = k_begin + warp * chunk;
-    const int end = min(k_end, begin + chunk);
+    const int begin = k_begin + warp * warp_chunk(k_begin, k_end);
+    const int end = min(k_end, begin + warp_chunk(k_begin, k_end));
     int k = begin + sub_row;
     for (; k + (U - 1) * R < end; k += STEP) step<false>(A, b_col, N, a_row, k, end, acc);
     if (k < end) step<true>(A, b_col, N, a_row, k, end, acc);
+  }
+
+  /// Rows of K per warp: whole steps, so every warp but the last walks full steps only.
+  __device__ __forceinline__ static int warp_chunk(int k_begin, int k_end) {
+    return (k_end - k_begin + cfg.warps * STEP - 1) / (cfg.warps * STEP) * STEP;
+  }
+};
+
+/// The mainloop with A staged (GemvConfig::stages_a(), MR > 16): the same sums in the same order
+/// as GemvMainloop, acc[m][e] = sum over the warp's chunk of A[m0+m][k] · B[k][col+e], but each
+/// step the warp first copies its slice of A, stage[r][m] = A[min(m0+m, M-1)][ks+r] as f32 for
+/// the step's rows ks + r (zero past `end`), into its own shared memory, and a thread then reads
+/// A[m..m+3][k] with one 16-byte load. Steps start at warp-uniform rows ks, so the whole warp
+/// stages and synchronizes together.
+template <class Tile, class Gemm>
+struct GemvStagedMainloop {
+  static constexpr GemvConfig cfg = Tile::config;
+  using AT = typename Gemm::A;
+  using BT = typename Gemm::B;
+  using Unstaged = GemvMainloop<Tile, Gemm>;
+  static constexpr int MR = cfg.mr, U = cfg.unroll, R = cfg.rows_per_load();
+  static constexpr int WORDS = cfg.vec_bytes / 4;
+  static constexpr int E = Unstaged::E;
+  static constexpr int STEP = cfg.step_rows();
+  static constexpr int ROW = cfg.stage_row_floats();
+  static_assert(MR % 4 == 0, "staged A is read 4 rows of C at a time (GemvConfig::check)");
+
+  /// One step of the warp from row ks: the UNROLL loads of B first, then the stage of A (its
+  /// global loads in flight with B's), then the FMAs. TAIL predicates rows at or past `end`.
+  template <bool TAIL>
+  __device__ __forceinline__ static void step(const AT* __restrict__ A, const BT* __restrict__ b_col, int N,
+                                              int a_first_row, int a_last_row, int K, float* stage, int lane,
+                                              int sub_row, int ks, int end, float (&acc)[MR][E]) {
+    unsigned w[U][WORDS];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int row = ks + sub_row + u * R;
+      if (!TAIL || row < end) {
+        gemv_detail::load_stream<WORDS>(w[u], b_col + row * N);
+      } else {
+#pragma unroll
+        for (int i = 0; i < WORDS; ++i) w[u][i] = 0u;
+      }
+    }
+    // The previous step's reads of the stage are done before it is overwritten.
+    __syncwarp();
+#pragma unroll
+    for (int j0 = 0; j0 < MR * STEP; j0 += 32) {
+      const int j = j0 + lane, m = j / STEP, r = j % STEP;
+      if (MR * STEP % 32 == 0 || j < MR * STEP) {
+        const int a_row = min(a_first_row + m, a_last_row);
+        stage[r * ROW + m] = !TAIL || ks + r < end ? to_float(A[a_row * K + ks + r]) : 0.0f;
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int r = sub_row + u * R;
+      if (TAIL && ks + r >= end) continue;
+#pragma unroll
+      for (int m = 0; m < MR; m += 4) {
+        const float4 a = *reinterpret_cast<const float4*>(stage + r * ROW + m);
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const float b = gemv_detail::element<BT, WORDS>(w[u], e);
+          acc[m][e] = fmaf(a.x, b, acc[m][e]);
+          acc[m + 1][e] = fmaf(a.y, b, acc[m + 1][e]);
+          acc[m + 2][e] = fmaf(a.z, b, acc[m + 2][e]);
+          acc[m + 3][e] = fmaf(a.w, b, acc[m + 3][e]);
+        }
+      }
+    }
+  }
+
+  /// Rows of A past M (a_last_row = M - 1) read row M - 1, as the unstaged loop's clamped rows.
+  __device__ __forceinline__ static void run(const AT* __restrict__ A, const BT* __restrict__ b_col, int N,
+                                             int a_first_row, int a_last_row, int K, float* stage, int k_begin,
+                                             int k_end, int warp, int lane, int sub_row, float (&acc)[MR][E]) {
+    const int begin = k_begin + warp * Unstaged::warp_chunk(k_begin, k_end);
+    const int end = min(k_end, begin + Unstaged::warp_chunk(k_begin, k_end));
+    int ks = begin;
+    for (; ks + STEP <= end; ks += STEP)
+      step<false>(A, b_col, N, a_first_row, a_last_row, K, stage, lane, sub_row, ks, end, acc);
+    if (ks < end) step<true>(A, b_col, N, a_first_row, a_last_row, K, stage, lane, sub_row, ks, end, acc);
   }
 };
 
@@ -179,9 +262,6 @@ __device__ __forceinline__ void gemv_gemm_device(const typename Gemm::A* __restr
   // A strip past N reads the last vector of the row instead (never stored): no predicate in the
   // mainloop. Likewise rows of C past M read row M-1 of A.
   const int col = min(n0 + lane_col * E, N - E);
-  int a_row[MR];
-#pragma unroll
-  for (int m = 0; m < MR; ++m) a_row[m] = min(m0 + m, M - 1) * K;
 
   int k_begin = 0, k_end = K;
   if constexpr (cfg.split > 1) {
@@ -195,7 +275,16 @@ __device__ __forceinline__ void gemv_gemm_device(const typename Gemm::A* __restr
   for (int m = 0; m < MR; ++m)
 #pragma unroll
     for (int e = 0; e < E; ++e) acc[m][e] = 0.0f;
-  Loop::run(A, B + col, N, a_row, k_begin, k_end, warp, sub_row, acc);
+  if constexpr (cfg.stages_a()) {
+    float* stage = gemv_smem + WARPS * MR * STRIP + warp * cfg.stage_floats();
+    GemvStagedMainloop<Tile, Gemm>::run(A, B + col, N, m0, M - 1, K, stage, k_begin, k_end, warp, lane, sub_row,
+                                        acc);
+  } else {
+    int a_row[MR];
+#pragma unroll
+    for (int m = 0; m < MR; ++m) a_row[m] = min(m0 + m, M - 1) * K;
+    Loop::run(A, B + col, N, a_row, k_begin, k_end, warp, sub_row, acc);
+  }
 
   // The R lanes holding the same columns: a butterfly over the lane bits above LANES.
 #pragma unroll

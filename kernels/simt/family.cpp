@@ -38,9 +38,10 @@ class SimtFamily final : public Family {
   std::vector<Config> sweep_configs(const Problem& problem) const override {
     const SimtLists& l = simt_lists();
     const int vec = simt_widest_vec(problem);
+    const std::vector<int> bm = simt_sweep_bm(problem.m);
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
-    for (const std::vector<int>& v : combinations({&l.bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})) {
+    for (const std::vector<int>& v : combinations({&bm, &l.bn, &l.bk, &l.wm, &l.wn, &l.tm, &l.tn, &l.stages, &l.group_m, &l.min_blocks})) {
       SimtConfig c;
       c.bm = v[0];
       c.bn = v[1];
@@ -129,8 +130,10 @@ const SimtLists& simt_lists() {
   // docs/tuner.md): at up to a second to measure each, the sweep stays within 10 minutes. The
   // lists span the region the kernel's first probes found fast (thread tiles of 32 to 128
   // accumulators, 8- and 16-deep K slices, 3 or 4 stages). Left out to keep the count down:
-  // 32-wide block tiles (16K blocks of one or two warps at 4096) and TN = 4 (its largest thread
-  // tile, 16x4, has fewer accumulators than 8x8). group_m stays at 8, the L2-friendly
+  // 32-row block tiles (16K blocks of one or two warps at 4096) except for M <= 32, where a
+  // 64-row tile wastes half its rows (issue 12's f32 M = 32: 57 us at BM = 64 with split-K 16
+  // against cuBLAS's 47; small_m_bm), and TN = 4 (its largest thread tile, 16x4, has fewer
+  // accumulators than 8x8). group_m stays at 8, the L2-friendly
   // rasterization Triton and CUTLASS default to. min_blocks spans 1 to 3: the probes at 4096
   // found the fastest configs at 2 or 3 resident blocks (an 8x8 tile fits unspilled in the
   // 127-170 registers that leaves), and SimtConfig::check() prunes the caps too small for a tile.
@@ -145,8 +148,17 @@ const SimtLists& simt_lists() {
       .stages = {3, 4},
       .group_m = {8},
       .min_blocks = {1, 2, 3},
+      .small_m_bm = {32},
   };
   return lists;
+}
+
+std::vector<int> simt_sweep_bm(int m) {
+  const SimtLists& l = simt_lists();
+  std::vector<int> bm = l.bm;
+  for (int rows : l.small_m_bm)
+    if (m <= rows) bm.push_back(rows);
+  return bm;
 }
 
 int simt_widest_vec(const Problem& problem) {

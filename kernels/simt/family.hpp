@@ -19,8 +19,13 @@ Config from_simt(const SimtConfig& config);
 /// problem allows, since a narrower copy of the same tile only issues more instructions.
 struct SimtLists {
   std::vector<int> bm, bn, bk, wm, wn, tm, tn, stages, group_m, min_blocks;
+  /// Block rows a sweep adds after `bm` for a problem whose M is at most the tile (issue 12).
+  std::vector<int> small_m_bm;
 };
 const SimtLists& simt_lists();
+
+/// The block rows a sweep at M takes: `bm`, then each of `small_m_bm` not below M.
+std::vector<int> simt_sweep_bm(int m);
 
 /// The widest vector copy (4, 2 or 1 floats) that SimtConfig::check_problem() accepts.
 int simt_widest_vec(const Problem& problem);

@@ -1,7 +1,9 @@
 // CUDA emitted by the compiler compiles under NVRTC for sm_90 without spills, for every simt
 // config the kernel tests instantiate (harness/simt_fixed.cu) and every built-in config the
-// runtime falls back to, with every epilogue. Uses the tuner's JIT (embedded kernel headers,
-// figures from the cubin) with a fresh cache, so every unit is really compiled. No GPU needed.
+// runtime falls back to, with every epilogue, and for every 30th legal 32-row tile of the
+// space at M = 32 (the tiles the sweep adds for M <= 32, issue 12) with bias + GELU. Uses the
+// tuner's JIT (embedded kernel headers, figures from the cubin) with a fresh cache, so every
+// unit is really compiled. No GPU needed.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "kernels/simt/builtin.hpp"
 #include "kernels/simt/family.hpp"
 #include "tuner/jit.hpp"
+#include "tuner/space.hpp"
 
 namespace coalesce::compiler {
 namespace {
@@ -39,6 +42,11 @@ std::vector<Case> cases() {
       for (const Case& k : out) seen = seen || k.name == name;
       if (!seen) out.push_back({c, e, name});
     }
+  const Problem small_m{32, 4096, 4096, Dtype::f32, Epilogue::bias_gelu};
+  int tall = 0;
+  for (const tuner::Candidate& c : tuner::enumerate(simt_family(), small_m, Target{9, 0, true, DeviceLimits{}}).candidates)
+    if (!c.pruned() && to_simt(c.config).bm == 32 && split_slices(c.config) == 1 && tall++ % 30 == 0)
+      out.push_back({to_simt(c.config), small_m.epilogue, c.name});
   return out;
 }
 
@@ -47,7 +55,11 @@ TEST(EmitNvrtc, EveryTestedAndBuiltinConfigCompilesForSm90WithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit jit(cache, "sm_90");
   const std::vector<Case> all = cases();
-  ASSERT_GE(all.size(), 4u * 8u);  // the eight hand-picked configs at least, with every epilogue
+  // The eight hand-picked configs at least, with every epilogue, and 6 of the 180 32-row tiles.
+  ASSERT_GE(all.size(), 4u * 8u + 6u);
+  int tall = 0;
+  for (const Case& c : all) tall += c.config.bm == 32;
+  EXPECT_EQ(tall, 6);
 
   struct Outcome {
     bool emitted = false, compiled = false, reported = false, spills = true;

@@ -32,7 +32,10 @@ TEST(GemvConfig, ShapeRules) {
     return c.check().violation;
   };
   EXPECT_EQ(with([](GemvConfig& c) { c.mr = 0; }), Violation::shape);
-  EXPECT_EQ(with([](GemvConfig& c) { c.mr = 9; }), Violation::shape);
+  EXPECT_EQ(with([](GemvConfig& c) { c.mr = 16; }), Violation::none);
+  EXPECT_EQ(with([](GemvConfig& c) { c.mr = 18; }), Violation::shape);  // staged A: 4 rows at a time
+  EXPECT_EQ(with([](GemvConfig& c) { c.mr = 32; }), Violation::none);
+  EXPECT_EQ(with([](GemvConfig& c) { c.mr = 33; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.warps = 0; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.warps = 33; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.vec_bytes = 2; }), Violation::shape);
@@ -44,6 +47,18 @@ TEST(GemvConfig, ShapeRules) {
   EXPECT_EQ(with([](GemvConfig& c) { c.split = 0; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.split = 33; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.split = 32; }), Violation::none);
+}
+
+// Above 16 rows each warp stages its step's rows of A (MR + 4 floats a row of K) after the
+// partials; at 16 and below nothing is staged.
+TEST(GemvConfig, StagesAAbove16Rows) {
+  GemvConfig c{32, 4, 16, 8, 4};  // steps of 4 x 4 = 16 rows of K
+  EXPECT_TRUE(c.stages_a());
+  EXPECT_EQ(c.stage_floats(), 16 * 36);
+  EXPECT_EQ(c.smem_bytes(4), 4 * 32 * 32 * 4 + 4 * 16 * 36 * 4);
+  c.mr = 16;
+  EXPECT_FALSE(c.stages_a());
+  EXPECT_EQ(c.smem_bytes(4), 4 * 16 * 32 * 4);
 }
 
 TEST(GemvConfig, DeviceRules) {
@@ -84,6 +99,18 @@ TEST(GemvConfig, ProblemRules) {
   EXPECT_TRUE(narrow.check_problem(3, 1001, 7, Dtype::f32).ok());
   EXPECT_TRUE(narrow.check_problem(3, 1002, 7, Dtype::bf16).ok());
   EXPECT_EQ(narrow.check_problem(3, 1001, 7, Dtype::bf16).violation, Violation::divisibility);
+  // The register model per element size: 32 rows x 4 f32 columns of accumulators fit a thread,
+  // 32 x 8 bf16 columns do not; without a dtype the config is judged by f32's, the least.
+  const GemvConfig tall{32, 4, 16, 8, 4};
+  EXPECT_EQ(tall.model_registers(4), 32 * 4 + 4 * 4 + 32 + 32 * 16 / 16 + 32);
+  EXPECT_TRUE(tall.check(DeviceLimits{}).ok());
+  EXPECT_TRUE(tall.check_problem(32, 4096, 4096, Dtype::f32).ok());
+  EXPECT_TRUE(tall.check_problem(32, 4096, 4096, Dtype::tf32).ok());
+  EXPECT_EQ(tall.check_problem(32, 4096, 4096, Dtype::bf16).violation, Violation::registers);
+  EXPECT_EQ(tall.check_problem(32, 4096, 4096, Dtype::f16).violation, Violation::registers);
+  GemvConfig deep = tall;  // steps of 32 rows: 64 registers of staged A a lane
+  deep.unroll = 8;
+  EXPECT_EQ(deep.check(DeviceLimits{}).violation, Violation::registers);
   // A row of K per slice; 32-bit indexing.
   GemvConfig split = c;
   split.split = 8;

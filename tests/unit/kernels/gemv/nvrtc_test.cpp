@@ -1,11 +1,14 @@
 // The gemv kernel compiles under NVRTC, as the tuner compiles it, for sm_80 and sm_90 in every
 // dtype without spills and within its __launch_bounds__ register cap: every built-in config with
-// every epilogue, and a seeded draw of 12 legal configs of the tuner's space per dtype and
+// every epilogue, a seeded draw of 12 legal configs of the tuner's space per dtype and
 // architecture at M = 1 (split variants included, compiled as kernel_config() maps them, as the
-// sweep does), every unit emitted by the compiler (emit_fused_kernel). Uses the tuner's JIT
-// (embedded headers, the cubin's figures) with a fresh cache. No GPU needed.
+// sweep does), and every legal unsplit config of MR above 8 rows at M = 32 (issue 12: MR 16, and
+// 32 with A staged in shared memory, where the register model is closest to the cap), every
+// unit emitted by the compiler (emit_fused_kernel). Uses the tuner's JIT (embedded headers, the
+// cubin's figures) with a fresh cache. No GPU needed.
 //
-// Prints ptxas' registers beside the family's register model for every built-in config.
+// Prints ptxas' registers beside the family's register model for the problem's dtype for every
+// built-in config and every config of MR above 8.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -43,6 +46,10 @@ struct Case {
 };
 
 constexpr int kDrawn = 12;
+/// The legal unsplit configs of MR above 8 at M = 32 over both targets and every dtype: per
+/// target 16 of f32 and of tf32 (MR 16: 12; MR 32: 4), 12 of bf16 and of f16 (MR 16; MR 32's
+/// 8 bf16 columns a lane do not fit); on the A100 the same.
+constexpr std::size_t kTallConfigs = 2 * (16 + 16 + 12 + 12);
 
 std::vector<Case> cases() {
   const Family& gemv = gemv_family();
@@ -56,6 +63,9 @@ std::vector<Case> cases() {
                                        0x67656d76u + static_cast<unsigned>(d));
       for (std::size_t i = 0; i < drawn.size(); ++i)
         out.push_back({target, {1, 4096, 4096, d, all_epilogues()[i % 4]}, drawn[i].config, false});
+      const Problem tall{32, 4096, 4096, d, Epilogue::bias_gelu};
+      for (const tuner::Candidate& c : tuner::select(tuner::enumerate(gemv, tall, target), tuner::Strategy::exhaustive, -1, 0))
+        if (to_gemv(c.config).mr > 8 && split_slices(c.config) == 1) out.push_back({target, tall, c.config, false});
     }
   return out;
 }
@@ -65,7 +75,7 @@ TEST(GemvNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90InEveryDtypeWithout
   fs::remove_all(cache);
   const tuner::Jit sm80(cache, "sm_80"), sm90(cache, "sm_90");
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 2u * 4u * (gemv_builtin::kCount * 4u + kDrawn));
+  ASSERT_EQ(all.size(), 2u * 4u * (gemv_builtin::kCount * 4u + kDrawn) + kTallConfigs);
   int split = 0;
   for (const Case& c : all) split += split_slices(c.config) > 1;
   EXPECT_GT(split, 0) << "the draw should hold split-K variants at M = 1";
@@ -118,9 +128,9 @@ TEST(GemvNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90InEveryDtypeWithout
     EXPECT_TRUE(o.reported) << o.log;
     EXPECT_FALSE(o.spills) << o.log;
     EXPECT_LE(o.registers, cfg.register_cap());
-    if (all[i].builtin && all[i].problem.epilogue == Epilogue::bias_gelu)
-      std::printf("%-60s %3d registers (model %3d, cap %3d)\n", o.name.c_str(), o.registers, cfg.predicted_registers(),
-                  cfg.register_cap());
+    if ((all[i].builtin && all[i].problem.epilogue == Epilogue::bias_gelu) || cfg.mr > 8)
+      std::printf("%-60s %3d registers (model %3d, cap %3d)\n", o.name.c_str(), o.registers,
+                  cfg.predicted_registers(element_bytes(gemm_types(all[i].problem.dtype).b)), cfg.register_cap());
   }
 }
 

@@ -2,6 +2,8 @@
 // and every answer it gives is SimtConfig's.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "kernels/simt/builtin.hpp"
 #include "kernels/simt/family.hpp"
 
@@ -95,6 +97,17 @@ TEST(SimtFamily, SweepConfigsAndBuiltins) {
   EXPECT_EQ(configs.size(), l.bm.size() * l.bn.size() * l.bk.size() * l.wm.size() * l.wn.size() * l.tm.size() *
                                 l.tn.size() * l.stages.size() * l.group_m.size() * l.min_blocks.size());
   for (const Config& c : configs) EXPECT_EQ(to_simt(c).vec, 4);
+  // 32-row block tiles only for M <= 32 (issue 12), after the lists' own; legal ones among them.
+  EXPECT_EQ(simt_sweep_bm(4096), l.bm);
+  EXPECT_EQ(simt_sweep_bm(33), l.bm);
+  EXPECT_EQ(simt_sweep_bm(32), (std::vector<int>{64, 128, 256, 32}));
+  const auto small = simt().sweep_configs({32, 4096, 4096, Dtype::f32, Epilogue::bias_gelu});
+  EXPECT_EQ(small.size(), configs.size() / l.bm.size() * (l.bm.size() + 1));
+  int legal_bm32 = 0;
+  for (const Config& c : small)
+    legal_bm32 += to_simt(c).bm == 32 && simt().check(c).ok() &&
+                  simt().check(c, DeviceLimits{}, simt().predict(c, DeviceLimits{}).registers).ok();
+  EXPECT_EQ(legal_bm32, 180);
   EXPECT_EQ(simt_widest_vec({4096, 4098, 4096}), 2);
   EXPECT_EQ(simt_widest_vec({4096, 4097, 4096}), 1);
   const auto builtins = simt().builtin_configs({64, 64, 64});
