@@ -115,8 +115,12 @@ TEST(WgmmaNvrtc, BuiltinsAndASampleOfTheSweepCompileForSm90aWithoutSpills) {
     EXPECT_TRUE(o.compiled) << o.log;
     EXPECT_TRUE(o.reported) << o.log;
     EXPECT_FALSE(o.spills) << o.log;
-    // ptxas warns when it serializes wgmma (C7510 and kin) or ignores setmaxnreg (C7508).
+    // ptxas warns when it ignores setmaxnreg (C7508) and the like; when it serializes the wgmmas
+    // (too few registers for the pipeline, C7511; accumulators defined by other instructions
+    // inside a pipeline stage, C7515) it only informs, "Potential Performance Loss: wgmma.mma_async
+    // instructions are serialized": C7515 cost the overlapped-epilogue experiment half its speed.
     EXPECT_EQ(o.log.find("warning"), std::string::npos) << o.log;
+    EXPECT_EQ(o.log.find("instructions are serialized"), std::string::npos) << o.log;
     const WgmmaConfig c = to_wgmma(all[i].config);
     // __launch_bounds__(threads, 1) caps the entry; ptxas reports the cap with two consumers.
     EXPECT_LE(o.registers, register_cap(c.threads(), 1));
@@ -272,6 +276,38 @@ TEST(WgmmaNvrtc, EachPlantedHazardChangesOneInstruction) {
   const std::string early = ptx_of(hazard_source(kWgmmaHazardEarlyRelease));
   EXPECT_EQ(count(early, "mbarrier.arrive.shared::cta.b64"), clean_arrivals - 1);
   EXPECT_EQ(count(early, "fence.proxy.async.shared::cta;"), 1);
+}
+
+}  // namespace
+}  // namespace coalesce
+
+namespace coalesce {
+namespace {
+
+// The serialization check above can fail: a kernel that writes an accumulator between two wgmmas
+// of one pipeline stage is serialized by ptxas (C7511 here), and the Jit's log says so.
+TEST(WgmmaNvrtc, TheLogReportsSerializedWgmmas) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-c7515-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  const std::string source =
+      "#include \"kernels/wgmma/ptx.cuh\"\n"
+      "#include \"kernels/wgmma/ops.cuh\"\n"
+      "extern \"C\" __global__ void __launch_bounds__(128, 1)\n"
+      "serialized(float* out, unsigned long long a, unsigned long long b) {\n"
+      "  float d[32];\n"
+      "  coalesce::sm90::wgmma_fence();\n"
+      "  coalesce::sm90::Wgmma<64>::mma<true>(d, a, b, 0);\n"
+      "  d[0] = 1.0f;  // an accumulator defined while the first wgmma may be in flight\n"
+      "  coalesce::sm90::Wgmma<64>::mma<true>(d, a, b, 1);\n"
+      "  coalesce::sm90::wgmma_commit_group();\n"
+      "  coalesce::sm90::wgmma_wait_group<0>();\n"
+      "  for (int i = 0; i < 32; ++i) out[threadIdx.x * 32 + i] = d[i];\n"
+      "}\n";
+  const tuner::CompileResult r = jit.compile("serialized", source);
+  fs::remove_all(cache);
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_NE(r.log.find("instructions are serialized"), std::string::npos) << r.log;
 }
 
 }  // namespace
