@@ -1,6 +1,7 @@
 // Kernels of any family as Methods (see kernel_method.hpp).
 #include "kernel_method.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -34,20 +35,36 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
     void* c;
     int m, n, k;
     TensorMap a_map, b_map, c_map;
+    float* workspace;
   };
-  Args values{ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k, {}, {}, {}};
-  // Split-K: the kernel stores its slices' f32 partial sums into a workspace passed as its C
-  // (kSplitParam), and the reduce stores C. The buffer lives as long as the launch closure.
+  Args values{ws.a(), ws.b(), ws.bias(), ws.c(), p.m, p.n, p.k, {}, {}, {}, nullptr};
+  // Split-K: the kernel stores its slices' f32 partial sums into a workspace, passed as its own
+  // argument where the family has one (KernelArg::workspace), else as its C (kSplitParam); the
+  // reduce stores C, or with the reduction in the kernel (kReduceParam) the kernel does, behind
+  // the tiles' counters after the partial sums, zeroed here once (the kernel leaves them zero).
+  // The buffer lives as long as the launch closure.
   const int slices = split_slices(config);
+  const bool in_kernel = reduces_in_kernel(config);
+  const auto kinds = family->kernel_args();
+  const bool own_workspace = std::find(kinds.begin(), kinds.end(), KernelArg::workspace) != kinds.end();
+  if (in_kernel && !own_workspace)
+    throw std::logic_error(name + ": a reduction in the kernel needs a workspace argument of its own");
   std::shared_ptr<DeviceBuffer<float>> partials;
   if (slices > 1) {
     if (static_cast<int>(g.grid_z) != slices)
       throw std::logic_error(name + ": the family's grid has " + std::to_string(g.grid_z) + " K slices, not " +
                              std::to_string(slices));
     partials = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(workspace_bytes(config, named) / 4));
-    values.c = partials->get();
+    if (own_workspace)
+      values.workspace = partials->get();
+    else
+      values.c = partials->get();
+    if (in_kernel) {
+      const std::size_t sums = static_cast<std::size_t>(slices) * p.m * p.n;
+      COALESCE_CUDA_CTX(cudaMemset(partials->get() + sums, 0, static_cast<std::size_t>(workspace_bytes(config, named)) - 4 * sums),
+                        name + ": zeroing the split-K counters");
+    }
   }
-  const auto kinds = family->kernel_args();
   std::vector<KernelArg> order(kinds.begin(), kinds.end());
   for (KernelArg kind : order) {
     auto encode = [&](TensorMap& out) {
@@ -88,6 +105,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
         case KernelArg::a_tensor_map: args[i++] = &values.a_map; break;
         case KernelArg::b_tensor_map: args[i++] = &values.b_map; break;
         case KernelArg::c_tensor_map: args[i++] = &values.c_map; break;
+        case KernelArg::workspace: args[i++] = &values.workspace; break;
       }
     }
     if (g.cluster_x * g.cluster_y == 1) {
@@ -112,6 +130,10 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   };
   if (slices == 1) {
     m.launch = std::move(launch_kernel);
+    return m;
+  }
+  if (in_kernel) {  // the closure keeps the partial sums and counters alive
+    m.launch = [launch_kernel = std::move(launch_kernel), partials](cudaStream_t stream) mutable { launch_kernel(stream); };
     return m;
   }
   m.launch = [launch_kernel = std::move(launch_kernel), partials, slices, named, bias = ws.bias(), c = ws.c(),

@@ -18,17 +18,24 @@ Verdict refused(const Family& family, const Problem& problem, const Target& targ
 
 namespace {
 
-bool has_split(const Family& family) {
+bool has_param(const Family& family, std::string_view name) {
   for (const ParamSpec& p : family.params())
-    if (p.name == kSplitParam) return true;
+    if (p.name == name) return true;
   return false;
 }
+bool has_split(const Family& family) { return has_param(family, kSplitParam); }
 
-// The split-K variants of the legal unsplit `base`, after it in the space.
+// The split-K variants of the legal unsplit `base`, after it in the space: each factor, and
+// where the family can also add the partial sums in its own kernel (kReduceParam), each factor
+// that way too, right after it.
 void add_split_variants(Space& space, const Family& family, const Config& base, const Problem& problem,
                         const Target& target) {
+  std::vector<Config> variants;
   for (int s : kSplitFactors) {
-    Config c = family.with(base, kSplitParam, s);
+    variants.push_back(family.with(base, kSplitParam, s));
+    if (has_param(family, kReduceParam)) variants.push_back(family.with(variants.back(), kReduceParam, 1));
+  }
+  for (Config& c : variants) {
     if (!family.check(c).ok()) continue;
     const Resources predicted = family.predict(c, target.limits, problem);
     Candidate cand{.config = c,

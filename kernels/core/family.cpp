@@ -161,9 +161,19 @@ int split_slices(const Config& config) {
   return i < 0 ? 1 : config.values[static_cast<std::size_t>(i)];
 }
 
+bool reduces_in_kernel(const Config& config) {
+  const auto& ps = family_of(config).params();
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (ps[i].name == kReduceParam) return split_slices(config) > 1 && config.values[i] == 1;
+  return false;
+}
+
 long long workspace_bytes(const Config& config, const Problem& problem) {
   const int s = split_slices(config);
-  return s > 1 ? static_cast<long long>(s) * problem.m * problem.n * 4 : 0;
+  if (s <= 1) return 0;
+  long long bytes = static_cast<long long>(s) * problem.m * problem.n * 4;
+  if (reduces_in_kernel(config)) bytes += 4LL * family_of(config).geometry(config, problem, Target{}).grid_x;
+  return bytes;
 }
 
 Config kernel_config(const Config& config) {

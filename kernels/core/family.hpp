@@ -80,7 +80,7 @@ struct Geometry {
 /// sizes (M, N, K), or a TMA tensor map over A, B or C, passed by value (kernels/core/
 /// tensor_map.hpp) and described by the family (Family::tensor_map). A family with other inputs
 /// (a workspace) adds its kind here and the harness learns to bind it once.
-enum class KernelArg { a, b, bias, c, m, n, k, a_tensor_map, b_tensor_map, c_tensor_map };
+enum class KernelArg { a, b, bias, c, m, n, k, a_tensor_map, b_tensor_map, c_tensor_map, workspace };
 
 /// The name of the parameter through which a family splits K across blocks (split-K,
 /// docs/families.md "Split-K"). A family that has it runs a config with split = S > 1 as S
@@ -93,6 +93,14 @@ inline constexpr std::string_view kSplitParam = "split";
 /// The split factors the tuner's space tries beside every legal unsplit config of a family with
 /// a `split` parameter (tuner/space.cpp); the family's own lists hold split = 1 only.
 inline constexpr int kSplitFactors[] = {2, 3, 4, 6, 8, 12, 16};
+/// The name of the parameter that says where a split config's partial sums are added, in a
+/// family that offers both ways: 0 (the default) by the separate reduce kernel above; 1 in the
+/// GEMM kernel itself: every block of a tile stores its partial sums, then counts itself on the
+/// tile's counter (after the partial sums), and the block that arrives last adds the tile's S
+/// partials in slice order, applies the epilogue, stores C and resets the counter to zero. Such
+/// a family takes the workspace as a kernel argument of its own (KernelArg::workspace) and C as
+/// C. Deterministic as the reduce kernel is: the sum is the same whichever block comes last.
+inline constexpr std::string_view kReduceParam = "reduce";
 
 /// What a TMA tensor map over one row-major matrix of the problem must say: the matrix
 /// (rows × cols elements of `element`, cols contiguous, rows `cols` elements apart), the box one
@@ -196,8 +204,12 @@ inline std::vector<std::vector<int>> combinations(const std::vector<const std::v
 
 /// The number of K slices a config runs as: its `split` value, 1 for a family without one.
 int split_slices(const Config& config);
+/// Whether a split config adds its partial sums in its own kernel (kReduceParam = 1).
+bool reduces_in_kernel(const Config& config);
 /// The bytes of workspace a config needs on a problem: split-K's f32 partials (S·M·N·4) when
-/// split > 1, else 0. The harness and the runtime library allocate it.
+/// split > 1, else 0; with the reduction in the kernel, one 4-byte counter per block of the
+/// grid's x dimension after them. The harness and the runtime library allocate it (the counters
+/// zeroed once; the kernel leaves them zero).
 long long workspace_bytes(const Config& config, const Problem& problem);
 /// The config whose kernel runs `config`: split factors above 1 share one kernel (the factor is
 /// the grid's z extent, read by the kernel at run time), so every split > 1 maps to split = 2

@@ -19,7 +19,8 @@ namespace coalesce {
 /// pingpong = 1 the two consumers instead take the block's tiles in turn, each a whole BM×BN
 /// tile, so one consumer's epilogue runs while the other's MMAs keep the tensor cores busy. With
 /// split > 1 (split-K) block z of the grid multiplies only its share of K and stores the raw f32
-/// sums into the partials workspace; the harness's reduce applies the epilogue.
+/// sums into the partials workspace; the harness's reduce applies the epilogue (or, with
+/// reduce = 1, the tile's last block in this kernel).
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
@@ -30,6 +31,7 @@ struct WgmmaConfig {
   int tma_store = 0;                ///< 1: C goes registers -> swizzled shared memory -> TMA store
   int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
   int pingpong = 0;                 ///< 1: the two consumers take whole tiles in turn (epilogue overlaps MMAs)
+  int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel (kernels/core/family.hpp kReduceParam)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -105,12 +107,14 @@ struct WgmmaConfig {
       return {Violation::shape, "only 1x1 clusters are implemented (TMA multicast across a cluster is not)"};
     if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
     if (split > 1 && tma_store)
-      return {Violation::shape, "split-K stores f32 partial sums through the C pointer: it needs tma_store = 0 (the C tensor map is 16-bit)"};
+      return {Violation::shape, "split-K stores f32 partial sums, and C from registers after the reduction: it needs tma_store = 0"};
     // Split-K is only tried where the unsplit grid leaves SMs idle (check_schedule), and there a
     // persistent grid is one block per tile: the same launch as persistent = 0.
     if (split > 1 && persistent)
       return {Violation::shape, "split-K needs persistent = 0 (where a split can help, a persistent grid is one block per tile, the same kernel run)"};
     if (pingpong != 0 && pingpong != 1) return {Violation::shape, "pingpong must be 0 or 1"};
+    if (reduce != 0 && reduce != 1) return {Violation::shape, "reduce must be 0 (a separate reduce kernel) or 1 (in the kernel)"};
+    if (reduce && split == 1) return {Violation::shape, "reduce = 1 adds split-K's partial sums: it needs split > 1"};
     // Ping-pong alternates whole tiles between two consumers of one block, so a block must walk
     // several tiles (a persistent grid) and have two consumers to alternate.
     if (pingpong && (consumers != 2 || !persistent))
@@ -193,6 +197,12 @@ enum WgmmaHazard : int {
   /// A slot is reused too early: the consumer releases it as soon as its data has landed, before
   /// the wgmmas that read it are even issued.
   kWgmmaHazardEarlyRelease = 4,
+  /// Split-K reduced in the kernel (reduce = 1): the last block leaves out slice 0's partial
+  /// sums when it is not slice 0 itself (a lost partial sum).
+  kWgmmaHazardLostPartial = 8,
+  /// Split-K reduced in the kernel: the last block applies the epilogue to its own partial sums
+  /// before adding the others' (the epilogue applied twice, once on a partial).
+  kWgmmaHazardDoubleEpilogue = 16,
 };
 
 }  // namespace coalesce

@@ -14,13 +14,13 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
-    {kSplitParam, "sk", 1}, {"pingpong", "pp", 0},
+    {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
 const std::vector<KernelArg> kArgs = {KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map,
-                                      KernelArg::bias,         KernelArg::c,            KernelArg::m,
-                                      KernelArg::n,            KernelArg::k};
+                                      KernelArg::bias,         KernelArg::c,            KernelArg::workspace,
+                                      KernelArg::m,            KernelArg::n,            KernelArg::k};
 
 class WgmmaFamily final : public Family {
  public:
@@ -127,10 +127,12 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor and ping-pong only when they are not the template's defaults (1 and 0).
+    // The split factor, ping-pong and the reduction only when they are not the template's
+    // defaults (1, 0 and 0).
     std::string tail;
-    if (c.split > 1 || c.pingpong) tail += ", " + std::to_string(c.split);
-    if (c.pingpong) tail += ", " + std::to_string(c.pingpong);
+    if (c.split > 1 || c.pingpong || c.reduce) tail += ", " + std::to_string(c.split);
+    if (c.pingpong || c.reduce) tail += ", " + std::to_string(c.pingpong);
+    if (c.reduce) tail += ", " + std::to_string(c.reduce);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -154,13 +156,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong}};
+           c.split, c.pingpong, c.reduce}};
 }
 
 const WgmmaLists& wgmma_lists() {

@@ -39,8 +39,9 @@
 // Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): the grid's z extent is the
 // number of K slices, and both sides walk only block z's share of the K steps (wgmma_k_steps),
 // so they still agree on every (slot, phase). The consumers store the raw f32 sums, without
-// bias or activation, into the partials workspace passed as C; the harness's reduce adds the
-// slices and applies the epilogue.
+// bias or activation, into the partials workspace (the kernel's own argument); the harness's
+// reduce adds the slices and applies the epilogue, or with reduce = 1 the last block of each
+// tile does (wgmma_reduce_in_kernel).
 //
 // Device-safe: compiles under nvcc and NVRTC (no standard headers), for sm_90a only.
 #pragma once
@@ -58,10 +59,10 @@ namespace coalesce {
 /// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
-          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0>
+          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z). The kernel walks tiles with a
@@ -84,7 +85,7 @@ struct WgmmaGuard {
   static_assert(kViolation != Violation::shape,
                 "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, persistent and "
                 "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
-                "pingpong 0 or 1 (1 only with two consumers and persistent = 1)");
+                "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1)");
   static_assert(kViolation != Violation::divisibility,
                 "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong), "
                 "BN a multiple of 64 up to 256");
@@ -301,6 +302,72 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
   }
 }
 
+/// The named barrier over a block's consumer threads that orders the in-kernel reduction.
+constexpr unsigned kReduceBarrier = 3;
+
+/// Split-K's reduction in the kernel (reduce = 1, kernels/core/family.hpp kReduceParam), after
+/// every consumer thread has stored its partial sums: the block counts itself on its tile's
+/// counter (`counters[blockIdx.x]`, after a fence that publishes its partial sums), and the
+/// block that arrives last adds the tile's gridDim.z partials in slice order into its
+/// accumulators, all of a slice's loads issued before any is waited for (one load at a time
+/// made the reduction 2 to 6 times slower than the separate reduce kernel, run BE), applies the
+/// epilogue and stores C as wgmma_store_direct does, then sets the counter back to zero for the
+/// next launch. Its own partial sums are read back too, so every element is the same sum in the
+/// same order whichever block arrives last.
+template <class Tile, class Epi, class Types, int HAZARDS>
+__device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                       const float* __restrict__ partials, unsigned* counters,
+                                                       const typename Types::Bias* __restrict__ bias,
+                                                       typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
+                                                       int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  using CT = typename Types::C;
+  constexpr unsigned kThreads = cfg.consumers * WgmmaConfig::kWarpgroup;
+  const int slices = static_cast<int>(gridDim.z), me = static_cast<int>(blockIdx.z);
+  // Publish this thread's partial sums device-wide before the block counts itself.
+  __threadfence();
+  bool last = false;
+  sm90::named_barrier_sync(kReduceBarrier, kThreads);  // every consumer thread has fenced
+  if (threadIdx.x == WgmmaConfig::kWarpgroup) last = atomicAdd(&counters[blockIdx.x], 1u) == static_cast<unsigned>(slices - 1);
+  if (!sm90::named_barrier_or(kReduceBarrier, kThreads, last)) return;
+  __threadfence();  // the other blocks' partial sums are read after their counts were seen
+
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const int row0 = m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
+  const int col0 = n0 + 2 * (lane % 4);
+  const long long slice = static_cast<long long>(M) * N;
+  for (int z = 0; z < slices; ++z) {
+    const float* p = partials + z * slice;
+#pragma unroll
+    for (int j = 0; j < cfg.bn / 8; ++j) {
+      const int col = col0 + 8 * j;
+#pragma unroll
+      for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+          // L2, not L1: the other blocks' stores are not in this SM's L1. N % 8 == 0, so col < N
+          // means col + 1 < N too.
+          float2 v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
+                                        : make_float2(0.0f, 0.0f);
+          if constexpr (HAZARDS & kWgmmaHazardLostPartial)
+            if (z == 0 && me != 0) v = make_float2(0.0f, 0.0f);
+          if constexpr (HAZARDS & kWgmmaHazardDoubleEpilogue)
+            if (z == me) {
+              const float b0 = col < N ? to_float(bias[col]) : 0.0f, b1 = col < N ? to_float(bias[col + 1]) : 0.0f;
+              v = make_float2(Epi::apply(v.x, b0), Epi::apply(v.y, b1));
+            }
+          float& lo = acc[mi][4 * j + 2 * h];
+          float& hi = acc[mi][4 * j + 2 * h + 1];
+          lo = z == 0 ? v.x : lo + v.x;
+          hi = z == 0 ? v.y : hi + v.y;
+        }
+    }
+  }
+  wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+  if (threadIdx.x == WgmmaConfig::kWarpgroup) counters[blockIdx.x] = 0u;
+}
+
 /// The epilogue through the TMA store, warp by warp: each warp writes its 16 rows × BN of C
 /// (after the epilogue, rounded) into its part of the consumer's staging tile, 64 columns per
 /// 128-byte-swizzled chunk (so the warp's 4-byte writes hit 32 different banks), fences the
@@ -372,8 +439,8 @@ constexpr unsigned kPingPongOrder = 1;
 /// from the ring, release each slot once its wgmmas are done, then run the epilogue.
 template <class Tile, class Epi, class Types, int HAZARDS>
 __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const typename Types::Bias* __restrict__ bias,
-                                              typename Types::C* __restrict__ C, const WgmmaSmem<Tile>& sm, int M,
-                                              int N, int K, int consumer) {
+                                              typename Types::C* __restrict__ C, float* __restrict__ workspace,
+                                              const WgmmaSmem<Tile>& sm, int M, int N, int K, int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
   constexpr int BN = cfg.bn, BK = cfg.bk, MI = cfg.m_iters();
   constexpr int ROW = WgmmaConfig::kSwizzleBytes;
@@ -455,10 +522,13 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       for (int i = 0; i < BN / 2; ++i) sm90::fence_operand(acc[mi][i]);
     if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) sm90::mbarrier_arrive(sm.empty(previous));
 
-    if constexpr (cfg.split > 1)
-      wgmma_store_partials<Tile>(acc, reinterpret_cast<float*>(C) + static_cast<long long>(blockIdx.z) * M * N, M, N,
-                                 m0, n0, consumer);
-    else if constexpr (cfg.tma_store)
+    if constexpr (cfg.split > 1) {
+      wgmma_store_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, consumer);
+      if constexpr (cfg.reduce)
+        wgmma_reduce_in_kernel<Tile, Epi, Types, HAZARDS>(
+            acc, workspace, reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.z) * M * N), bias, C,
+            M, N, m0, n0, consumer);
+    } else if constexpr (cfg.tma_store)
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
       wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
@@ -471,12 +541,16 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
 /// The kernel body. Launch with a grid of at most Tile::grid_blocks(M, N) blocks in x (fewer for
 /// a persistent grid) and, with split-K, the number of K slices in z; cfg.threads() threads and
 /// cfg.smem_bytes() of dynamic shared memory; a_map, b_map and c_map are the tensor maps the
-/// plug-in describes (Family::tensor_map). With split-K, C is the f32 partials workspace
-/// (split·M·N floats) and c_map is not read.
+/// plug-in describes (Family::tensor_map). With split-K, block z stores its f32 partial sums
+/// into the workspace at z·M·N (split·M·N floats), and c_map is not read; with reduce = 1 the
+/// tiles' counters follow the partial sums (one per block of x) and the kernel stores C, else
+/// the harness's reduce kernel does and C is not touched. Without split-K the workspace is not
+/// read (it may be null).
 template <class Tile, class Epi, class Types, int HAZARDS = kWgmmaHazardNone>
 __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const TensorMap* b_map, const TensorMap* c_map,
                                                   const typename Types::Bias* __restrict__ bias,
-                                                  typename Types::C* __restrict__ C, int M, int N, int K) {
+                                                  typename Types::C* __restrict__ C, float* __restrict__ workspace,
+                                                  int M, int N, int K) {
   static_assert(detail::WgmmaGuard<Tile>::ok, "invalid wgmma config");
   static_assert(Types::math == Math::bf16 || Types::math == Math::f16,
                 "the wgmma kernel multiplies bf16 or f16 operands (tf32 would need K-major B)");
@@ -507,7 +581,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     if (threadIdx.x == 0) wgmma_produce<Tile>(a_map, b_map, sm, M, N, K);
   } else {
     if constexpr (cfg.consumers == 2) sm90::setmaxnreg_inc<WgmmaConfig::kConsumerRegisters>();
-    wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, sm, M, N, K, warpgroup - 1);
+    wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, workspace, sm, M, N, K, warpgroup - 1);
   }
 #endif
 }
@@ -517,13 +591,13 @@ template <class Tile, class Epi, Dtype D, int HAZARDS = kWgmmaHazardNone>
 __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, 1)
     wgmma_gemm_kernel(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map,
                       const __grid_constant__ TensorMap c_map, const typename GemmOf<D>::Bias* __restrict__ bias,
-                      typename GemmOf<D>::C* __restrict__ C, int M, int N, int K) {
-  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, M, N, K);
+                      typename GemmOf<D>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K) {
+  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, workspace, M, N, K);
 }
 
 }  // namespace coalesce
 
-/// Defines `extern "C" __global__ void SYMBOL(a_map, b_map, c_map, bias, C, M, N, K)` for one
+/// Defines `extern "C" __global__ void SYMBOL(a_map, b_map, c_map, bias, C, workspace, M, N, K)` for one
 /// dtype, tile and epilogue: COALESCE_DEFINE_WGMMA_KERNEL(symbol, coalesce::Dtype::bf16,
 /// coalesce::WgmmaTile<...>, coalesce::EpilogueX). Variadic because the tile type's template
 /// arguments contain commas.
@@ -533,7 +607,7 @@ __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, 1)
              const __grid_constant__ ::coalesce::TensorMap b_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap c_map,                                        \
              const ::coalesce::GemmOf<DTYPE>::Bias* __restrict__ bias,                                   \
-             ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, int M, int N, int K) {                        \
-    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(&a_map, &b_map, &c_map, bias, C, M, \
-                                                                        N, K);                           \
+             ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K) { \
+    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(&a_map, &b_map, &c_map, bias, C,    \
+                                                                        workspace, M, N, K);             \
   }

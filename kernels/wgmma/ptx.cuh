@@ -78,6 +78,17 @@ __device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threa
 __device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+/// bar.red.or over `threads` threads of named barrier `id`: every one gets whether any passed true.
+__device__ __forceinline__ bool named_barrier_or(unsigned id, unsigned threads, bool p) {
+  unsigned r;
+  asm volatile(
+      "{\n .reg .pred in, out;\n setp.ne.u32 in, %1, 0;\n barrier.red.or.pred out, %2, %3, in;\n"
+      " selp.u32 %0, 1, 0, out;\n}\n"
+      : "=r"(r)
+      : "r"(static_cast<unsigned>(p)), "r"(id), "r"(threads)
+      : "memory");
+  return r != 0;
+}
 
 // --- TMA ---------------------------------------------------------------------------------------
 

@@ -252,6 +252,10 @@ namespace {
 using Split64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2>;
 using Split128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2>;
 using Split256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2>;
+// The same tiles with the partial sums added in the kernel (kReduceParam): split, pingpong, reduce.
+using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
+using Reduce128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1>;
+using Reduce256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2, 0, 1>;
 
 template <class Tile, Dtype D, Epilogue E>
 Instance split_instance(int slices) {
@@ -269,6 +273,9 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Split64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split128x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<Reduce256x128, D, Epilogue::bias_gelu>(slices));
   }
   return out;
 }
@@ -278,6 +285,8 @@ std::vector<Instance> split_instances() {
 // slices 6 and 7 of 8 empty (they store zeros).
 constexpr Shape kSplitShapes[] = {{1, 4096, 4096},  {8, 4096, 4096},  {64, 4096, 4096},
                                   {128, 4096, 4096}, {8, 4096, 1000}, {130, 1000, 1032}};
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 template <Dtype D>
 void check_split(int* checked) {
@@ -290,7 +299,10 @@ void check_split(int* checked) {
       const std::string at = where(k.config, D, e, s);
       const Method m = method_of(k, ws);
       const int slices = split_slices(k.config);
-      EXPECT_EQ(m.workspace_bytes, 4LL * slices * s.m * s.n) << at;
+      const long long counters = reduces_in_kernel(k.config) ? 4LL * ceil_div(s.m, to_wgmma(k.config).bm) *
+                                                                     ceil_div(s.n, to_wgmma(k.config).bn)
+                                                               : 0;
+      EXPECT_EQ(m.workspace_bytes, 4LL * slices * s.m * s.n + counters) << at;
       EXPECT_TRUE(m.deterministic) << at;
       for (Inputs in : {Inputs::normal, Inputs::bend}) {
         const CheckResult c = check_method(m, ws, in);
@@ -310,14 +322,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 9 * 2);
+  EXPECT_EQ(checked, 6 * 18 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 9 * 2);
+  EXPECT_EQ(checked, 6 * 18 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;
@@ -326,6 +338,35 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   const MethodResult r =
       run_method(method_of(split_instance<Split64x64, Dtype::f16, Epilogue::bias_gelu>(8), ws), ws, timer);
   EXPECT_EQ(r.status, Status::ok) << r.detail;
+  const MethodResult in_kernel =
+      run_method(method_of(split_instance<Reduce64x64, Dtype::f16, Epilogue::bias_gelu>(8), ws), ws, timer);
+  EXPECT_EQ(in_kernel.status, Status::ok) << in_kernel.detail;
+}
+
+// The check catches the in-kernel reduction's planted bugs: a lost partial sum and the epilogue
+// applied twice; and the tiles' counters are left at zero, so a second method on the same
+// workspace shape (its own buffer) and repeated launches stay right (checked above).
+TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  Workspace ws({64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}, 93, stream.get());
+  constexpr Dtype D = Dtype::bf16;
+  constexpr Epilogue E = Epilogue::bias_gelu;
+  auto with = [](Instance k, int slices) {
+    WgmmaConfig c = to_wgmma(k.config);
+    c.split = slices;
+    k.config = from_wgmma(c);
+    return k;
+  };
+  for (int slices : {2, 4}) {
+    EXPECT_TRUE(check_method(method_of(with(instance<Reduce64x64, D, E>(), slices), ws), ws).passed) << slices;
+    const CheckResult lost =
+        check_method(method_of(with(instance<Reduce64x64, D, E, kWgmmaHazardLostPartial>(), slices), ws), ws);
+    EXPECT_FALSE(lost.passed) << "a lost partial sum passed the check at split " << slices;
+    const CheckResult twice =
+        check_method(method_of(with(instance<Reduce64x64, D, E, kWgmmaHazardDoubleEpilogue>(), slices), ws), ws);
+    EXPECT_FALSE(twice.passed) << "an epilogue applied twice passed the check at split " << slices;
+  }
 }
 
 }  // namespace

@@ -184,7 +184,7 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
   EXPECT_GT(splittable, 0u);
 
   Space skinny = enumerate(wgmma_family(), Problem{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}, h200);
-  std::size_t split = 0;
+  std::size_t split = 0, in_kernel = 0;
   for (std::size_t i = 0; i < skinny.candidates.size(); ++i) {
     const Candidate& c = skinny.candidates[i];
     const WgmmaConfig w = to_wgmma(c.config);
@@ -199,8 +199,18 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
     EXPECT_EQ(w.persistent, 0) << c.name;
     EXPECT_EQ(w.tma_store, 0) << c.name;
     EXPECT_NE(c.name.find("_sk" + std::to_string(w.split) + "_"), std::string::npos) << c.name;
+    // Each factor with the separate reduce, then the same factor reduced in the kernel.
+    if (w.reduce) {
+      ++in_kernel;
+      ASSERT_GT(i, 0u);
+      WgmmaConfig before = to_wgmma(skinny.candidates[i - 1].config);
+      EXPECT_EQ(before.reduce, 0) << c.name;
+      before.reduce = 1;
+      EXPECT_EQ(from_wgmma(before), c.config) << c.name;
+    }
   }
   EXPECT_GT(split, 0u);
+  EXPECT_EQ(2 * in_kernel, split);
 }
 
 // The same for a second family with a split (mma): no variant at 4096³, variants at 8 rows, and

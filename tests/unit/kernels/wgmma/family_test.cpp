@@ -126,8 +126,9 @@ TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
   const WgmmaConfig c{256, 128, 64, 4, 2, 1, 1, 0, 8, 1};
   const Problem p = problem(1024, 1000, 1032);
   const Config cfg = from_wgmma(c);
-  ASSERT_EQ(wgmma().kernel_args().size(), 8u);
+  ASSERT_EQ(wgmma().kernel_args().size(), 9u);
   EXPECT_EQ(wgmma().kernel_args()[0], KernelArg::a_tensor_map);
+  EXPECT_EQ(wgmma().kernel_args()[5], KernelArg::workspace);  // split-K's partial sums and counters
   const TensorMapSpec a = wgmma().tensor_map(cfg, p, KernelArg::a_tensor_map);
   EXPECT_EQ(a, (TensorMapSpec{KernelArg::a, Element::bf16, 1024, 1032, 256, 64, 128}));
   const TensorMapSpec b = wgmma().tensor_map(cfg, p, KernelArg::b_tensor_map);
@@ -224,8 +225,8 @@ TEST(WgmmaFamily, SplitSlicesKInTheGridAndAsksForPartials) {
             Violation::schedule);
 }
 
-// The split rules, WgmmaConfig's: 1..32 slices, only with the direct store (the partials are f32
-// through the C pointer, not the 16-bit C tensor map) and without a persistent grid; at least one
+// The split rules, WgmmaConfig's: 1..32 slices, only with the direct store (f32 partials in the
+// workspace, C stored from registers after the reduction) and without a persistent grid; at least one
 // K step per slice; the partials below 2^31 elements.
 TEST(WgmmaFamily, SplitRules) {
   WgmmaConfig c{64, 64, 64, 6, 1, 1, 1, 0, 8, 0};
@@ -290,4 +291,34 @@ TEST(WgmmaFamily, PingPongIsNamedOnlyWhenOn) {
   EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).grid_x, 132u);
   EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).smem_bytes,
             to_wgmma(pingpong).smem_bytes());
+}
+
+// The reduction in the kernel (kReduceParam) is unnamed at 0, so every stored split name keeps
+// its kernel; "rd1" only with a split; its workspace holds the partial sums and one counter per
+// block of x after them.
+TEST(WgmmaFamily, ReduceInKernelIsNamedOnlyWhenOnAndCountsItsCounters) {
+  WgmmaConfig c{64, 64, 64, 5, 1, 1, 1, 0, 8, 0};
+  c.split = 4;
+  const Config separate = from_wgmma(c);
+  c.reduce = 1;
+  const Config in_kernel = from_wgmma(c);
+  EXPECT_EQ(config_name(separate, Dtype::bf16, Epilogue::bias_gelu),
+            "wgmma_bf16_bm64_bn64_bk64_s5_wg1_cm1_cn1_p0_g8_ts0_sk4_bias_gelu");
+  const std::string name = config_name(in_kernel, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm64_bn64_bk64_s5_wg1_cm1_cn1_p0_g8_ts0_sk4_rd1_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->config, in_kernel);
+  EXPECT_FALSE(reduces_in_kernel(separate));
+  EXPECT_TRUE(reduces_in_kernel(in_kernel));
+  EXPECT_EQ(wgmma().tile_type(in_kernel), "coalesce::WgmmaTile<64, 64, 64, 5, 1, 1, 1, 0, 8, 0, 4, 0, 1>");
+  const Problem p = problem(64, 4096, 4096);
+  EXPECT_EQ(workspace_bytes(separate, p), 4LL * 4 * 64 * 4096);
+  EXPECT_EQ(workspace_bytes(in_kernel, p), 4LL * 4 * 64 * 4096 + 4 * 64);  // 64 tiles of 64 x 64
+  // Only with a split.
+  c.split = 1;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.split = 2;
+  c.reduce = 2;
+  EXPECT_EQ(c.check().violation, Violation::shape);
 }

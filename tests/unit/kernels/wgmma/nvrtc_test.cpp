@@ -250,9 +250,9 @@ std::string hazard_source(int hazards) {
          "using Tile = coalesce::WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 1>;\n"
          "extern \"C\" __global__ void __launch_bounds__(384, 1) k(const __grid_constant__ coalesce::TensorMap a,\n"
          "    const __grid_constant__ coalesce::TensorMap b, const __grid_constant__ coalesce::TensorMap c,\n"
-         "    const coalesce::bf16_t* bias, coalesce::bf16_t* C, int M, int N, int K) {\n"
+         "    const coalesce::bf16_t* bias, coalesce::bf16_t* C, float* workspace, int M, int N, int K) {\n"
          "  coalesce::wgmma_gemm_device<Tile, coalesce::EpilogueBias, coalesce::GemmOf<coalesce::Dtype::bf16>, " +
-         std::to_string(hazards) + ">(&a, &b, &c, bias, C, M, N, K);\n}\n";
+         std::to_string(hazards) + ">(&a, &b, &c, bias, C, workspace, M, N, K);\n}\n";
 }
 
 TEST(WgmmaNvrtc, EachPlantedHazardChangesOneInstruction) {
