@@ -115,6 +115,10 @@ struct WgmmaConfig {
     if (pingpong != 0 && pingpong != 1) return {Violation::shape, "pingpong must be 0 or 1"};
     if (reduce != 0 && reduce != 1) return {Violation::shape, "reduce must be 0 (a separate reduce kernel) or 1 (in the kernel)"};
     if (reduce && split == 1) return {Violation::shape, "reduce = 1 adds split-K's partial sums: it needs split > 1"};
+    // The reduction keeps the accumulators live while it reads the slices back: with 128 per
+    // thread ptxas 13.0 spilled (200 bytes at bm 128, bn 128, one consumer).
+    if (reduce && accumulators() > 64)
+      return {Violation::registers, "reduce = 1 needs at most 64 accumulators per consumer thread (BM/consumers x BN / 128): ptxas spills the reduction beyond"};
     // Ping-pong alternates whole tiles between two consumers of one block, so a block must walk
     // several tiles (a persistent grid) and have two consumers to alternate.
     if (pingpong && (consumers != 2 || !persistent))

@@ -252,10 +252,10 @@ namespace {
 using Split64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2>;
 using Split128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2>;
 using Split256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2>;
-// The same tiles with the partial sums added in the kernel (kReduceParam): split, pingpong, reduce.
+// The first two with the partial sums added in the kernel (kReduceParam): split, pingpong,
+// reduce. (The third's 128 accumulators per thread are more than the rule lets reduce = 1 have.)
 using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
 using Reduce128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1>;
-using Reduce256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2, 0, 1>;
 
 template <class Tile, Dtype D, Epilogue E>
 Instance split_instance(int slices) {
@@ -275,7 +275,6 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
-    out.push_back(split_instance<Reduce256x128, D, Epilogue::bias_gelu>(slices));
   }
   return out;
 }
@@ -322,14 +321,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 18 * 2);
+  EXPECT_EQ(checked, 6 * 15 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 18 * 2);
+  EXPECT_EQ(checked, 6 * 15 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;

@@ -210,7 +210,10 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
     }
   }
   EXPECT_GT(split, 0u);
-  EXPECT_EQ(2 * in_kernel, split);
+  // Every in-kernel variant follows its separate-reduce twin; the rule keeps it to tiles of at
+  // most 64 accumulators per thread, so not every twin has one.
+  EXPECT_GT(in_kernel, 0u);
+  EXPECT_LT(2 * in_kernel, split);
 }
 
 // The same for a second family with a split (mma): no variant at 4096³, variants at 8 rows, and

@@ -321,4 +321,12 @@ TEST(WgmmaFamily, ReduceInKernelIsNamedOnlyWhenOnAndCountsItsCounters) {
   c.split = 2;
   c.reduce = 2;
   EXPECT_EQ(c.check().violation, Violation::shape);
+  // At most 64 accumulators per consumer thread: 128 x 128 with one consumer has 128.
+  WgmmaConfig big{128, 128, 64, 6, 1, 1, 1, 0, 8, 0};
+  big.split = 2;
+  EXPECT_TRUE(big.check().ok());
+  big.reduce = 1;
+  EXPECT_EQ(big.check().violation, Violation::registers);
+  big.consumers = 2;  // 64 rows each: 64 accumulators
+  EXPECT_TRUE(big.check().ok());
 }
