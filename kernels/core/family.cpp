@@ -145,14 +145,14 @@ std::string params_json(const Config& config) {
 
 namespace {
 
-// The index of the split parameter in the config's family, or -1.
-int split_index(const Config& config) {
-  const Family& f = family_of(config);
-  const auto& ps = f.params();
+// The index of the parameter named `name` in the config's family, or -1.
+int param_index(const Config& config, std::string_view name) {
+  const auto& ps = family_of(config).params();
   for (std::size_t i = 0; i < ps.size(); ++i)
-    if (ps[i].name == kSplitParam) return static_cast<int>(i);
+    if (ps[i].name == name) return static_cast<int>(i);
   return -1;
 }
+int split_index(const Config& config) { return param_index(config, kSplitParam); }
 
 }  // namespace
 
@@ -162,10 +162,8 @@ int split_slices(const Config& config) {
 }
 
 bool reduces_in_kernel(const Config& config) {
-  const auto& ps = family_of(config).params();
-  for (std::size_t i = 0; i < ps.size(); ++i)
-    if (ps[i].name == kReduceParam) return split_slices(config) > 1 && config.values[i] == 1;
-  return false;
+  const int i = param_index(config, kReduceParam);
+  return i >= 0 && split_slices(config) > 1 && config.values[static_cast<std::size_t>(i)] == 1;
 }
 
 long long workspace_bytes(const Config& config, const Problem& problem) {
