@@ -20,7 +20,10 @@ namespace coalesce {
 /// tile, so one consumer's epilogue runs while the other's MMAs keep the tensor cores busy. With
 /// split > 1 (split-K) block z of the grid multiplies only its share of K and stores the raw f32
 /// sums into the partials workspace; the harness's reduce applies the epilogue (or, with
-/// reduce = 1, the tile's last block in this kernel).
+/// reduce = 1, the tile's last block in this kernel). With epilogue_slots > 0 the producer
+/// warpgroup's three idle warps apply the epilogue: the consumers hand them their raw f32 sums
+/// through that many 64-column slots of shared memory and go on to their next tile's MMAs, so
+/// the epilogue runs under the tensor cores' work instead of between it.
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
@@ -32,6 +35,7 @@ struct WgmmaConfig {
   int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
   int pingpong = 0;                 ///< 1: the two consumers take whole tiles in turn (epilogue overlaps MMAs)
   int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel (kernels/core/family.hpp kReduceParam)
+  int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -55,8 +59,30 @@ struct WgmmaConfig {
   /// 256-thread block already gets 255 registers per thread and setmaxnreg is not used.
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
+  /// With epilogue warps (epilogue_slots > 0) the producer warpgroup's other three warps apply
+  /// the epilogue, so that warpgroup gets more: 128·104 + 256·200 = 64,512, the registers a
+  /// 384-thread block launches with (its 168-register cap). The consumers no longer evaluate the
+  /// epilogue (128 accumulators and the main loop's state); the epilogue warps work through 16
+  /// values at a time. (A fourth warpgroup instead would cap the kernel at 128 registers, and
+  /// ptxas needs 154 for one m64n256 wgmma.)
+  static constexpr int kEpilogueProducerRegisters = 104;
+  static constexpr int kEpilogueConsumerRegisters = 200;
+  /// The producer warpgroup's warps that apply the epilogue (all but the TMA producer's warp 0).
+  static constexpr int kEpilogueWarps = 3;
+  /// f32 bytes of one epilogue slot per row of the tile: 64 columns of 4 bytes.
+  static constexpr int kSlotRowBytes = kRowElements * 4;
 
   COALESCE_HD constexpr int threads() const { return kWarpgroup * (1 + consumers); }
+  /// The setmaxnreg split (with two consumers): the producer warpgroup, each consumer.
+  COALESCE_HD constexpr int producer_registers() const {
+    return epilogue_slots > 0 ? kEpilogueProducerRegisters : kProducerRegisters;
+  }
+  COALESCE_HD constexpr int consumer_registers() const {
+    return epilogue_slots > 0 ? kEpilogueConsumerRegisters : kConsumerRegisters;
+  }
+  COALESCE_HD constexpr int register_split() const {
+    return kWarpgroup * (producer_registers() + consumers * consumer_registers());
+  }
   /// Rows of a tile one consumer multiplies: its share of the tile, or with pingpong the whole tile.
   COALESCE_HD constexpr int rows_per_consumer() const {
     return pingpong ? bm : (consumers > 0 ? bm / consumers : 0);
@@ -71,15 +97,21 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int accumulators() const { return rows_per_consumer() * bn / kWarpgroup; }
   /// Registers one consumer thread may use (setmaxnreg with two consumers, the launch cap with one).
   COALESCE_HD constexpr int consumer_register_budget(int regs_per_sm = 65536) const {
-    return consumers == 2 ? kConsumerRegisters : register_cap(threads(), 1, regs_per_sm);
+    return consumers == 2 ? consumer_registers() : register_cap(threads(), 1, regs_per_sm);
   }
   COALESCE_HD constexpr int a_stage_bytes() const { return bm * bk * kElementBytes; }
   COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * kElementBytes; }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
-  /// The C tile staged for the TMA store (none for direct stores).
-  COALESCE_HD constexpr int store_bytes() const { return tma_store ? tiles_in_flight() * bm * bn * kElementBytes : 0; }
-  /// Two mbarriers (full, empty) of 8 bytes per stage.
-  COALESCE_HD constexpr int barrier_bytes() const { return stages * 2 * 8; }
+  /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warpgroup
+  /// writes the rounded C chunk over its first half and stores it from there).
+  COALESCE_HD constexpr int slot_bytes() const { return bm * kSlotRowBytes; }
+  /// The C tile staged for the TMA store (none for direct stores), or the epilogue slots.
+  COALESCE_HD constexpr int store_bytes() const {
+    if (epilogue_slots > 0) return epilogue_slots * slot_bytes();
+    return tma_store ? tiles_in_flight() * bm * bn * kElementBytes : 0;
+  }
+  /// Two mbarriers (full, empty) of 8 bytes per stage and per epilogue slot.
+  COALESCE_HD constexpr int barrier_bytes() const { return (stages + epilogue_slots) * 2 * 8; }
   /// Dynamic shared memory per block: the ring, the C staging tile, the barriers, and 1 KB of
   /// slack to align the ring to the 1024-byte period of the 128-byte swizzle at run time.
   COALESCE_HD constexpr int smem_bytes() const { return stages * stage_bytes() + store_bytes() + barrier_bytes() + 1024; }
@@ -123,6 +155,12 @@ struct WgmmaConfig {
     // several tiles (a persistent grid) and have two consumers to alternate.
     if (pingpong && (consumers != 2 || !persistent))
       return {Violation::shape, "pingpong needs two consumers and persistent = 1 (the consumers take a block's tiles in turn)"};
+    if (epilogue_slots < 0 || epilogue_slots > kMaxBox / kRowElements)
+      return {Violation::shape, "epilogue_slots must be between 0 and 4 (64-column slots of a tile at most 256 wide)"};
+    if (epilogue_slots > 0 && (consumers != 2 || pingpong || split > 1 || !tma_store))
+      return {Violation::shape, "epilogue warps (epilogue_slots > 0) need two consumers, pingpong = 0, split = 1 and tma_store = 1 (it stores C through TMA)"};
+    if (epilogue_slots > 0 && epilogue_slots * kRowElements > bn)
+      return {Violation::shape, "epilogue_slots must be at most BN / 64 (a slot holds 64 columns of the tile)"};
     if (bk * kElementBytes != kSwizzleBytes)
       return {Violation::shape, "BK must be 64: a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
     if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (pingpong ? 1 : consumers) != bm ||
@@ -149,13 +187,12 @@ struct WgmmaConfig {
     if (registers > d.max_regs_per_thread)
       return {Violation::registers, "the thread needs more registers than the 255 a thread may have"};
     if (consumers == 2) {
-      const int register_split = kProducerRegisters * kWarpgroup + kConsumerRegisters * kWarpgroup * consumers;
-      if (register_split > d.regs_per_sm)
-        return {Violation::registers, "the setmaxnreg split (40 producer, 232 consumer) exceeds the SM's registers"};
+      if (register_split() > d.regs_per_sm)
+        return {Violation::registers, "the setmaxnreg split (producer warpgroup, consumers) exceeds the SM's registers"};
       // setmaxnreg.inc takes registers only from what the block launched with: with fewer than
       // the split needs, the consumers would wait for them forever. ptxas gives a kernel that
       // uses setmaxnreg its launch-bounds cap (168 for 384 threads), which is enough.
-      if (registers * threads() < register_split)
+      if (registers * threads() < register_split())
         return {Violation::registers, "the block launches with fewer registers than the setmaxnreg split takes (the consumers would wait forever)"};
     }
     if (resident_blocks(d, threads(), smem_bytes(), registers) < 1)
@@ -207,6 +244,9 @@ enum WgmmaHazard : int {
   /// Split-K reduced in the kernel: the last block applies the epilogue to its own partial sums
   /// before adding the others' (the epilogue applied twice, once on a partial).
   kWgmmaHazardDoubleEpilogue = 16,
+  /// Epilogue warps (epilogue_slots > 0): a slot goes back to the consumers as soon as its TMA
+  /// stores are issued, before the TMA engine has read the rounded C out of it.
+  kWgmmaHazardEarlySlotRelease = 32,
 };
 
 }  // namespace coalesce

@@ -14,7 +14,7 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
-    {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0},
+    {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
@@ -59,8 +59,12 @@ class WgmmaFamily final : public Family {
                     for (int group_m : l.group_m)
                       for (int tma_store : l.tma_store)
                         for (int pingpong : l.pingpong)
-                          out.push_back(from_wgmma(
-                              {bm, bn, bk, stages, consumers, cm, cn, persistent, group_m, tma_store, 1, pingpong}));
+                          for (int warps : l.epilogue_warps)
+                            // Epilogue warps get a slot per 64 columns, the whole tile: with
+                            // fewer the consumers wait for them (run CA).
+                            out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m,
+                                                      tma_store, 1, pingpong, 0,
+                                                      warps ? bn / WgmmaConfig::kRowElements : 0}));
     return out;
   }
 
@@ -127,12 +131,14 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor, ping-pong and the reduction only when they are not the template's
-    // defaults (1, 0 and 0).
+    // The split factor, ping-pong, the reduction and the epilogue slots only when they are not
+    // the template's defaults (1, 0, 0 and 0).
     std::string tail;
-    if (c.split > 1 || c.pingpong || c.reduce) tail += ", " + std::to_string(c.split);
-    if (c.pingpong || c.reduce) tail += ", " + std::to_string(c.pingpong);
-    if (c.reduce) tail += ", " + std::to_string(c.reduce);
+    const int last = c.epilogue_slots ? 4 : c.reduce ? 3 : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
+    if (last >= 1) tail += ", " + std::to_string(c.split);
+    if (last >= 2) tail += ", " + std::to_string(c.pingpong);
+    if (last >= 3) tail += ", " + std::to_string(c.reduce);
+    if (last >= 4) tail += ", " + std::to_string(c.epilogue_slots);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -156,13 +162,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong, c.reduce}};
+           c.split, c.pingpong, c.reduce, c.epilogue_slots}};
 }
 
 const WgmmaLists& wgmma_lists() {
@@ -173,7 +179,9 @@ const WgmmaLists& wgmma_lists() {
   // stages leave TMA latency exposed and deeper rings rarely fit beside a large tile. BK is 64
   // (one swizzle row), clusters 1x1 (multicast is not implemented), group_m 8 (the L2-friendly
   // rasterization the simt family and Triton use). Ping-pong both ways: the rule keeps it to
-  // persistent two-consumer tiles of 64 or 128 rows.
+  // persistent two-consumer tiles of 64 or 128 rows. Epilogue warps both ways, with slots for
+  // the whole tile: the rule keeps them to two-consumer tiles stored through TMA whose ring and
+  // slots fit (128 x 64 to 128 x 192, 3 stages at 128 x 192).
   static const WgmmaLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 192, 256},
@@ -186,6 +194,7 @@ const WgmmaLists& wgmma_lists() {
       .group_m = {8},
       .tma_store = {0, 1},
       .pingpong = {0, 1},
+      .epilogue_warps = {0, 1},
   };
   return lists;
 }

@@ -16,8 +16,10 @@ Config from_wgmma(const WgmmaConfig& config);
 
 /// The values each wgmma parameter takes in a sweep (docs/kernels.md says why each list is what
 /// it is); every combination is listed and WgmmaConfig's rule refuses the illegal ones.
+/// `epilogue_warps` 1 lists a tile with epilogue_slots = BN / 64 (slots for the whole tile).
 struct WgmmaLists {
-  std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store, pingpong;
+  std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store, pingpong,
+      epilogue_warps;
 };
 const WgmmaLists& wgmma_lists();
 

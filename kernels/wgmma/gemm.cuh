@@ -36,6 +36,11 @@
 // consumer that skipped a tile's slices would otherwise wait on slots the producer has not
 // reached by two or more fills.
 //
+// Epilogue warps (cfg.epilogue_slots > 0): the consumers hand each tile's raw f32 sums, 64
+// columns at a time, through shared-memory slots (full/empty mbarriers of their own) to the
+// producer warpgroup's warps 1..3, which apply the epilogue, round in place and store C with TMA
+// while the consumers multiply the next tile (wgmma_hand_off, wgmma_epilogue_warps).
+//
 // Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): the grid's z extent is the
 // number of K slices, and both sides walk only block z's share of the K steps (wgmma_k_steps),
 // so they still agree on every (slot, phase). The consumers store the raw f32 sums, without
@@ -59,10 +64,10 @@ namespace coalesce {
 /// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
-          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0>
+          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z). The kernel walks tiles with a
@@ -85,7 +90,8 @@ struct WgmmaGuard {
   static_assert(kViolation != Violation::shape,
                 "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, persistent and "
                 "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
-                "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1)");
+                "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
+                "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0)");
   static_assert(kViolation != Violation::divisibility,
                 "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong), "
                 "BN a multiple of 64 up to 256");
@@ -116,7 +122,7 @@ __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short 
 template <class Tile>
 struct WgmmaSmem {
   static constexpr WgmmaConfig cfg = Tile::config;
-  unsigned a_ring, b_ring, c_stage, full_bar, empty_bar;
+  unsigned a_ring, b_ring, c_stage, full_bar, empty_bar, slot_full_bar, slot_empty_bar;
 
   __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
     WgmmaSmem s;
@@ -125,6 +131,8 @@ struct WgmmaSmem {
     s.c_stage = s.b_ring + cfg.stages * cfg.b_stage_bytes();
     s.full_bar = s.c_stage + cfg.store_bytes();
     s.empty_bar = s.full_bar + 8 * cfg.stages;
+    s.slot_full_bar = s.empty_bar + 8 * cfg.stages;
+    s.slot_empty_bar = s.slot_full_bar + 8 * cfg.epilogue_slots;
     return s;
   }
   /// Slot `s` of A: BM rows of 64 k, one 128-byte row each (K-major).
@@ -134,6 +142,10 @@ struct WgmmaSmem {
   __device__ __forceinline__ unsigned b_slot(int s) const { return b_ring + s * cfg.b_stage_bytes(); }
   __device__ __forceinline__ unsigned full(int s) const { return full_bar + 8 * s; }
   __device__ __forceinline__ unsigned empty(int s) const { return empty_bar + 8 * s; }
+  /// Epilogue slot `s` (epilogue_slots > 0; in the C staging area) and its two mbarriers.
+  __device__ __forceinline__ unsigned slot(int s) const { return c_stage + s * cfg.slot_bytes(); }
+  __device__ __forceinline__ unsigned slot_full(int s) const { return slot_full_bar + 8 * s; }
+  __device__ __forceinline__ unsigned slot_empty(int s) const { return slot_empty_bar + 8 * s; }
 };
 
 /// The position in the ring: slot and phase parity, advanced once per K slice by both sides.
@@ -434,6 +446,137 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
   }
 }
 
+/// Where the epilogue warpgroup's slots keep a value (epilogue_slots > 0). A slot holds 64
+/// columns of the tile's BM rows as f32, in 2 KB pieces: piece q < BM/16 holds columns 0..31 of
+/// the 16-row group q (rows 16q.., q = (consumer·m_iters + mi)·4 + warp) and piece q + BM/16 its
+/// columns 32..63, each as 4 column groups × 32 lanes of 16-byte units (the float4
+/// d[4j..4j+3] of lane l: rows r and r+8, columns 8j + 2(l%4) and the next). So a warp's 32
+/// lanes write and read 512 contiguous bytes, without bank conflicts, and the rounded 16-bit
+/// rows of group q (2 KB: 16 rows of 128 bytes, in the 128-byte swizzle the TMA store reads)
+/// fit exactly over piece q, which only the same warp reads: the epilogue warpgroup rounds a
+/// slot in place.
+template <class Tile>
+__device__ __forceinline__ unsigned wgmma_slot_unit(unsigned slot, int group, int jj, int lane) {
+  constexpr int GROUPS = Tile::config.bm / WgmmaConfig::kWarpRows;
+  return slot + (group + (jj >= 4 ? GROUPS : 0)) * 2048 + (jj % 4) * 512 + lane * 16;
+}
+
+/// The consumers' side of the epilogue warpgroup: the tile's raw f32 sums (no bias, no
+/// activation), 64 columns at a time, each into the next slot once the epilogue warpgroup has
+/// released it, announced on the slot's `full` mbarrier (one arrival per consumer thread, which
+/// publishes the thread's stores). `chunk` counts the block's 64-column chunks so far; the
+/// epilogue warpgroup counts the same sequence, so both agree on every (slot, phase).
+template <class Tile>
+__device__ __forceinline__ void wgmma_hand_off(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                               const WgmmaSmem<Tile>& sm, int consumer, int& chunk) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int SLOTS = cfg.epilogue_slots;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int g = 0; g < cfg.bn / WgmmaConfig::kRowElements; ++g, ++chunk) {
+    const int s = chunk % SLOTS;
+    sm90::mbarrier_wait(sm.slot_empty(s), ((chunk / SLOTS) & 1) ^ 1u);
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi) {
+      const int group = (consumer * cfg.m_iters() + mi) * 4 + warp;
+#pragma unroll
+      for (int jj = 0; jj < 8; ++jj) {
+        const float* d = &acc[mi][4 * (8 * g + jj)];
+        sm90::st_shared_v4_f32(wgmma_slot_unit<Tile>(sm.slot(s), group, jj, lane), d[0], d[1], d[2], d[3]);
+      }
+    }
+    sm90::mbarrier_arrive(sm.slot_full(s));
+  }
+}
+
+/// The epilogue warps (epilogue_slots > 0; warps 1..3 of the producer warpgroup, whose warp 0
+/// issues the TMA copies): they walk the block's tiles as the consumers do and, for each
+/// 64-column chunk, wait for its slot, apply the epilogue to the f32 sums and round them into
+/// the slot itself (each warp its own 16-row groups q ≡ warp - 1 mod 3, whose pieces only it
+/// reads: a warp barrier between reading a piece and writing over it is enough), then store the
+/// chunk with TMA, 16 rows per store, clipped at the matrix edges. A slot goes back to the
+/// consumers once the TMA engine has read it: lane 0 of each warp arrives on its `empty`
+/// mbarrier after the next chunk's stores are issued (or at once with a single slot).
+template <class Tile, class Epi, class Types, int HAZARDS>
+__device__ __forceinline__ void wgmma_epilogue_warps(const TensorMap* c_map,
+                                                     const typename Types::Bias* __restrict__ bias,
+                                                     const WgmmaSmem<Tile>& sm, int M, int N) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int SLOTS = cfg.epilogue_slots, COLS = WgmmaConfig::kRowElements;
+  constexpr int ROW = WgmmaConfig::kSwizzleBytes, WARPS = WgmmaConfig::kEpilogueWarps;
+  constexpr int GROUPS = cfg.bm / WgmmaConfig::kWarpRows;  // 16-row groups of a tile
+  using CT = typename Types::C;
+  using BiasGroup = WgmmaBiasGroup<Epi, Types>;
+  const int warp = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
+  const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + cfg.bn - 1) / cfg.bn;
+  int chunk = 0;
+  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
+    const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
+    const int m0 = t.m * cfg.bm, n0 = t.n * cfg.bn;
+#pragma unroll 1
+    for (int g = 0; g < cfg.bn / COLS; ++g, ++chunk) {
+      const int s = chunk % SLOTS;
+      const unsigned slot = sm.slot(s);
+      sm90::mbarrier_wait(sm.slot_full(s), (chunk / SLOTS) & 1);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const BiasGroup b(bias, N, n0 + g * COLS + 32 * half + 2 * (lane % 4));
+#pragma unroll
+        for (int group = warp; group < GROUPS; group += WARPS) {
+          float4 v[4];
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) v[jj] = sm90::ld_shared_v4_f32(wgmma_slot_unit<Tile>(slot, group, 4 * half + jj, lane));
+          unsigned word[4][2];
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) {
+            word[jj][0] = detail::pack_pair(from_float<CT>(Epi::apply(v[jj].x, b.lo(jj))).bits,
+                                            from_float<CT>(Epi::apply(v[jj].y, b.hi(jj))).bits);
+            word[jj][1] = detail::pack_pair(from_float<CT>(Epi::apply(v[jj].z, b.lo(jj))).bits,
+                                            from_float<CT>(Epi::apply(v[jj].w, b.hi(jj))).bits);
+          }
+          // Every lane has read the piece the rounded rows of `group` go over (half 0), or
+          // that piece was read in half 0 already.
+          __syncwarp();
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              // Row 16·group + lane/4 + 8h of the chunk, 16-byte unit j = 4·half + jj swizzled to
+              // j ^ (row % 8), as wgmma_store_tma lays out C.
+              const int r = group * WgmmaConfig::kWarpRows + lane / 4 + 8 * h;
+              const unsigned unit = static_cast<unsigned>((4 * half + jj) ^ (lane / 4));
+              sm90::st_shared_b32(slot + r * ROW + unit * 16 + 4 * (lane % 4), word[jj][h]);
+            }
+        }
+      }
+      // Ordinary stores, read next by the TMA engine: fence them into the async proxy.
+      if constexpr (!(HAZARDS & kWgmmaHazardNoProxyFence)) sm90::fence_proxy_async_shared();
+      __syncwarp();
+      if (lane == 0) {
+        const int col = n0 + g * COLS;
+#pragma unroll
+        for (int group = warp; group < GROUPS; group += WARPS) {
+          const int row = m0 + group * WgmmaConfig::kWarpRows;
+          if (row < M && col < N) sm90::tma_store_2d(c_map, slot + group * WgmmaConfig::kWarpRows * ROW, col, row);
+        }
+        sm90::bulk_commit_group();
+        if constexpr ((HAZARDS & kWgmmaHazardEarlySlotRelease) != 0) {
+          sm90::mbarrier_arrive(sm.slot_empty(s));
+        } else if constexpr (SLOTS == 1) {
+          sm90::bulk_wait_group_read<0>();
+          sm90::mbarrier_arrive(sm.slot_empty(s));
+        } else {
+          // This warp's stores of the chunk before have been read: its slot may be refilled.
+          sm90::bulk_wait_group_read<1>();
+          if (chunk > 0) sm90::mbarrier_arrive(sm.slot_empty((chunk - 1) % SLOTS));
+        }
+      }
+    }
+  }
+  // Shared memory must outlive the last TMA stores' reads.
+  if (lane == 0) sm90::bulk_wait_group<0>();
+}
+
 /// The named barriers that order ping-pong consumers: consumer c waits on kPingPongOrder + c.
 constexpr unsigned kPingPongOrder = 1;
 
@@ -476,7 +619,8 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   // stores zeros; it waits for no slot and releases none (the producer loads none).
   const int k_blocks = wgmma_k_steps<Tile>(K).count;
   RingCursor<cfg.stages> ring;
-  int turn = 0;  // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
+  int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
+  int chunk = 0;  // with an epilogue warpgroup: the 64-column chunks handed to it so far
   for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x, ++turn) {
     if constexpr (cfg.pingpong) {
       if (turn % 2 != consumer) {
@@ -530,13 +674,15 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
         wgmma_reduce_in_kernel<Tile, Epi, Types, HAZARDS>(
             acc, workspace, reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.z) * M * N), bias, C,
             M, N, m0, n0, consumer);
-    } else if constexpr (cfg.tma_store)
+    } else if constexpr (cfg.epilogue_slots > 0)
+      wgmma_hand_off<Tile>(acc, sm, consumer, chunk);
+    else if constexpr (cfg.tma_store)
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
       wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
   }
   // Shared memory must outlive the last TMA stores' reads, and C their writes.
-  if constexpr (cfg.tma_store)
+  if constexpr (cfg.tma_store && cfg.epilogue_slots == 0)
     if (threadIdx.x % 32 == 0) sm90::bulk_wait_group<0>();
 }
 
@@ -572,17 +718,28 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
       // Every consumer releases every slot, or with pingpong only the one whose tile it holds.
       sm90::mbarrier_init(sm.empty(s), cfg.pingpong ? 1 : cfg.consumers);
     }
+#pragma unroll
+    for (int s = 0; s < cfg.epilogue_slots; ++s) {
+      // Filled by every consumer thread, released by lane 0 of each epilogue warp.
+      sm90::mbarrier_init(sm.slot_full(s), cfg.consumers * WgmmaConfig::kWarpgroup);
+      sm90::mbarrier_init(sm.slot_empty(s), WgmmaConfig::kEpilogueWarps);
+    }
     sm90::fence_mbarrier_init();
   }
   __syncthreads();
 
   // Roles are the two branches of one if/else, so setmaxnreg applies (HOPPER.md). Past this
-  // point only mbarriers and warp barriers synchronize, so the producer's idle threads return.
+  // point only mbarriers and warp barriers synchronize, so the producer's idle threads return
+  // (with epilogue_slots > 0 the producer warpgroup's warps 1..3 are the epilogue warps).
   if (warpgroup == 0) {
-    if constexpr (cfg.consumers == 2) sm90::setmaxnreg_dec<WgmmaConfig::kProducerRegisters>();
-    if (threadIdx.x == 0) wgmma_produce<Tile>(a_map, b_map, sm, M, N, K);
+    if constexpr (cfg.consumers == 2) sm90::setmaxnreg_dec<cfg.producer_registers()>();
+    if (threadIdx.x == 0) {
+      wgmma_produce<Tile>(a_map, b_map, sm, M, N, K);
+    } else if constexpr (cfg.epilogue_slots > 0) {
+      if (threadIdx.x >= 32) wgmma_epilogue_warps<Tile, Epi, Types, HAZARDS>(c_map, bias, sm, M, N);
+    }
   } else {
-    if constexpr (cfg.consumers == 2) sm90::setmaxnreg_inc<WgmmaConfig::kConsumerRegisters>();
+    if constexpr (cfg.consumers == 2) sm90::setmaxnreg_inc<cfg.consumer_registers()>();
     wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, workspace, sm, M, N, K, warpgroup - 1);
   }
 #endif

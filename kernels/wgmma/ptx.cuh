@@ -179,5 +179,19 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 __device__ __forceinline__ void st_shared_b32(unsigned address, unsigned value) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
 }
+/// Four f32 values to shared memory in one 16-byte store (the address 16-byte aligned).
+__device__ __forceinline__ void st_shared_v4_f32(unsigned address, float x, float y, float z, float w) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "f"(x), "f"(y), "f"(z), "f"(w)
+               : "memory");
+}
+/// Four f32 values from shared memory in one 16-byte load (the address 16-byte aligned).
+__device__ __forceinline__ float4 ld_shared_v4_f32(unsigned address) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(address)
+               : "memory");
+  return v;
+}
 
 }  // namespace coalesce::sm90

@@ -76,6 +76,14 @@ using Narrow128x64 = WgmmaTile<128, 64, 64, 6, 2, 1, 1, 0, 8, 0>;
 using PingPong128x192 = WgmmaTile<128, 192, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1>;
 using PingPong128x128 = WgmmaTile<128, 128, 64, 5, 2, 1, 1, 1, 8, 0, 1, 1>;
 using PingPong64x256 = WgmmaTile<64, 256, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1>;
+// Epilogue warps (epilogue_slots): the consumers hand the f32 sums to the producer warpgroup's
+// three other warps through 64-column slots. 128 x 256 through two slots (the 4096 winner's
+// tile), 256 x 128 through one (two m64 blocks per consumer: 16 row groups over 3 warps), and a
+// grid of one block per tile whose two slots hold the whole 128 x 128 tile.
+//                                       bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew
+using EpilogueWarps128x256 = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 2>;
+using EpilogueWarps256x128 = WgmmaTile<256, 128, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 1>;
+using EpilogueWarpsGrid128x128 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 0, 8, 1, 1, 0, 0, 2>;
 
 template <Dtype D>
 std::vector<Instance> gelu_instances() {
@@ -83,7 +91,9 @@ std::vector<Instance> gelu_instances() {
           instance<TmaStore128x128, D, Epilogue::bias_gelu>(),   instance<One64x128, D, Epilogue::bias_gelu>(),
           instance<Two128Rows, D, Epilogue::bias_gelu>(),        instance<One128x192, D, Epilogue::bias_gelu>(),
           instance<Narrow128x64, D, Epilogue::bias_gelu>(),      instance<PingPong128x192, D, Epilogue::bias_gelu>(),
-          instance<PingPong128x128, D, Epilogue::bias_gelu>(),   instance<PingPong64x256, D, Epilogue::bias_gelu>()};
+          instance<PingPong128x128, D, Epilogue::bias_gelu>(),   instance<PingPong64x256, D, Epilogue::bias_gelu>(),
+          instance<EpilogueWarps128x256, D, Epilogue::bias_gelu>(), instance<EpilogueWarps256x128, D, Epilogue::bias_gelu>(),
+          instance<EpilogueWarpsGrid128x128, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -120,14 +130,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 10 * 4 * 2);
+  EXPECT_EQ(checked, 13 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 10 * 4 * 2);
+  EXPECT_EQ(checked, 13 * 4 * 2);
 }
 
 // Every epilogue through both stores (registers -> C, and registers -> shared -> TMA store).
@@ -140,10 +150,13 @@ TEST(Wgmma, EveryEpilogueMatchesTheReference) {
       instance<TmaStore128x128, Dtype::bf16, Epilogue::none>(),
       instance<TmaStore128x128, Dtype::bf16, Epilogue::bias>(),
       instance<TmaStore128x128, Dtype::bf16, Epilogue::bias_relu>(),
+      instance<EpilogueWarps128x256, Dtype::bf16, Epilogue::none>(),
+      instance<EpilogueWarps128x256, Dtype::bf16, Epilogue::bias>(),
+      instance<EpilogueWarps128x256, Dtype::bf16, Epilogue::bias_relu>(),
   };
   int checked = 0;
   check_all(instances, kShapes, 2, &checked);
-  EXPECT_EQ(checked, 2 * (2 * 1 + 2 * 1 + 2 * 2));
+  EXPECT_EQ(checked, 2 * (3 * 1 + 3 * 1 + 3 * 2));
 }
 
 // A race shows as an output that changes between runs on the same inputs.
@@ -197,6 +210,8 @@ TEST(Wgmma, RefusesWhatItCannotTake) {
 constexpr int kRuns = 10;
 using HazardTile = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1>;
 using PingPongHazardTile = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1>;
+// One slot, so every chunk of a tile goes through the slot the early release hands back.
+using EpilogueWarpsHazardTile = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 1>;
 
 int failures(const Instance& k, Workspace& ws, const char* what) {
   const Method m = method_of(k, ws);
@@ -238,6 +253,15 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   RecordProperty("no_proxy_fence_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
                           "C staged without fence.proxy.async before the TMA store"));
+  // Epilogue warps: a slot handed back to the consumers before the TMA engine has read the
+  // rounded C out of it is overwritten by the next chunk's sums while it is stored.
+  EXPECT_EQ(failures(instance<EpilogueWarpsHazardTile, D, E>(), ws, "epilogue warps, no hazard (control)"), 0);
+  EXPECT_GE(failures(instance<EpilogueWarpsHazardTile, D, E, kWgmmaHazardEarlySlotRelease>(), ws,
+                     "epilogue warps: slot released before its TMA stores read it"),
+            1);
+  RecordProperty("epilogue_warps_no_proxy_fence_failures",
+                 failures(instance<EpilogueWarpsHazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
+                          "epilogue warps: C rounded without fence.proxy.async before the TMA store"));
 }
 
 }  // namespace

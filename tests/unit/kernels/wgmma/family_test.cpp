@@ -2,6 +2,7 @@
 // and emission, every answer WgmmaConfig's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "harness/tma.hpp"
@@ -87,10 +88,13 @@ TEST(WgmmaFamily, SweepAt4096) {
   }
   // Of the 168 legal configs without ping-pong, and 47 with it (bm 64 with every bn and bm 128 up
   // to bn 192, persistent, two consumers, 4 stage counts, both stores, less 9 that exceed shared
-  // memory).
-  EXPECT_EQ(legal, 168 + 47);
-  EXPECT_EQ(pruned, 56 + 9);
-  EXPECT_EQ(non_configs, 160 + 328);
+  // memory); 20 with epilogue warps (two consumers, TMA store, both grids: 128 x 64 at 4 stage
+  // counts, 128 x 128 at 3, 128 x 192 at 3 stages only, 256 x 64 at 2), whose other 28
+  // two-consumer TMA-store tiles exceed shared memory with a slot per 64 columns. Every other
+  // combination's epilogue-warp twin is not a config.
+  EXPECT_EQ(legal, 168 + 47 + 20);
+  EXPECT_EQ(pruned, 56 + 9 + 28);
+  EXPECT_EQ(non_configs, 2 * (160 + 328) + (168 + 47 + 56 + 9) - (20 + 28));
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
@@ -291,6 +295,58 @@ TEST(WgmmaFamily, PingPongIsNamedOnlyWhenOn) {
   EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).grid_x, 132u);
   EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).smem_bytes,
             to_wgmma(pingpong).smem_bytes());
+}
+
+// Epilogue warps are unnamed at 0 slots like ping-pong: "ew3" names a config whose consumers hand
+// 3 slots of 64 columns to the producer warpgroup's other warps. Its rule, its shared memory and
+// the space's twin of each tile.
+TEST(WgmmaFamily, EpilogueWarpsAreNamedOnlyWhenOnAndFitTheirSlots) {
+  WgmmaConfig c{128, 192, 64, 3, 2, 1, 1, 1, 8, 1};
+  const Config own = from_wgmma(c);
+  c.epilogue_slots = 3;
+  const Config warps = from_wgmma(c);
+  EXPECT_EQ(config_name(own, Dtype::bf16, Epilogue::bias_gelu),
+            "wgmma_bf16_bm128_bn192_bk64_s3_wg2_cm1_cn1_p1_g8_ts1_bias_gelu");
+  const std::string name = config_name(warps, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm128_bn192_bk64_s3_wg2_cm1_cn1_p1_g8_ts1_ew3_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->config, warps);
+  EXPECT_EQ(wgmma().tile_type(own), "coalesce::WgmmaTile<128, 192, 64, 3, 2, 1, 1, 1, 8, 1>");
+  EXPECT_EQ(wgmma().tile_type(warps), "coalesce::WgmmaTile<128, 192, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 3>");
+  // The slots replace the C staging tile: 3 x 128 rows x 64 f32 against 128 x 192 x 2 bytes,
+  // and two more mbarriers per slot. The threads stay 384 (the epilogue warps are the producer
+  // warpgroup's), with a setmaxnreg split of 104 and 200 that fills the launch's registers.
+  EXPECT_EQ(c.store_bytes(), 3 * 128 * 64 * 4);
+  const WgmmaConfig staged{128, 192, 64, 3, 2, 1, 1, 1, 8, 1};
+  EXPECT_EQ(c.smem_bytes() - staged.smem_bytes(), 3 * 128 * 64 * 4 - 128 * 192 * 2 + 3 * 2 * 8);
+  EXPECT_EQ(c.threads(), 384);
+  EXPECT_EQ(c.register_split(), 384 * 168);
+  const DeviceLimits d;
+  EXPECT_TRUE(c.check(d, 168).ok());
+  EXPECT_EQ(c.check(d, 160).violation, Violation::registers);  // fewer than the split takes
+  // A fourth stage does not fit beside three slots.
+  c.stages = 4;
+  EXPECT_EQ(c.check(d).violation, Violation::smem);
+  c.stages = 3;
+  // Only with two consumers, the TMA store, no split and no ping-pong; at most BN / 64 slots.
+  for (auto broken : {+[](WgmmaConfig& w) { w.consumers = 1, w.bm = 64; }, +[](WgmmaConfig& w) { w.tma_store = 0; },
+                      +[](WgmmaConfig& w) { w.split = 2, w.persistent = 0, w.tma_store = 0; },
+                      +[](WgmmaConfig& w) { w.pingpong = 1; }, +[](WgmmaConfig& w) { w.epilogue_slots = 4; },
+                      +[](WgmmaConfig& w) { w.epilogue_slots = -1; }}) {
+    WgmmaConfig w = c;
+    broken(w);
+    EXPECT_EQ(w.check().violation, Violation::shape) << w.check().why;
+  }
+  // Fewer slots than the tile's chunks are configs (the GPU test's hazard tile has one).
+  c.epilogue_slots = 1;
+  EXPECT_TRUE(c.check(d).ok());
+  // The space lists each tile's twin with a slot per 64 columns, right after it.
+  const auto space = wgmma().sweep_configs(problem(4096, 4096, 4096));
+  const auto at = std::find(space.begin(), space.end(), own);
+  ASSERT_NE(at, space.end());
+  ASSERT_NE(at + 1, space.end());
+  EXPECT_EQ(*(at + 1), warps);
 }
 
 // The reduction in the kernel (kReduceParam) is unnamed at 0, so every stored split name keeps

@@ -36,10 +36,11 @@ struct Case {
   std::string name;
 };
 
-// Every built-in config with every epilogue in bf16 and with bias_gelu in f16, three ping-pong
+// Every built-in config with every epilogue in bf16 and with bias_gelu in f16, two tiles with
+// epilogue warps (128 x 192 through slots for the whole tile, 256 x 128 through one), three ping-pong
 // tiles (the largest accumulators a ping-pong consumer holds, 128 x 192; 128 x 128; 64 x 256
 // through the TMA store: with two m64 blocks per consumer the TMA store's epilogue spills 64
-// bytes, with or without ping-pong, and the tuner prunes those), then every 12th legal config of the 4096 sweep (bf16, bias_gelu): 41 kernels.
+// bytes, with or without ping-pong, and the tuner prunes those), then every 12th legal config of the 4096 sweep (bf16, bias_gelu): 45 kernels.
 std::vector<Case> cases() {
   std::vector<Case> out;
   auto add = [&](const Problem& p, const Config& c) { out.push_back({p, c, config_name(c, p.dtype, p.epilogue)}); };
@@ -48,10 +49,12 @@ std::vector<Case> cases() {
     add({4096, 4096, 4096, Dtype::f16, Epilogue::bias_gelu}, from_wgmma(c));
   }
   const Problem p{4096, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
-  //                                bm   bn  bk  s wg cm cn  p  g ts sk pp
+  //                                bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew
   for (const WgmmaConfig& c : {WgmmaConfig{128, 192, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1},
                                WgmmaConfig{128, 128, 64, 5, 2, 1, 1, 1, 8, 0, 1, 1},
-                               WgmmaConfig{64, 256, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1}})
+                               WgmmaConfig{64, 256, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1},
+                               WgmmaConfig{128, 192, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 3},
+                               WgmmaConfig{256, 128, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 1}})
     add(p, from_wgmma(c));
   const Family& f = wgmma_family();
   int legal = 0;
@@ -67,7 +70,7 @@ TEST(WgmmaNvrtc, BuiltinsAndASampleOfTheSweepCompileForSm90aWithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 41u);
+  ASSERT_EQ(all.size(), 45u);
 
   struct Outcome {
     bool emitted = false, compiled = false, reported = false, spills = true;
