@@ -28,7 +28,7 @@ struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
   int consumers = 2;                ///< consumer warpgroups (1 or 2), each owning bm/consumers rows (pingpong: all bm)
-  int cluster_m = 1, cluster_n = 1; ///< thread block cluster (TMA multicast): only 1x1 is implemented
+  int cluster_m = 1, cluster_n = 1; ///< thread block cluster: 2x1 shares B, 1x2 shares A (TMA multicast)
   int persistent = 0;               ///< 1: one block per SM walks the tiles (epilogue overlaps the next loads)
   int group_m = 8;                  ///< tile rasterization: tile rows per group (1 = row order)
   int tma_store = 0;                ///< 1: C goes registers -> swizzled shared memory -> TMA store
@@ -73,6 +73,10 @@ struct WgmmaConfig {
   static constexpr int kSlotRowBytes = kRowElements * 4;
 
   COALESCE_HD constexpr int threads() const { return kWarpgroup * (1 + consumers); }
+  /// Blocks of a cluster: 2x1 (two tiles of one column, sharing B) or 1x2 (one row, sharing A).
+  COALESCE_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
+  /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
+  COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
   /// The setmaxnreg split (with two consumers): the producer warpgroup, each consumer.
   COALESCE_HD constexpr int producer_registers() const {
     return epilogue_slots > 0 ? kEpilogueProducerRegisters : kProducerRegisters;
@@ -135,8 +139,13 @@ struct WgmmaConfig {
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (persistent != 0 && persistent != 1) return {Violation::shape, "persistent must be 0 or 1"};
     if (tma_store != 0 && tma_store != 1) return {Violation::shape, "tma_store must be 0 or 1"};
-    if (cluster_m != 1 || cluster_n != 1)
-      return {Violation::shape, "only 1x1 clusters are implemented (TMA multicast across a cluster is not)"};
+    if (cluster_m < 1 || cluster_n < 1 || cluster_size() > 2)
+      return {Violation::shape, "the cluster must be 1x1, 2x1 or 1x2 (two blocks at most)"};
+    if (cluster_size() > 1 && (split > 1 || pingpong))
+      return {Violation::shape, "a cluster of two needs split = 1 and pingpong = 0"};
+    // 2x1: the two blocks share B's chunks, each loading half of them for both.
+    if (cluster_m == 2 && (bn / kRowElements) % 2 != 0)
+      return {Violation::shape, "a 2x1 cluster splits B's 64-column chunks between its blocks: BN must be 128 or 256"};
     if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
     if (split > 1 && tma_store)
       return {Violation::shape, "split-K stores f32 partial sums, and C from registers after the reduction: it needs tma_store = 0"};

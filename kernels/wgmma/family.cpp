@@ -90,19 +90,24 @@ class WgmmaFamily final : public Family {
   }
   Geometry geometry(const Config& config, const Problem& problem, const Target& target) const override {
     const WgmmaConfig c = to_wgmma(config);
-    const long long tiles = static_cast<long long>((problem.m + c.bm - 1) / c.bm) * ((problem.n + c.bn - 1) / c.bn);
+    // With a cluster of two, tiles go in pairs (kernels/wgmma/gemm.cuh, WgmmaTileWalk): the
+    // edge's pairs count whole, and the blocks of a cluster are neighbours in x.
+    const long long cluster = c.cluster_size();
+    const long long pairs = static_cast<long long>(((problem.m + c.bm - 1) / c.bm + c.cluster_m - 1) / c.cluster_m) *
+                            (((problem.n + c.bn - 1) / c.bn + c.cluster_n - 1) / c.cluster_n);
     Geometry g;
-    long long blocks = tiles;
+    long long blocks = pairs * cluster;
     if (c.persistent) {
-      // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)).
+      // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)),
+      // whole clusters.
       const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
-      blocks = std::min(tiles, static_cast<long long>(target.sm_count) * per_sm);
+      blocks = std::min(blocks, static_cast<long long>(target.sm_count) * per_sm / cluster * cluster);
     }
-    g.grid_x = static_cast<unsigned>(std::max(1LL, blocks));
+    g.grid_x = static_cast<unsigned>(std::max(cluster, blocks));
     g.grid_z = static_cast<unsigned>(c.split);
     g.block_x = static_cast<unsigned>(c.threads());
-    g.cluster_x = static_cast<unsigned>(c.cluster_m);
-    g.cluster_y = static_cast<unsigned>(c.cluster_n);
+    g.cluster_x = static_cast<unsigned>(cluster);
+    g.cluster_y = 1;
     g.smem_bytes = c.smem_bytes();
     return g;
   }
@@ -113,8 +118,8 @@ class WgmmaFamily final : public Family {
     // Every box's inner side is one 128-byte swizzle row (64 elements); the kernel's shared
     // layout and its wgmma descriptors assume exactly these boxes.
     switch (map) {
-      case KernelArg::a_tensor_map:  // A: M x K, BM rows x 64 k per copy (K-major slot)
-        return {KernelArg::a, t.a, problem.m, problem.k, c.bm, c.bk, WgmmaConfig::kSwizzleBytes};
+      case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x 64 k per copy (K-major slot)
+        return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, 64 k x 64 columns per copy (one N-major chunk)
         return {KernelArg::b, t.b, problem.k, problem.n, c.bk, WgmmaConfig::kRowElements, WgmmaConfig::kSwizzleBytes};
       case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x 64 columns per store
@@ -172,12 +177,12 @@ Config from_wgmma(const WgmmaConfig& c) {
 }
 
 const WgmmaLists& wgmma_lists() {
-  // Sized so that a sweep at 4096 is about a hundred legal configs (counted in
-  // tests/unit/kernels/wgmma/family_test.cpp), a few minutes of measuring. The tiles are the
+  // Sized so that a sweep at 4096 is about five hundred legal configs (counted in
+  // tests/unit/kernels/wgmma/family_test.cpp), a few minutes of compiling and measuring. The tiles are the
   // four that pair consumers with 64 or 128 rows each (bm 64, 128, 256) against every BN the
   // rule takes; the rule prunes the pairs whose accumulators do not fit. Stages 3 to 6: two
   // stages leave TMA latency exposed and deeper rings rarely fit beside a large tile. BK is 64
-  // (one swizzle row), clusters 1x1 (multicast is not implemented), group_m 8 (the L2-friendly
+  // (one swizzle row), clusters 1x1, 2x1 and 1x2 (the rule refuses 2x2), group_m 8 (the L2-friendly
   // rasterization the simt family and Triton use). Ping-pong both ways: the rule keeps it to
   // persistent two-consumer tiles of 64 or 128 rows. Epilogue warps both ways, with slots for
   // the whole tile: the rule keeps them to two-consumer tiles stored through TMA whose ring and
@@ -188,8 +193,8 @@ const WgmmaLists& wgmma_lists() {
       .bk = {64},
       .stages = {3, 4, 5, 6},
       .consumers = {1, 2},
-      .cluster_m = {1},
-      .cluster_n = {1},
+      .cluster_m = {1, 2},
+      .cluster_n = {1, 2},
       .persistent = {0, 1},
       .group_m = {8},
       .tma_store = {0, 1},

@@ -70,11 +70,14 @@ struct WgmmaTile {
                                       TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
-  /// One block per tile (in x; split-K's slices are the grid's z). The kernel walks tiles with a
-  /// grid stride, so any grid is correct; the plug-in's geometry caps a persistent config's grid
-  /// at the SM count.
+  /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
+  /// tile of each pair, the edge's pairs counted whole. The kernel walks tiles (pairs) with a grid
+  /// stride, so any grid is correct (with a cluster, any multiple of 2); the plug-in's geometry
+  /// caps a persistent config's grid at the SM count.
   static constexpr long long grid_blocks(int m, int n) {
-    return static_cast<long long>((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+    const long long pairs_m = ((m + BM - 1) / BM + CLUSTER_M - 1) / CLUSTER_M;
+    const long long pairs_n = ((n + BN - 1) / BN + CLUSTER_N - 1) / CLUSTER_N;
+    return pairs_m * pairs_n * CLUSTER_M * CLUSTER_N;
   }
   /// The 16-bit problem rules (the kernel exists for bf16 and f16 only).
   static constexpr Verdict check_problem(int m, int n, int k) { return config.check_problem(m, n, k, Dtype::bf16); }
@@ -88,7 +91,7 @@ template <class Tile>
 struct WgmmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
-                "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, persistent and "
+                "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, 2x1 (BN 128 or 256) or 1x2, persistent and "
                 "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
                 "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
                 "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0)");
@@ -188,8 +191,45 @@ __device__ __forceinline__ WgmmaKSteps wgmma_k_steps(int K) {
   }
 }
 
+/// The tiles a block walks; every role of the block walks the same sequence, so all agree on
+/// the ring's (and the epilogue slots') phases. Without a cluster: tile blockIdx.x, then every
+/// gridDim.x-th, in grouped order. With a cluster of two the walk is over pairs of tiles (2x1:
+/// two tiles of one column, which share B; 1x2: two of one row, which share A): cluster
+/// blockIdx.x / 2 takes pair c, c + gridDim.x / 2, ..., and its block of rank r the pair's r-th
+/// tile. At the matrix edge that tile may lie past M or N: its block still loads its share of
+/// the pair's common operand and runs the main loop, and stores nothing.
+template <class Tile>
+struct WgmmaTileWalk {
+  static constexpr WgmmaConfig cfg = Tile::config;
+  static constexpr int kCluster = cfg.cluster_size();
+  int pairs_m, pairs_n, rank;
+  __device__ __forceinline__ WgmmaTileWalk(int M, int N) {
+    pairs_m = ((M + cfg.bm - 1) / cfg.bm + cfg.cluster_m - 1) / cfg.cluster_m;
+    pairs_n = ((N + cfg.bn - 1) / cfg.bn + cfg.cluster_n - 1) / cfg.cluster_n;
+    if constexpr (kCluster > 1) {
+      rank = static_cast<int>(sm90::cluster_rank());
+    } else {
+      rank = 0;
+    }
+  }
+  __device__ __forceinline__ int first() const { return static_cast<int>(blockIdx.x) / kCluster; }
+  __device__ __forceinline__ int stride() const { return static_cast<int>(gridDim.x) / kCluster; }
+  __device__ __forceinline__ int count() const { return pairs_m * pairs_n; }
+  /// This block's tile of the walk's i-th step.
+  __device__ __forceinline__ TileCoord at(int i) const {
+    const TileCoord p = grouped_tile<cfg.group_m>(i, pairs_m, pairs_n);
+    return {p.m * cfg.cluster_m + (cfg.cluster_m == 2 ? rank : 0), p.n * cfg.cluster_n + (cfg.cluster_n == 2 ? rank : 0)};
+  }
+};
+
 /// The producer: one thread walks the block's tiles and K slices, waits for each slot to be
-/// released, announces the bytes it will land, and issues the TMA copies of A and B.
+/// released, announces the bytes it will land, and issues the TMA copies of A and B. In a
+/// cluster of two the blocks' tiles share one operand, and each block loads half of it into
+/// both blocks' slots (TMA multicast): with 2x1 every other 64-column chunk of B, with 1x2 half
+/// of A's rows. A slot is then written by both producers, so it is refilled only once the
+/// consumers of both blocks have released it (`empty` counts both blocks' arrivals); and a
+/// producer does not leave before the last of those releases, which the peer sends to this
+/// block's barriers.
 template <class Tile>
 __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const TensorMap* b_map, const WgmmaSmem<Tile>& sm,
                                               int M, int N, int K) {
@@ -198,26 +238,57 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   constexpr int CHUNK_BYTES = BK * WgmmaConfig::kSwizzleBytes;
   sm90::prefetch_tensor_map(a_map);
   sm90::prefetch_tensor_map(b_map);
-  const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + cfg.bn - 1) / cfg.bn;
+  constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n;
+  constexpr unsigned short kBoth = 0x3;  // multicast to both blocks of the cluster
+  const WgmmaTileWalk<Tile> walk(M, N);
   const WgmmaKSteps k_steps = wgmma_k_steps<Tile>(K);
   RingCursor<cfg.stages> ring;
-  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
-    const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
+  for (int i = walk.first(); i < walk.count(); i += walk.stride()) {
+    const TileCoord t = walk.at(i);
     const int m0 = t.m * cfg.bm, n0 = t.n * cfg.bn;
-    // B chunks that start at or past N are not loaded: they would only feed columns of C that
-    // are never stored, and a copy entirely outside the tensor is left out rather than relied on.
+    // Copies entirely outside A or B are left out rather than relied on: B chunks that start at
+    // or past N would only feed columns of C that are never stored, and A boxes past M rows
+    // that are never stored. (A pair's blocks share the operand they multicast, and so agree on
+    // which of its copies are made; each counts the bytes that land in its own slots.)
     const int n_left = N - n0;
-    const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : (n_left + WgmmaConfig::kRowElements - 1) / WgmmaConfig::kRowElements;
-    const unsigned bytes = cfg.a_stage_bytes() + b_chunks * CHUNK_BYTES;
+    const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : max(0, (n_left + WgmmaConfig::kRowElements - 1) / WgmmaConfig::kRowElements);
+    int a_boxes = 0;
+#pragma unroll
+    for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
+    const unsigned bytes = a_boxes * A_ROWS * WgmmaConfig::kSwizzleBytes + b_chunks * CHUNK_BYTES;
     for (int kb = 0; kb < k_steps.count; ++kb) {
       const int k0 = (k_steps.begin + kb) * BK;
       const unsigned full = sm.full(ring.slot);
       sm90::mbarrier_wait(sm.empty(ring.slot), ring.phase ^ 1u);
       sm90::mbarrier_arrive_expect_tx(full, bytes);
-      sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, k0, m0, full);
+      if constexpr (cfg.cluster_n == 2) {
+        // 1x2: this block's half of A's rows, into both blocks' slots.
+        const int h = walk.rank;
+        if (m0 + h * A_ROWS < M)
+          sm90::tma_load_2d_multicast(sm.a_slot(ring.slot) + h * A_ROWS * WgmmaConfig::kSwizzleBytes, a_map, k0,
+                                      m0 + h * A_ROWS, full, kBoth);
+      } else {
+        if (m0 < M) sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, k0, m0, full);
+      }
 #pragma unroll
-      for (int j = 0; j < B_CHUNKS; ++j)
-        if (j < b_chunks) sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, k0, full);
+      for (int j = 0; j < B_CHUNKS; ++j) {
+        if (j >= b_chunks) continue;
+        if constexpr (cfg.cluster_m == 2) {
+          // 2x1: every other chunk of B, into both blocks' slots.
+          if (j % 2 == walk.rank)
+            sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, k0, full, kBoth);
+        } else {
+          sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, k0, full);
+        }
+      }
+      ring.advance();
+    }
+  }
+  if constexpr (cfg.cluster_size() > 1) {
+    // Every slot's last release, from both blocks' consumers, has reached this block's barriers.
+#pragma unroll 1
+    for (int s = 0; s < cfg.stages; ++s) {
+      sm90::mbarrier_wait(sm.empty(ring.slot), ring.phase ^ 1u);
       ring.advance();
     }
   }
@@ -508,10 +579,10 @@ __device__ __forceinline__ void wgmma_epilogue_warps(const TensorMap* c_map,
   using CT = typename Types::C;
   using BiasGroup = WgmmaBiasGroup<Epi, Types>;
   const int warp = threadIdx.x / 32 - 1, lane = threadIdx.x % 32;
-  const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + cfg.bn - 1) / cfg.bn;
+  const WgmmaTileWalk<Tile> walk(M, N);
   int chunk = 0;
-  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x) {
-    const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
+  for (int i = walk.first(); i < walk.count(); i += walk.stride()) {
+    const TileCoord t = walk.at(i);
     const int m0 = t.m * cfg.bm, n0 = t.n * cfg.bn;
 #pragma unroll 1
     for (int g = 0; g < cfg.bn / COLS; ++g, ++chunk) {
@@ -614,14 +685,20 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[mi][i] = 0.0f;
 
-  const int tiles_m = (M + cfg.bm - 1) / cfg.bm, tiles_n = (N + BN - 1) / BN;
+  const WgmmaTileWalk<Tile> walk(M, N);
+  // A slot goes back to the producer of this block and, in a cluster, of the other block too
+  // (whose copies also land in it).
+  auto release = [&](int slot) {
+    sm90::mbarrier_arrive(sm.empty(slot));
+    if constexpr (WgmmaTileWalk<Tile>::kCluster > 1) sm90::mbarrier_arrive_cluster(sm.empty(slot), walk.rank ^ 1);
+  };
   // An empty split-K slice runs no wgmma, so its accumulators keep the zeros above and it
   // stores zeros; it waits for no slot and releases none (the producer loads none).
   const int k_blocks = wgmma_k_steps<Tile>(K).count;
   RingCursor<cfg.stages> ring;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
   int chunk = 0;  // with an epilogue warpgroup: the 64-column chunks handed to it so far
-  for (int tile = blockIdx.x; tile < tiles_m * tiles_n; tile += gridDim.x, ++turn) {
+  for (int i = walk.first(); i < walk.count(); i += walk.stride(), ++turn) {
     if constexpr (cfg.pingpong) {
       if (turn % 2 != consumer) {
         ring.skip(k_blocks);  // the other consumer's slices
@@ -630,12 +707,12 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       // The other consumer has received every slice of the tile before this one (see the top).
       if (turn > 0) sm90::named_barrier_sync(kPingPongOrder + consumer, 2 * WgmmaConfig::kWarpgroup);
     }
-    const TileCoord t = grouped_tile<cfg.group_m>(tile, tiles_m, tiles_n);
+    const TileCoord t = walk.at(i);
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
     int previous = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
       sm90::mbarrier_wait(sm.full(ring.slot), ring.phase);
-      if (kEarlyRelease && releaser) sm90::mbarrier_arrive(sm.empty(ring.slot));
+      if (kEarlyRelease && releaser) release(ring.slot);
       const unsigned a_offset = ring.slot * cfg.a_stage_bytes(), b_offset = ring.slot * cfg.b_stage_bytes();
       sm90::wgmma_fence();
 #pragma unroll
@@ -653,20 +730,20 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       sm90::wgmma_commit_group();
       sm90::wgmma_wait_group<kReleaseDepth>();
       // The group of slice kb-1 is complete: its slot goes back to the producer.
-      if (!kEarlyRelease && kb > 0 && releaser) sm90::mbarrier_arrive(sm.empty(previous));
+      if (!kEarlyRelease && kb > 0 && releaser) release(previous);
       previous = ring.slot;
       ring.advance();
     }
     // Every slice of this tile has arrived: the other consumer may start the next tile, if any.
     if constexpr (cfg.pingpong)
-      if (tile + static_cast<int>(gridDim.x) < tiles_m * tiles_n)
+      if (i + walk.stride() < walk.count())
         sm90::named_barrier_arrive(kPingPongOrder + (consumer ^ 1), 2 * WgmmaConfig::kWarpgroup);
     sm90::wgmma_wait_group<0>();
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) sm90::fence_operand(acc[mi][i]);
-    if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) sm90::mbarrier_arrive(sm.empty(previous));
+    if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) release(previous);
 
     if constexpr (cfg.split > 1) {
       wgmma_store_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, consumer);
@@ -716,7 +793,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     for (int s = 0; s < cfg.stages; ++s) {
       sm90::mbarrier_init(sm.full(s), 1);
       // Every consumer releases every slot, or with pingpong only the one whose tile it holds.
-      sm90::mbarrier_init(sm.empty(s), cfg.pingpong ? 1 : cfg.consumers);
+      sm90::mbarrier_init(sm.empty(s), (cfg.pingpong ? 1 : cfg.consumers) * cfg.cluster_size());
     }
 #pragma unroll
     for (int s = 0; s < cfg.epilogue_slots; ++s) {
@@ -726,7 +803,13 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     }
     sm90::fence_mbarrier_init();
   }
-  __syncthreads();
+  // In a cluster, the other block's barriers must be initialized before its consumers' releases
+  // and its producer's multicast copies reach them.
+  if constexpr (cfg.cluster_size() > 1) {
+    sm90::cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
   // Roles are the two branches of one if/else, so setmaxnreg applies (HOPPER.md). Past this
   // point only mbarriers and warp barriers synchronize, so the producer's idle threads return

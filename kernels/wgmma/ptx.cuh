@@ -67,6 +67,31 @@ __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
     if (global_timer_ns() - start > kHangNs) __trap();
 }
 
+// --- clusters ----------------------------------------------------------------------------------
+
+/// This block's rank in its cluster.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+/// Every thread of every block of the cluster: arrive (release) and wait (acquire).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+/// One arrival on the mbarrier at shared address `bar` of cluster block `rank` (this block's
+/// own address of it, mapped into the peer's window). The arrival has the default semantics
+/// (release at CTA scope), as CUTLASS's cluster barrier arrives: what it orders is that the
+/// wgmmas that read the slot are complete (wgmma.wait_group), not memory this thread wrote; a
+/// cluster-scope release fence on every slot release stalls the warpgroup's next wgmma issue.
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+
 // --- named barriers ----------------------------------------------------------------------------
 
 /// Hardware barrier `id` (1..15; 0 is __syncthreads') of `threads` threads: bar.arrive counts this
@@ -104,6 +129,16 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+/// The same copy into shared memory at `dst` of every block of the cluster in `mask` (bit r:
+/// cluster rank r), each completing its bytes on its own mbarrier at the offset `bar` names.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, int c0, int c1, unsigned bar,
+                                                      unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
 }
 /// Copies shared memory at `src` to the box of `map` at (c0, c1); elements outside the tensor

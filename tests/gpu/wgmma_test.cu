@@ -84,6 +84,15 @@ using PingPong64x256 = WgmmaTile<64, 256, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1>;
 using EpilogueWarps128x256 = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 2>;
 using EpilogueWarps256x128 = WgmmaTile<256, 128, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 1>;
 using EpilogueWarpsGrid128x128 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 0, 8, 1, 1, 0, 0, 2>;
+// Clusters of two with TMA multicast: 2x1 (the pair's blocks share B, each loading every other
+// chunk for both) persistent through the TMA store, and as a grid of pairs with direct stores;
+// 1x2 (they share A, each loading half its rows for both) persistent, and with epilogue warps.
+// The edge shapes leave pairs with one tile past M or N.
+//                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew
+using Cluster2x1 = WgmmaTile<128, 256, 64, 3, 2, 2, 1, 1, 8, 1>;
+using Cluster2x1Grid = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0>;
+using Cluster1x2 = WgmmaTile<128, 256, 64, 3, 2, 1, 2, 1, 8, 1>;
+using Cluster1x2EpilogueWarps = WgmmaTile<128, 192, 64, 3, 2, 1, 2, 1, 8, 1, 1, 0, 0, 3>;
 
 template <Dtype D>
 std::vector<Instance> gelu_instances() {
@@ -93,7 +102,9 @@ std::vector<Instance> gelu_instances() {
           instance<Narrow128x64, D, Epilogue::bias_gelu>(),      instance<PingPong128x192, D, Epilogue::bias_gelu>(),
           instance<PingPong128x128, D, Epilogue::bias_gelu>(),   instance<PingPong64x256, D, Epilogue::bias_gelu>(),
           instance<EpilogueWarps128x256, D, Epilogue::bias_gelu>(), instance<EpilogueWarps256x128, D, Epilogue::bias_gelu>(),
-          instance<EpilogueWarpsGrid128x128, D, Epilogue::bias_gelu>()};
+          instance<EpilogueWarpsGrid128x128, D, Epilogue::bias_gelu>(), instance<Cluster2x1, D, Epilogue::bias_gelu>(),
+          instance<Cluster2x1Grid, D, Epilogue::bias_gelu>(),   instance<Cluster1x2, D, Epilogue::bias_gelu>(),
+          instance<Cluster1x2EpilogueWarps, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -130,14 +141,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 13 * 4 * 2);
+  EXPECT_EQ(checked, 17 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 13 * 4 * 2);
+  EXPECT_EQ(checked, 17 * 4 * 2);
 }
 
 // Every epilogue through both stores (registers -> C, and registers -> shared -> TMA store).
@@ -258,6 +269,12 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   EXPECT_EQ(failures(instance<EpilogueWarpsHazardTile, D, E>(), ws, "epilogue warps, no hazard (control)"), 0);
   EXPECT_GE(failures(instance<EpilogueWarpsHazardTile, D, E, kWgmmaHazardEarlySlotRelease>(), ws,
                      "epilogue warps: slot released before its TMA stores read it"),
+            1);
+  // A cluster of two: a slot released early by one block's consumers is refilled by the other
+  // block's producer too.
+  EXPECT_EQ(failures(instance<Cluster2x1, D, E>(), ws, "2x1 cluster, no hazard (control)"), 0);
+  EXPECT_GE(failures(instance<Cluster2x1, D, E, kWgmmaHazardEarlyRelease>(), ws,
+                     "2x1 cluster: slot released before the MMAs reading it are issued"),
             1);
   RecordProperty("epilogue_warps_no_proxy_fence_failures",
                  failures(instance<EpilogueWarpsHazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,

@@ -29,10 +29,10 @@ func.func @n_not_multiple_of_8(%a: memref<256x128xbf16>, %b: memref<128x252xbf16
 
 // -----
 
-// Clusters (TMA multicast) are not implemented: a 2x1 cluster is not a wgmma config.
-func.func @cluster_2x1(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %c: memref<256x256xbf16>) {
+// Clusters of two blocks are wgmma configs (2x1, 1x2); a 2x2 cluster is not.
+func.func @cluster_2x2(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %c: memref<256x256xbf16>) {
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xbf16>, memref<128x256xbf16>) outs(%c : memref<256x256xbf16>)
-      // expected-error @+1 {{invalid wgmma tile config (shape): only 1x1 clusters are implemented (TMA multicast across a cluster is not)}}
-      {tile = #coalesce.tile<wgmma, bm = 128, bn = 256, bk = 64, stages = 4, consumers = 2, cluster_m = 2, cluster_n = 1, persistent = 0, group_m = 8, tma_store = 0>}
+      // expected-error @+1 {{invalid wgmma tile config (shape): the cluster must be 1x1, 2x1 or 1x2 (two blocks at most)}}
+      {tile = #coalesce.tile<wgmma, bm = 128, bn = 256, bk = 64, stages = 4, consumers = 2, cluster_m = 2, cluster_n = 2, persistent = 0, group_m = 8, tma_store = 0>}
   return
 }

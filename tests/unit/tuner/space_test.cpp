@@ -169,16 +169,17 @@ TEST(Space, SplitVariantsOnlyWhereTheyCanHelp) {
 }
 
 // The wgmma family's split variants: at a skinny bf16 shape each legal unsplit config with the
-// direct store and a one-block-per-tile grid is followed by its factors (the rule refuses a split
-// with tma_store or persistent, so those list none); at 4096^3 the tiles fill the SMs and none
-// is listed.
+// direct store, a one-block-per-tile grid and no cluster is followed by its factors (the rule
+// refuses a split with tma_store, persistent or a cluster of two, so those list none); at 4096^3
+// the tiles fill the SMs and none is listed.
 TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
   const Target h200{9, 0, true, DeviceLimits{}, 132};
   Space big = enumerate(wgmma_family(), Problem{4096, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}, h200);
   std::size_t splittable = 0;  // legal, and a split is a config of the rule
   for (const Candidate& c : big.candidates) {
     EXPECT_EQ(split_slices(c.config), 1) << c.name;
-    splittable += !c.pruned() && to_wgmma(c.config).persistent == 0 && to_wgmma(c.config).tma_store == 0;
+    const WgmmaConfig w = to_wgmma(c.config);
+    splittable += !c.pruned() && w.persistent == 0 && w.tma_store == 0 && w.cluster_size() == 1;
   }
   EXPECT_EQ(big.unsplittable, splittable);
   EXPECT_GT(splittable, 0u);
@@ -192,7 +193,7 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
       // Followed by its variants exactly when it is legal and can take a split.
       const bool next_is_split = i + 1 < skinny.candidates.size() &&
                                  split_slices(skinny.candidates[i + 1].config) > 1;
-      EXPECT_EQ(next_is_split, !c.pruned() && w.persistent == 0 && w.tma_store == 0) << c.name;
+      EXPECT_EQ(next_is_split, !c.pruned() && w.persistent == 0 && w.tma_store == 0 && w.cluster_size() == 1) << c.name;
       continue;
     }
     ++split;

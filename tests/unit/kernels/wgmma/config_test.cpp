@@ -82,13 +82,41 @@ TEST(WgmmaConfig, AccumulatorsMustFitAConsumer) {
   EXPECT_EQ(c.consumer_register_budget(), 255);
 }
 
-TEST(WgmmaConfig, ClustersAreRefusedUntilMulticastExists) {
-  WgmmaConfig c;
+// Clusters of two: 2x1 shares B (its chunks split between the blocks, so BN 128 or 256), 1x2
+// shares A (half its rows each); not 2x2 or larger, and not with split-K or ping-pong. A
+// cluster changes no block's shared memory or threads.
+TEST(WgmmaConfig, ClustersOfTwoShareOneOperand) {
+  WgmmaConfig c;  // 128 x 256
+  const WgmmaConfig alone = c;
   c.cluster_m = 2;
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.cluster_size(), 2);
+  EXPECT_EQ(c.a_box_rows(), 128);
+  EXPECT_EQ(c.smem_bytes(), alone.smem_bytes());
+  EXPECT_EQ(c.threads(), alone.threads());
+  c.bn = 192;  // three B chunks do not split in two
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.bn = 128;
+  EXPECT_TRUE(c.check().ok());
+  c.cluster_n = 2;  // 2x2
   EXPECT_EQ(c.check().violation, Violation::shape);
   c.cluster_m = 1;
-  c.cluster_n = 2;
+  c.bn = 192;  // 1x2 splits A's rows: any BN
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_EQ(c.a_box_rows(), 64);
+  c.cluster_n = 3;
   EXPECT_EQ(c.check().violation, Violation::shape);
+  c.cluster_n = 0;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.cluster_n = 2;
+  WgmmaConfig split = c;
+  split.split = 2, split.persistent = 0, split.tma_store = 0;
+  EXPECT_EQ(split.check().violation, Violation::shape);
+  WgmmaConfig pingpong = c;
+  pingpong.bm = 128, pingpong.bn = 128, pingpong.persistent = 1, pingpong.pingpong = 1;
+  EXPECT_EQ(pingpong.check().violation, Violation::shape);
+  pingpong.cluster_n = 1;
+  EXPECT_TRUE(pingpong.check().ok());
 }
 
 TEST(WgmmaConfig, RangesOfTheSwitches) {

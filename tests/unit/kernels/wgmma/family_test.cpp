@@ -60,12 +60,13 @@ TEST(WgmmaFamily, Computes16BitOnSm90aOnly) {
   EXPECT_EQ(wgmma().nvrtc_arch(h200()), "sm_90a");
 }
 
-// The sweep at 4096: a bit over a hundred legal configs, every listed combination either a
+// The sweep at 4096: about five hundred legal configs, every listed combination either a
 // config or refused by the rule, every name distinct.
 TEST(WgmmaFamily, SweepAt4096) {
   const Problem p = problem(4096, 4096, 4096);
   const DeviceLimits d;
   int legal = 0, pruned = 0, non_configs = 0;
+  int legal_1x1 = 0, legal_1x2 = 0, legal_2x1 = 0, unclustered_2x1_tiles = 0, unclustered_no_pingpong = 0;
   std::set<std::string> names;
   for (const Config& c : wgmma().sweep_configs(p)) {
     EXPECT_TRUE(names.insert(config_name(c, p.dtype, p.epilogue)).second);
@@ -76,25 +77,38 @@ TEST(WgmmaFamily, SweepAt4096) {
     const Verdict v = wgmma().check(c, d, wgmma().predict(c, d).registers);
     if (v.ok() && wgmma().check_problem(c, p).ok()) {
       ++legal;
+      const WgmmaConfig w = to_wgmma(c);
+      if (w.cluster_size() == 1) {
+        ++legal_1x1;
+        if (!w.pingpong) ++unclustered_no_pingpong;
+        if (!w.pingpong && w.bn % 128 == 0) ++unclustered_2x1_tiles;
+      }
+      legal_1x2 += w.cluster_n == 2;
+      legal_2x1 += w.cluster_m == 2;
       // Two consumers take the SM's registers (384 threads x 168); small one-consumer tiles
       // may share an SM.
       const Resources r = wgmma().predict(c, d);
-      if (to_wgmma(c).consumers == 2) EXPECT_EQ(r.blocks_per_sm, 1);
+      if (w.consumers == 2) EXPECT_EQ(r.blocks_per_sm, 1);
       EXPECT_GE(r.blocks_per_sm, 1);
     } else {
       EXPECT_EQ(v.violation, Violation::smem) << config_name(c, p.dtype, p.epilogue);
       ++pruned;
     }
   }
-  // Of the 168 legal configs without ping-pong, and 47 with it (bm 64 with every bn and bm 128 up
-  // to bn 192, persistent, two consumers, 4 stage counts, both stores, less 9 that exceed shared
-  // memory); 20 with epilogue warps (two consumers, TMA store, both grids: 128 x 64 at 4 stage
-  // counts, 128 x 128 at 3, 128 x 192 at 3 stages only, 256 x 64 at 2), whose other 28
-  // two-consumer TMA-store tiles exceed shared memory with a slot per 64 columns. Every other
-  // combination's epilogue-warp twin is not a config.
-  EXPECT_EQ(legal, 168 + 47 + 20);
-  EXPECT_EQ(pruned, 56 + 9 + 28);
-  EXPECT_EQ(non_configs, 2 * (160 + 328) + (168 + 47 + 56 + 9) - (20 + 28));
+  // Without a cluster: the 168 legal configs without ping-pong, and 47 with it (bm 64 with every
+  // bn and bm 128 up to bn 192, persistent, two consumers, 4 stage counts, both stores, less 9
+  // that exceed shared memory); 20 with epilogue warps (two consumers, TMA store, both grids:
+  // 128 x 64 at 4 stage counts, 128 x 128 at 3, 128 x 192 at 3 stages only, 256 x 64 at 2),
+  // whose other 28 two-consumer TMA-store tiles exceed shared memory with a slot per 64 columns.
+  EXPECT_EQ(legal_1x1, 168 + 47 + 20);
+  // A cluster of two changes no block's shared memory or registers: every unclustered config
+  // without ping-pong has a legal 1x2 twin, and those with BN 128 or 256 a 2x1 twin.
+  EXPECT_EQ(legal_1x2, unclustered_no_pingpong);
+  EXPECT_EQ(legal_2x1, unclustered_2x1_tiles);
+  EXPECT_EQ(unclustered_no_pingpong, 168 + 20);
+  EXPECT_EQ(legal, 499);
+  EXPECT_EQ(pruned, 221);
+  EXPECT_EQ(non_configs, 5424);
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
@@ -295,6 +309,42 @@ TEST(WgmmaFamily, PingPongIsNamedOnlyWhenOn) {
   EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).grid_x, 132u);
   EXPECT_EQ(wgmma().geometry(pingpong, problem(4096, 4096, 4096), h200()).smem_bytes,
             to_wgmma(pingpong).smem_bytes());
+}
+
+// A cluster of two launches whole clusters along x: one block per tile of each pair, the edge's
+// pairs counted whole; a persistent grid of whole clusters; a 1x2 cluster's A boxes are half
+// the tile's rows. Named by cm/cn like any config.
+TEST(WgmmaFamily, ClustersLaunchWholePairs) {
+  WgmmaConfig c{128, 256, 64, 3, 2, 1, 2, 0, 8, 1};
+  const Config pair = from_wgmma(c);
+  EXPECT_EQ(config_name(pair, Dtype::bf16, Epilogue::bias_gelu), "wgmma_bf16_bm128_bn256_bk64_s3_wg2_cm1_cn2_p0_g8_ts1_bias_gelu");
+  EXPECT_EQ(wgmma().tile_type(pair), "coalesce::WgmmaTile<128, 256, 64, 3, 2, 1, 2, 0, 8, 1>");
+  Geometry g = wgmma().geometry(pair, problem(4096, 4096, 4096), h200());
+  EXPECT_EQ(g.grid_x, 32u * 16u);  // 32 x 8 pairs
+  EXPECT_EQ(g.cluster_x, 2u);
+  EXPECT_EQ(g.cluster_y, 1u);
+  // 1024 x 1000: 8 x 4 tiles, the fourth column of tiles pairs with one past N.
+  g = wgmma().geometry(pair, problem(1024, 1000, 1032), h200());
+  EXPECT_EQ(g.grid_x, 8u * 2u * 2u);
+  // 1000 rows: 8 tile rows; 2x1 pairs them in 4.
+  c.cluster_n = 1, c.cluster_m = 2;
+  g = wgmma().geometry(from_wgmma(c), problem(1000, 1024, 1032), h200());
+  EXPECT_EQ(g.grid_x, 4u * 2u * 4u);
+  // 1100 rows: 9 tile rows, 5 pairs, the last with one tile past M.
+  g = wgmma().geometry(from_wgmma(c), problem(1100, 1024, 1032), h200());
+  EXPECT_EQ(g.grid_x, 5u * 2u * 4u);
+  // Persistent: one block per SM, whole clusters.
+  c.persistent = 1;
+  g = wgmma().geometry(from_wgmma(c), problem(4096, 4096, 4096), h200());
+  EXPECT_EQ(g.grid_x, 132u);
+  Target odd = h200();
+  odd.sm_count = 131;
+  EXPECT_EQ(wgmma().geometry(from_wgmma(c), problem(4096, 4096, 4096), odd).grid_x, 130u);
+  // The A boxes: all BM rows with 2x1, half of them with 1x2.
+  const Problem p = problem(4096, 4096, 4096);
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(c), p, KernelArg::a_tensor_map).box_rows, 128);
+  c.cluster_m = 1, c.cluster_n = 2;
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(c), p, KernelArg::a_tensor_map).box_rows, 64);
 }
 
 // Epilogue warps are unnamed at 0 slots like ping-pong: "ew3" names a config whose consumers hand

@@ -37,10 +37,11 @@ struct Case {
 };
 
 // Every built-in config with every epilogue in bf16 and with bias_gelu in f16, two tiles with
-// epilogue warps (128 x 192 through slots for the whole tile, 256 x 128 through one), three ping-pong
+// epilogue warps (128 x 192 through slots for the whole tile, 256 x 128 through one), two in
+// clusters of two (2x1 persistent through the TMA store, 1x2 direct), three ping-pong
 // tiles (the largest accumulators a ping-pong consumer holds, 128 x 192; 128 x 128; 64 x 256
 // through the TMA store: with two m64 blocks per consumer the TMA store's epilogue spills 64
-// bytes, with or without ping-pong, and the tuner prunes those), then every 12th legal config of the 4096 sweep (bf16, bias_gelu): 45 kernels.
+// bytes, with or without ping-pong, and the tuner prunes those), then every 24th legal config of the 4096 sweep (bf16, bias_gelu): 48 kernels.
 std::vector<Case> cases() {
   std::vector<Case> out;
   auto add = [&](const Problem& p, const Config& c) { out.push_back({p, c, config_name(c, p.dtype, p.epilogue)}); };
@@ -54,13 +55,15 @@ std::vector<Case> cases() {
                                WgmmaConfig{128, 128, 64, 5, 2, 1, 1, 1, 8, 0, 1, 1},
                                WgmmaConfig{64, 256, 64, 4, 2, 1, 1, 1, 8, 1, 1, 1},
                                WgmmaConfig{128, 192, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 3},
-                               WgmmaConfig{256, 128, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 1}})
+                               WgmmaConfig{256, 128, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 1},
+                               WgmmaConfig{128, 256, 64, 3, 2, 2, 1, 1, 8, 1},
+                               WgmmaConfig{256, 128, 64, 4, 2, 1, 2, 0, 8, 0}})
     add(p, from_wgmma(c));
   const Family& f = wgmma_family();
   int legal = 0;
   for (const Config& c : f.sweep_configs(p)) {
     if (!f.check(c).ok() || !f.check(c, kSm90a.limits, f.predict(c, kSm90a.limits).registers).ok()) continue;
-    if (legal++ % 12 == 0) add(p, c);
+    if (legal++ % 24 == 0) add(p, c);
   }
   return out;
 }
@@ -70,7 +73,7 @@ TEST(WgmmaNvrtc, BuiltinsAndASampleOfTheSweepCompileForSm90aWithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 45u);
+  ASSERT_EQ(all.size(), 48u);
 
   struct Outcome {
     bool emitted = false, compiled = false, reported = false, spills = true;
@@ -192,6 +195,20 @@ TEST(WgmmaNvrtc, PtxHoldsTheHopperInstructions) {
   EXPECT_GE(count(ptx, "mbarrier.try_wait.parity.shared::cta.b64"), 2);
   EXPECT_EQ(count(ptx, "wgmma.wait_group.sync.aligned 1;"), 1);
   EXPECT_EQ(count(ptx, "fence.proxy.async.shared::cta;"), 1);
+  EXPECT_EQ(count(ptx, "multicast::cluster"), 0);
+
+  // A 2x1 cluster: B's chunks multicast to both blocks (2 of 4 per block, each its own copy
+  // instruction), A loaded alone; each slot release also arrives on the other block's barrier;
+  // the blocks meet at a cluster barrier after initializing theirs.
+  const std::string pair = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
+                                  wgmma_family().define_kernel(from_wgmma(WgmmaConfig{128, 256, 64, 4, 2, 2, 1, 1, 8, 1}),
+                                                               Dtype::bf16, Epilogue::bias_gelu, "k") +
+                                  "\n");
+  EXPECT_GE(count(pair, ".multicast::cluster"), 1);
+  EXPECT_GE(count(pair, "mapa.shared::cluster.u32"), 1);
+  EXPECT_GE(count(pair, "mbarrier.arrive.shared::cluster.b64"), 1);
+  EXPECT_EQ(count(pair, "barrier.cluster.arrive.release.aligned"), 1);
+  EXPECT_GE(count(pair, "%cluster_ctarank"), 1);
 
   const std::string f16 = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
                                  wgmma_family().define_kernel(from_wgmma(WgmmaConfig{64, 192, 64, 5, 1, 1, 1, 0, 8, 0}),
