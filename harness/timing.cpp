@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "device.hpp"
@@ -14,6 +16,7 @@ void to_json(nlohmann::json& j, const TimingSettings& s) {
                      {"max_samples", s.max_samples},         {"max_rel_std_error", s.max_rel_std_error},
                      {"budget_ms", s.budget_ms},             {"first_warmup_ms", s.first_warmup_ms},
                      {"warmup_ms", s.warmup_ms}};
+  if (s.l2_flush != L2FlushMode::write) j["l2_flush"] = std::string(to_string(s.l2_flush));
 }
 
 void from_json(const nlohmann::json& j, TimingSettings& s) {
@@ -27,6 +30,11 @@ void from_json(const nlohmann::json& j, TimingSettings& s) {
   read("budget_ms", s.budget_ms);
   read("first_warmup_ms", s.first_warmup_ms);
   read("warmup_ms", s.warmup_ms);
+  if (j.contains("l2_flush")) {
+    const auto mode = parse_l2_flush_mode(j.at("l2_flush").get<std::string>());
+    if (!mode) throw std::invalid_argument("l2_flush must be \"write\" or \"read\"");
+    s.l2_flush = *mode;
+  }
 }
 
 namespace {
@@ -46,18 +54,30 @@ constexpr int kMaxWarmupBatch = 256;
 
 }  // namespace
 
-L2Flush::L2Flush(int device_ordinal, double factor)
-    : buffer_(static_cast<std::size_t>(factor * l2_bytes(device_ordinal))) {}
+L2Flush::L2Flush(int device_ordinal, double factor, L2FlushMode mode)
+    : buffer_(static_cast<std::size_t>(factor * l2_bytes(device_ordinal)) / 16 * 16),
+      sink_(mode == L2FlushMode::read ? static_cast<std::size_t>(l2_read_flush_blocks()) : 0),
+      mode_(mode) {
+  if (mode_ == L2FlushMode::read) {
+    // Filled once, so every read returns defined data.
+    COALESCE_CUDA(cudaMemset(buffer_.get(), 0, buffer_.bytes()));
+    COALESCE_CUDA(cudaDeviceSynchronize());
+  }
+}
 
 void L2Flush::flush(cudaStream_t stream) {
-  COALESCE_CUDA(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), stream));
+  if (mode_ == L2FlushMode::read) {
+    l2_read_flush(buffer_.get(), buffer_.bytes(), sink_.get(), stream);
+  } else {
+    COALESCE_CUDA(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), stream));
+  }
 }
 
 ColdTimer::ColdTimer(int device_ordinal, const TimingSettings& settings, cudaStream_t stream)
     : ordinal_(device_ordinal),
       settings_(settings),
       stream_(stream),
-      flush_(device_ordinal, settings.l2_flush_factor) {}
+      flush_(device_ordinal, settings.l2_flush_factor, settings.l2_flush) {}
 
 Timing ColdTimer::measure(const StreamWork& launch, const StreamWork& reset_output,
                           const std::string& what) {

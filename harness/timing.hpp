@@ -18,11 +18,30 @@
 
 namespace coalesce {
 
+/// How a sample's L2 flush evicts the cache (TimingSettings::l2_flush).
+enum class L2FlushMode {
+  /// Overwrite the flush buffer (cudaMemsetAsync, nvbench's l2flush): every line is evicted, and
+  /// up to the whole L2 is left dirty, written back to memory while the timed kernel runs.
+  write,
+  /// Read the flush buffer (filled once): every line is evicted and the dirty ones written back
+  /// during the flush, leaving L2 clean.
+  read,
+};
+inline std::string_view to_string(L2FlushMode mode) { return mode == L2FlushMode::read ? "read" : "write"; }
+inline std::optional<L2FlushMode> parse_l2_flush_mode(std::string_view name) {
+  if (name == "write") return L2FlushMode::write;
+  if (name == "read") return L2FlushMode::read;
+  return std::nullopt;
+}
+
 /// The harness settings a measurement is stamped with (stored as JSON with every run).
 struct TimingSettings {
   /// The flush buffer is this many times the device's L2: writing 2× L2 evicts every line of the
   /// previous sample's operands even with a partly set-associative replacement policy.
   double l2_flush_factor = 2.0;
+  /// How the flush evicts L2 (stored as "l2_flush" only when it is not `write`, so the settings
+  /// of every earlier run read back unchanged).
+  L2FlushMode l2_flush = L2FlushMode::write;
   /// At least 20 samples, so p10 and p90 each rest on two or more samples beyond them.
   int min_samples = 20;
   /// A cap for kernels whose noise never settles (microsecond kernels): 1000 samples bound
@@ -45,17 +64,25 @@ void to_json(nlohmann::json& j, const TimingSettings& s);
 /// Reads the fields present; absent ones keep their defaults; wrong types throw.
 void from_json(const nlohmann::json& j, TimingSettings& s);
 
-/// A buffer of l2_flush_factor × the device's L2, overwritten with cudaMemsetAsync to evict
-/// every cached line before a sample (nvbench's l2flush).
+/// A buffer of l2_flush_factor × the device's L2 that evicts every cached line before a sample:
+/// overwritten with cudaMemsetAsync (nvbench's l2flush) or read through L2 (L2FlushMode).
 class L2Flush {
  public:
-  L2Flush(int device_ordinal, double factor);
+  L2Flush(int device_ordinal, double factor, L2FlushMode mode = L2FlushMode::write);
   void flush(cudaStream_t stream);
   std::size_t bytes() const { return buffer_.bytes(); }
+  L2FlushMode mode() const { return mode_; }
 
  private:
   DeviceBuffer<unsigned char> buffer_;
+  DeviceBuffer<unsigned> sink_;  ///< the read flush's per-block results
+  L2FlushMode mode_;
 };
+
+/// The read flush's kernel (l2_flush.cu): reads `bytes` (a multiple of 16) of `buffer` through
+/// L2, one word per block into `sink` (l2_read_flush_blocks() of them).
+void l2_read_flush(const void* buffer, std::size_t bytes, unsigned* sink, cudaStream_t stream);
+int l2_read_flush_blocks();
 
 /// One cold measurement: every sample (ms), their statistics, how sampling ended, the warm-up
 /// and the SM clock before and after (nullopt where NVML is absent).

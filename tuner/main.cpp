@@ -470,6 +470,12 @@ int main(int argc, char** argv) {
   sweep->add_option("-j,--jobs", jobs, "compile threads (default: every core)");
   sweep->add_option("--timeout", so.timeout_s, "seconds one measurement may take before its worker is killed")
       ->capture_default_str();
+  std::string l2_flush = "write";
+  sweep->add_option("--l2-flush", l2_flush,
+                    "how each sample's L2 flush evicts: write (overwrite a buffer of twice the L2, nvbench's way; it "
+                    "leaves L2 dirty) or read (read it through L2, leaving L2 clean)")
+      ->check(CLI::IsMember({"write", "read"}))
+      ->capture_default_str();
   int sweep_max_workspace_mib = 1024;
   sweep->add_option("--max-workspace", sweep_max_workspace_mib,
                     "MiB of workspace (split-K's partial sums) a config may ask for; larger ones are pruned")
@@ -561,6 +567,7 @@ int main(int argc, char** argv) {
         throw UsageError("--strategy '" + strategy + "' is not a strategy (exhaustive, random)");
       }
       if (so.timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
+      so.l2_flush = *parse_l2_flush_mode(l2_flush);
       for (const std::string& name : so.configs) {
         auto named = parse_config_name(name);
         if (!named) throw UsageError("--config '" + name + "' is not the name of a config of any family (" + family_names() + ")");

@@ -575,7 +575,9 @@ class Sweep {
     info.driver_release = device_->driver_release;
     info.runtime_version = device_->runtime_version;
     info.toolkit = nvrtc_version();
-    json harness = TimingSettings{};
+    TimingSettings timing;
+    timing.l2_flush = o_.l2_flush;
+    json harness = timing;
     harness["input_seed"] = kInputSeed;
     harness["worker_timeout_s"] = o_.timeout_s;
     info.harness_json = harness.dump();
@@ -677,7 +679,7 @@ class Sweep {
     if (measuring_problem_) return;
     ensure_run();
     measuring([&] {
-      worker_->setup({o_.device, problem_, kInputSeed});
+      worker_->setup({o_.device, problem_, kInputSeed, o_.l2_flush});
       return 0;
     });
     measure_baselines();
@@ -1033,6 +1035,7 @@ std::string resume_key(const SweepOptions& o) {
   for (const std::string& c : o.configs) k << ";config=" << c;
   if (o.shards > 1) k << ";shard=" << o.shard << "/" << o.shards;
   if (o.max_workspace_bytes != SweepOptions{}.max_workspace_bytes) k << ";max_workspace=" << o.max_workspace_bytes;
+  if (o.l2_flush != L2FlushMode::write) k << ";l2_flush=" << to_string(o.l2_flush);
   k << ";git=" << COALESCE_GIT_REVISION;
   return k.str();
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/timing.hpp"
 #include "kernels/core/family.hpp"
 #include "space.hpp"
 
@@ -38,6 +39,7 @@ struct SweepOptions {
   std::filesystem::path cache_dir;
   unsigned jobs = 0;        ///< compile threads; 0 = every core
   double timeout_s = 60;    ///< per measurement request to the worker
+  L2FlushMode l2_flush = L2FlushMode::write;  ///< how each sample's L2 flush evicts (harness/timing.hpp)
   /// The most workspace one config may ask for (split-K's partials); larger ones are pruned
   /// (`workspace`). Target::max_workspace_bytes.
   long long max_workspace_bytes = 1LL << 30;

@@ -33,7 +33,12 @@ struct Session {
   explicit Session(const WorkerSetup& s)
       : device(select(s.device)),
         ws(s.problem, s.seed, stream.get()),
-        timer(device, TimingSettings{}, stream.get()) {}
+        timer(device, timing_of(s), stream.get()) {}
+  static TimingSettings timing_of(const WorkerSetup& s) {
+    TimingSettings t;
+    t.l2_flush = s.l2_flush;
+    return t;
+  }
   static int select(int ordinal) {
     COALESCE_CUDA(cudaSetDevice(ordinal));
     return ordinal;
@@ -115,6 +120,11 @@ json handle(const json& req, std::unique_ptr<Session>& session) {
     s.problem.dtype = parse_dtype(req.at("dtype").get<std::string>()).value();
     s.problem.epilogue = parse_epilogue(req.at("epilogue").get<std::string>()).value();
     s.seed = req.at("seed");
+    if (req.contains("l2_flush")) {
+      const auto mode = parse_l2_flush_mode(req.at("l2_flush").get<std::string>());
+      if (!mode) return {{"status", "error"}, {"detail", "l2_flush must be write or read"}};
+      s.l2_flush = *mode;
+    }
     session = std::make_unique<Session>(s);
     return {{"status", "ok"}};
   }

@@ -33,6 +33,22 @@ TEST(TimingSettings, AbsentFieldsKeepDefaults) {
   EXPECT_DOUBLE_EQ(back.l2_flush_factor, 2.0);
 }
 
+// The flush mode is stored only when it is not the default write, so every earlier run's
+// settings read back unchanged; "read" round-trips, an unknown mode throws.
+TEST(TimingSettings, TheL2FlushModeIsStoredOnlyWhenItIsRead) {
+  TimingSettings s;
+  EXPECT_EQ(s.l2_flush, L2FlushMode::write);
+  EXPECT_FALSE(nlohmann::json(s).contains("l2_flush"));
+  s.l2_flush = L2FlushMode::read;
+  const nlohmann::json j = s;
+  EXPECT_EQ(j.at("l2_flush"), "read");
+  EXPECT_EQ(j.get<TimingSettings>().l2_flush, L2FlushMode::read);
+  EXPECT_THROW(nlohmann::json({{"l2_flush", "clean"}}).get<TimingSettings>(), std::invalid_argument);
+  EXPECT_EQ(parse_l2_flush_mode("write"), L2FlushMode::write);
+  EXPECT_FALSE(parse_l2_flush_mode("Read").has_value());
+  EXPECT_EQ(to_string(L2FlushMode::read), "read");
+}
+
 TEST(TimingSettings, WrongTypeThrows) {
   EXPECT_THROW(nlohmann::json({{"min_samples", "many"}}).get<TimingSettings>(), nlohmann::json::exception);
 }

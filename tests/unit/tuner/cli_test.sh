@@ -89,6 +89,11 @@ out=$(COALESCE_TEST_STANDIN_WORKER=/bin/false COALESCE_TEST_STANDIN_DEVICES=2 "$
 check "sweep --devices 0,5 on two devices: status 2, one line" \
   '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "device 5 is not here (this host has 2, ordinals 0 to 1)"'
 check "sweep --devices 0,5: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+# --l2-flush takes write or read; anything else is bad usage before any device or database.
+out=$("$tune" sweep --shape 256 --l2-flush clean --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+check "sweep --l2-flush clean: status 2, naming the choices" \
+  '[ $rc -eq 2 ] && printf "%s" "$out" | grep -q -- "--l2-flush" && printf "%s" "$out" | grep -q "write" && printf "%s" "$out" | grep -q "read"'
+check "sweep --l2-flush clean: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 out=$(SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 "$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
 check "sweep in a Slurm array task outside the array: status 2, one line" \
   '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "SLURM_ARRAY_TASK_ID 3 is not one of the array.s 3 tasks"'
