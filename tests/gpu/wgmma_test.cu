@@ -151,6 +151,21 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   EXPECT_EQ(checked, 17 * 4 * 2);
 }
 
+// The cluster and epilogue-warp tiles alone at the shapes below one 4096 tile: the edge shape,
+// one smaller than a tile, the smallest (a separate test so that compute-sanitizer can run just
+// these; results/logs/runCL).
+TEST(Wgmma, ClustersAndEpilogueWarpsAtTheEdges) {
+  COALESCE_REQUIRE_GPU();
+  const std::vector<Instance> instances = {
+      instance<Cluster2x1, Dtype::bf16, Epilogue::bias_gelu>(),     instance<Cluster2x1Grid, Dtype::bf16, Epilogue::bias_gelu>(),
+      instance<Cluster1x2, Dtype::bf16, Epilogue::bias_gelu>(),     instance<Cluster1x2EpilogueWarps, Dtype::bf16, Epilogue::bias_gelu>(),
+      instance<EpilogueWarps128x256, Dtype::bf16, Epilogue::bias_gelu>(), instance<EpilogueWarps256x128, Dtype::bf16, Epilogue::bias_gelu>(),
+      instance<EpilogueWarpsGrid128x128, Dtype::bf16, Epilogue::bias_gelu>()};
+  int checked = 0;
+  check_all(instances, kShapes + 1, 3, &checked);
+  EXPECT_EQ(checked, 7 * 3 * 2);
+}
+
 // Every epilogue through both stores (registers -> C, and registers -> shared -> TMA store).
 TEST(Wgmma, EveryEpilogueMatchesTheReference) {
   COALESCE_REQUIRE_GPU();
