@@ -34,11 +34,14 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-int l2_read_flush_blocks() { return 4 * 132; }
+int l2_read_flush_blocks(int device_ordinal) {
+  int sms = 0;
+  COALESCE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_ordinal));
+  return 4 * sms;  // 1024 threads per SM: enough loads in flight to read at full bandwidth
+}
 
-void l2_read_flush(const void* buffer, std::size_t bytes, unsigned* sink, cudaStream_t stream) {
-  read_through_l2<<<l2_read_flush_blocks(), kThreads, 0, stream>>>(static_cast<const uint4*>(buffer), bytes / 16,
-                                                                    sink);
+void l2_read_flush(const void* buffer, std::size_t bytes, unsigned* sink, int blocks, cudaStream_t stream) {
+  read_through_l2<<<blocks, kThreads, 0, stream>>>(static_cast<const uint4*>(buffer), bytes / 16, sink);
   COALESCE_CUDA(cudaGetLastError());
 }
 

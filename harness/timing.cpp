@@ -56,8 +56,9 @@ constexpr int kMaxWarmupBatch = 256;
 
 L2Flush::L2Flush(int device_ordinal, double factor, L2FlushMode mode)
     : buffer_(static_cast<std::size_t>(factor * l2_bytes(device_ordinal)) / 16 * 16),
-      sink_(mode == L2FlushMode::read ? static_cast<std::size_t>(l2_read_flush_blocks()) : 0),
-      mode_(mode) {
+      mode_(mode),
+      read_blocks_(mode == L2FlushMode::read ? l2_read_flush_blocks(device_ordinal) : 0),
+      sink_(static_cast<std::size_t>(read_blocks_)) {
   if (mode_ == L2FlushMode::read) {
     // Filled once, so every read returns defined data.
     COALESCE_CUDA(cudaMemset(buffer_.get(), 0, buffer_.bytes()));
@@ -67,7 +68,7 @@ L2Flush::L2Flush(int device_ordinal, double factor, L2FlushMode mode)
 
 void L2Flush::flush(cudaStream_t stream) {
   if (mode_ == L2FlushMode::read) {
-    l2_read_flush(buffer_.get(), buffer_.bytes(), sink_.get(), stream);
+    l2_read_flush(buffer_.get(), buffer_.bytes(), sink_.get(), read_blocks_, stream);
   } else {
     COALESCE_CUDA(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), stream));
   }

@@ -75,14 +75,16 @@ class L2Flush {
 
  private:
   DeviceBuffer<unsigned char> buffer_;
-  DeviceBuffer<unsigned> sink_;  ///< the read flush's per-block results
   L2FlushMode mode_;
+  int read_blocks_;              ///< the read flush's grid (0 for the write flush)
+  DeviceBuffer<unsigned> sink_;  ///< the read flush's per-block results
 };
 
 /// The read flush's kernel (l2_flush.cu): reads `bytes` (a multiple of 16) of `buffer` through
-/// L2, one word per block into `sink` (l2_read_flush_blocks() of them).
-void l2_read_flush(const void* buffer, std::size_t bytes, unsigned* sink, cudaStream_t stream);
-int l2_read_flush_blocks();
+/// L2 with `blocks` blocks, one word per block into `sink`; l2_read_flush_blocks() is the grid
+/// it uses on a device (4 blocks of 256 threads per SM).
+void l2_read_flush(const void* buffer, std::size_t bytes, unsigned* sink, int blocks, cudaStream_t stream);
+int l2_read_flush_blocks(int device_ordinal);
 
 /// One cold measurement: every sample (ms), their statistics, how sampling ended, the warm-up
 /// and the SM clock before and after (nullopt where NVML is absent).

@@ -77,6 +77,14 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
   /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
   COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
+  /// The tiles of an M x N problem in the kernel's walk: pairs of tiles with a cluster of two
+  /// (2x1 pairs tile rows, 1x2 tile columns; the edge's pairs counted whole), else tiles.
+  COALESCE_HD constexpr int tile_pairs_m(int m) const { return ((m + bm - 1) / bm + cluster_m - 1) / cluster_m; }
+  COALESCE_HD constexpr int tile_pairs_n(int n) const { return ((n + bn - 1) / bn + cluster_n - 1) / cluster_n; }
+  /// Blocks of a grid with one per tile of every pair (a whole number of clusters).
+  COALESCE_HD constexpr long long grid_blocks(int m, int n) const {
+    return static_cast<long long>(tile_pairs_m(m)) * tile_pairs_n(n) * cluster_size();
+  }
   /// The setmaxnreg split (with two consumers): the producer warpgroup, each consumer.
   COALESCE_HD constexpr int producer_registers() const {
     return epilogue_slots > 0 ? kEpilogueProducerRegisters : kProducerRegisters;
@@ -106,7 +114,7 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int a_stage_bytes() const { return bm * bk * kElementBytes; }
   COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * kElementBytes; }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
-  /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warpgroup
+  /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warps
   /// writes the rounded C chunk over its first half and stores it from there).
   COALESCE_HD constexpr int slot_bytes() const { return bm * kSlotRowBytes; }
   /// The C tile staged for the TMA store (none for direct stores), or the epilogue slots.

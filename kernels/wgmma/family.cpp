@@ -93,10 +93,8 @@ class WgmmaFamily final : public Family {
     // With a cluster of two, tiles go in pairs (kernels/wgmma/gemm.cuh, WgmmaTileWalk): the
     // edge's pairs count whole, and the blocks of a cluster are neighbours in x.
     const long long cluster = c.cluster_size();
-    const long long pairs = static_cast<long long>(((problem.m + c.bm - 1) / c.bm + c.cluster_m - 1) / c.cluster_m) *
-                            (((problem.n + c.bn - 1) / c.bn + c.cluster_n - 1) / c.cluster_n);
     Geometry g;
-    long long blocks = pairs * cluster;
+    long long blocks = c.grid_blocks(problem.m, problem.n);
     if (c.persistent) {
       // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)),
       // whole clusters.

@@ -74,11 +74,7 @@ struct WgmmaTile {
   /// tile of each pair, the edge's pairs counted whole. The kernel walks tiles (pairs) with a grid
   /// stride, so any grid is correct (with a cluster, any multiple of 2); the plug-in's geometry
   /// caps a persistent config's grid at the SM count.
-  static constexpr long long grid_blocks(int m, int n) {
-    const long long pairs_m = ((m + BM - 1) / BM + CLUSTER_M - 1) / CLUSTER_M;
-    const long long pairs_n = ((n + BN - 1) / BN + CLUSTER_N - 1) / CLUSTER_N;
-    return pairs_m * pairs_n * CLUSTER_M * CLUSTER_N;
-  }
+  static constexpr long long grid_blocks(int m, int n) { return config.grid_blocks(m, n); }
   /// The 16-bit problem rules (the kernel exists for bf16 and f16 only).
   static constexpr Verdict check_problem(int m, int n, int k) { return config.check_problem(m, n, k, Dtype::bf16); }
   static constexpr Verdict check_device(const DeviceLimits& limits) { return config.check(limits); }
@@ -204,8 +200,9 @@ struct WgmmaTileWalk {
   static constexpr int kCluster = cfg.cluster_size();
   int pairs_m, pairs_n, rank;
   __device__ __forceinline__ WgmmaTileWalk(int M, int N) {
-    pairs_m = ((M + cfg.bm - 1) / cfg.bm + cfg.cluster_m - 1) / cfg.cluster_m;
-    pairs_n = ((N + cfg.bn - 1) / cfg.bn + cfg.cluster_n - 1) / cfg.cluster_n;
+    constexpr WgmmaConfig c = Tile::config;  // a local copy: device code cannot read the static member at run time
+    pairs_m = c.tile_pairs_m(M);
+    pairs_n = c.tile_pairs_n(N);
     if constexpr (kCluster > 1) {
       rank = static_cast<int>(sm90::cluster_rank());
     } else {
@@ -292,6 +289,14 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
       ring.advance();
     }
   }
+}
+
+/// The 4-byte word of a C staging chunk (64 columns x its rows, 128-byte rows in the 128-byte
+/// swizzle the TMA store reads) that holds the pair of columns 8j + 2(lane%4) and the next in
+/// local row r, for a thread whose rows have r % 8 = lane / 4 (the accumulator layout's): the
+/// 16-byte unit j of the row, swizzled to j ^ (r % 8), so a warp's 32 writes hit 32 banks.
+__device__ __forceinline__ unsigned wgmma_staged_word(unsigned chunk, int r, int j, int lane) {
+  return chunk + r * WgmmaConfig::kSwizzleBytes + static_cast<unsigned>((j ^ (lane / 4)) * 16) + 4 * (lane % 4);
 }
 
 /// The bias pairs of a thread's columns in 32 columns of the tile (col0 + 8j and col0 + 8j + 1,
@@ -484,10 +489,9 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
 #pragma unroll
     for (int jj = 0; jj < BiasGroup::kPairs; ++jj) {
       // Local row r = 64mi + 16warp + lane/4 + 8h, so r % 8 = lane/4; columns 8j.. are 16-byte
-      // unit j % 8 of chunk j / 8, swizzled to unit (j % 8) ^ (r % 8).
+      // unit j % 8 of chunk j / 8.
       const int j = BiasGroup::kPairs * g + jj;
-      const unsigned unit = static_cast<unsigned>((j % 8) ^ (lane / 4));
-      const unsigned chunk = stage + (j / 8) * CHUNK_BYTES + unit * 16 + 4 * (lane % 4);
+      const unsigned chunk = stage + (j / 8) * CHUNK_BYTES;
 #pragma unroll
       for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
@@ -495,7 +499,7 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
           const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
           const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b.lo(jj)));
           const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b.hi(jj)));
-          sm90::st_shared_b32(chunk + r * ROW, detail::pack_pair(lo.bits, hi.bits));
+          sm90::st_shared_b32(wgmma_staged_word(chunk, r, j % 8, lane), detail::pack_pair(lo.bits, hi.bits));
         }
     }
   }
@@ -517,14 +521,14 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
   }
 }
 
-/// Where the epilogue warpgroup's slots keep a value (epilogue_slots > 0). A slot holds 64
+/// Where the epilogue warps' slots keep a value (epilogue_slots > 0). A slot holds 64
 /// columns of the tile's BM rows as f32, in 2 KB pieces: piece q < BM/16 holds columns 0..31 of
 /// the 16-row group q (rows 16q.., q = (consumer·m_iters + mi)·4 + warp) and piece q + BM/16 its
 /// columns 32..63, each as 4 column groups × 32 lanes of 16-byte units (the float4
 /// d[4j..4j+3] of lane l: rows r and r+8, columns 8j + 2(l%4) and the next). So a warp's 32
 /// lanes write and read 512 contiguous bytes, without bank conflicts, and the rounded 16-bit
 /// rows of group q (2 KB: 16 rows of 128 bytes, in the 128-byte swizzle the TMA store reads)
-/// fit exactly over piece q, which only the same warp reads: the epilogue warpgroup rounds a
+/// fit exactly over piece q, which only the same warp reads: the epilogue warps round a
 /// slot in place.
 template <class Tile>
 __device__ __forceinline__ unsigned wgmma_slot_unit(unsigned slot, int group, int jj, int lane) {
@@ -532,11 +536,11 @@ __device__ __forceinline__ unsigned wgmma_slot_unit(unsigned slot, int group, in
   return slot + (group + (jj >= 4 ? GROUPS : 0)) * 2048 + (jj % 4) * 512 + lane * 16;
 }
 
-/// The consumers' side of the epilogue warpgroup: the tile's raw f32 sums (no bias, no
-/// activation), 64 columns at a time, each into the next slot once the epilogue warpgroup has
+/// The consumers' side of the epilogue warps: the tile's raw f32 sums (no bias, no
+/// activation), 64 columns at a time, each into the next slot once the epilogue warps have
 /// released it, announced on the slot's `full` mbarrier (one arrival per consumer thread, which
 /// publishes the thread's stores). `chunk` counts the block's 64-column chunks so far; the
-/// epilogue warpgroup counts the same sequence, so both agree on every (slot, phase).
+/// epilogue warps count the same sequence, so both agree on every (slot, phase).
 template <class Tile>
 __device__ __forceinline__ void wgmma_hand_off(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                const WgmmaSmem<Tile>& sm, int consumer, int& chunk) {
@@ -612,11 +616,9 @@ __device__ __forceinline__ void wgmma_epilogue_warps(const TensorMap* c_map,
           for (int jj = 0; jj < 4; ++jj)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              // Row 16·group + lane/4 + 8h of the chunk, 16-byte unit j = 4·half + jj swizzled to
-              // j ^ (row % 8), as wgmma_store_tma lays out C.
+              // Row 16·group + lane/4 + 8h of the chunk, as wgmma_store_tma lays out C.
               const int r = group * WgmmaConfig::kWarpRows + lane / 4 + 8 * h;
-              const unsigned unit = static_cast<unsigned>((4 * half + jj) ^ (lane / 4));
-              sm90::st_shared_b32(slot + r * ROW + unit * 16 + 4 * (lane % 4), word[jj][h]);
+              sm90::st_shared_b32(wgmma_staged_word(slot, r, 4 * half + jj, lane), word[jj][h]);
             }
         }
       }
@@ -697,7 +699,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   const int k_blocks = wgmma_k_steps<Tile>(K).count;
   RingCursor<cfg.stages> ring;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
-  int chunk = 0;  // with an epilogue warpgroup: the 64-column chunks handed to it so far
+  int chunk = 0;  // with epilogue warps: the 64-column chunks handed to them so far
   for (int i = walk.first(); i < walk.count(); i += walk.stride(), ++turn) {
     if constexpr (cfg.pingpong) {
       if (turn % 2 != consumer) {
