@@ -1,5 +1,5 @@
-// The wgmma configs that must work without tuning: the compiler's fallback for a bf16 or f16
-// fused op on sm_90a and the configs the GPU and NVRTC tests always build. Every one is legal
+// The wgmma configs that must work without tuning: the compiler's fallback for a bf16, f16 or
+// tf32 fused op on sm_90a and the configs the GPU and NVRTC tests always build. Every one is legal
 // for every problem the family takes (its problem rules do not depend on the tile).
 //
 // Plain C++17 with no MLIR: included by the compiler, the plug-in and the tests.
@@ -20,5 +20,15 @@ inline constexpr WgmmaConfig kConfigs[] = {{128, 256, 64, 4, 2, 1, 1, 1, 8, 0},
                                            {128, 128, 64, 6, 2, 1, 1, 1, 8, 1},
                                            {64, 128, 64, 6, 1, 1, 1, 0, 8, 0}};
 inline constexpr int kCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
+
+/// tf32 (BK = 32, the transposed tile): 128x256 with two consumers of 128 columns each (two m64
+/// blocks of C^T, wgmma N = 128), persistent and not; 256x128 with two consumers of 64 columns
+/// (wgmma N = 256); a one-consumer 128x128 tile for shapes with few tiles.
+//                                             bm   bn  bk  s  wg cm cn  p  g ts
+inline constexpr WgmmaConfig kTf32Configs[] = {{128, 256, 32, 4, 2, 1, 1, 1, 8, 0},
+                                               {128, 256, 32, 4, 2, 1, 1, 0, 8, 0},
+                                               {256, 128, 32, 4, 2, 1, 1, 1, 8, 0},
+                                               {128, 128, 32, 6, 1, 1, 1, 0, 8, 0}};
+inline constexpr int kTf32Count = sizeof(kTf32Configs) / sizeof(kTf32Configs[0]);
 
 }  // namespace coalesce::wgmma_builtin

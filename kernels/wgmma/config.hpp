@@ -24,6 +24,14 @@ namespace coalesce {
 /// warpgroup's three idle warps apply the epilogue: the consumers hand them their raw f32 sums
 /// through that many 64-column slots of shared memory and go on to their next tile's MMAs, so
 /// the epilogue runs under the tensor cores' work instead of between it.
+///
+/// BK names the operands' width: a K slice is one 128-byte swizzle row, so BK = 64 is the 16-bit
+/// kernel above and BK = 32 the tf32 kernel (f32 storage). wgmma reads tf32 operands from shared
+/// memory only K-major, and B (K x N row-major) is N-major, so the tf32 kernel multiplies the
+/// transposed tile, C^T = B^T A^T: wgmma's M side is the tile's N (the consumers split BN, 64 or
+/// 128 rows of C^T each), its N side the tile's BM, its A operand B^T read from the B slot into
+/// registers, and its B operand the A slot as TMA loaded it (K-major). The tf32 kernel stores C
+/// from registers (tma_store = 0), without clusters, ping-pong, split-K or epilogue warps.
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
@@ -40,12 +48,14 @@ struct WgmmaConfig {
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
   static constexpr int kSwizzleBytes = 128;
-  static constexpr int kElementBytes = 2;                         ///< bf16 and f16
-  static constexpr int kRowElements = kSwizzleBytes / kElementBytes;  ///< 64: one swizzle row
+  static constexpr int kElementBytes = 2;                         ///< bf16 and f16 (the 16-bit kernel)
+  static constexpr int kRowElements = kSwizzleBytes / kElementBytes;  ///< 64: one swizzle row of 16-bit values
+  static constexpr int kTf32Bk = kSwizzleBytes / 4;               ///< 32: BK of the tf32 kernel
   static constexpr int kWarpgroup = 128;                          ///< threads per warpgroup
   static constexpr int kWgmmaM = 64;                              ///< rows of one wgmma
   static constexpr int kWarpRows = 16;                            ///< rows of one wgmma a warp holds
   static constexpr int kWgmmaK = 16;                              ///< K of one 16-bit wgmma
+  static constexpr int kTf32WgmmaK = 8;                           ///< K of one tf32 wgmma
   static constexpr int kMaxBox = 256;                             ///< TMA box limit per dimension
   /// The fewest registers a consumer thread needs besides its accumulators (descriptors,
   /// barrier addresses, loop state, epilogue temporaries): 192 accumulators compile without
@@ -72,6 +82,24 @@ struct WgmmaConfig {
   /// f32 bytes of one epilogue slot per row of the tile: 64 columns of 4 bytes.
   static constexpr int kSlotRowBytes = kRowElements * 4;
 
+  /// The tf32 kernel (BK = 32): the transposed tile, C^T = B^T A^T (see the struct's comment).
+  COALESCE_HD constexpr bool transposed() const { return bk == kTf32Bk; }
+  /// Bytes of one operand element: 2, or 4 in the tf32 kernel (f32 storage).
+  COALESCE_HD constexpr int element_bytes() const { return transposed() ? 4 : kElementBytes; }
+  /// Elements of one 128-byte swizzle row: a B chunk's columns and a C staging chunk's (64, or 32).
+  COALESCE_HD constexpr int row_elements() const { return kSwizzleBytes / element_bytes(); }
+  /// K of one wgmma: 16, or 8 in tf32.
+  COALESCE_HD constexpr int wgmma_k() const { return transposed() ? kTf32WgmmaK : kWgmmaK; }
+  /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel), and its N side.
+  COALESCE_HD constexpr int mma_rows() const { return transposed() ? bn : bm; }
+  COALESCE_HD constexpr int mma_cols() const { return transposed() ? bm : bn; }
+  /// Registers of the tf32 kernel's A fragments (B^T from shared memory): four per m64 block
+  /// per K step, for the two halves of a K slice, which alternate so that one half's loads do
+  /// not overwrite registers the other half's wgmmas may still read. None in the 16-bit kernel.
+  COALESCE_HD constexpr int fragment_registers() const {
+    return transposed() ? 4 * m_iters() * (bk / kTf32WgmmaK) : 0;
+  }
+
   COALESCE_HD constexpr int threads() const { return kWarpgroup * (1 + consumers); }
   /// Blocks of a cluster: 2x1 (two tiles of one column, sharing B) or 1x2 (one row, sharing A).
   COALESCE_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
@@ -97,7 +125,7 @@ struct WgmmaConfig {
   }
   /// Rows of a tile one consumer multiplies: its share of the tile, or with pingpong the whole tile.
   COALESCE_HD constexpr int rows_per_consumer() const {
-    return pingpong ? bm : (consumers > 0 ? bm / consumers : 0);
+    return pingpong ? mma_rows() : (consumers > 0 ? mma_rows() / consumers : 0);
   }
   /// The first row of the tile that consumer `c` owns (0 for both with pingpong).
   COALESCE_HD constexpr int consumer_row(int c) const { return pingpong ? 0 : c * rows_per_consumer(); }
@@ -105,14 +133,14 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int tiles_in_flight() const { return pingpong ? consumers : 1; }
   /// m64 wgmmas per consumer per K step (1 or 2).
   COALESCE_HD constexpr int m_iters() const { return rows_per_consumer() / kWgmmaM; }
-  /// f32 accumulators a consumer thread holds: its rows × BN over 128 threads.
-  COALESCE_HD constexpr int accumulators() const { return rows_per_consumer() * bn / kWarpgroup; }
+  /// f32 accumulators a consumer thread holds: its rows × wgmma's N side over 128 threads.
+  COALESCE_HD constexpr int accumulators() const { return rows_per_consumer() * mma_cols() / kWarpgroup; }
   /// Registers one consumer thread may use (setmaxnreg with two consumers, the launch cap with one).
   COALESCE_HD constexpr int consumer_register_budget(int regs_per_sm = 65536) const {
     return consumers == 2 ? consumer_registers() : register_cap(threads(), 1, regs_per_sm);
   }
-  COALESCE_HD constexpr int a_stage_bytes() const { return bm * bk * kElementBytes; }
-  COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * kElementBytes; }
+  COALESCE_HD constexpr int a_stage_bytes() const { return bm * bk * element_bytes(); }
+  COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * element_bytes(); }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
   /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warps
   /// writes the rounded C chunk over its first half and stores it from there).
@@ -120,7 +148,7 @@ struct WgmmaConfig {
   /// The C tile staged for the TMA store (none for direct stores), or the epilogue slots.
   COALESCE_HD constexpr int store_bytes() const {
     if (epilogue_slots > 0) return epilogue_slots * slot_bytes();
-    return tma_store ? tiles_in_flight() * bm * bn * kElementBytes : 0;
+    return tma_store ? tiles_in_flight() * bm * bn * element_bytes() : 0;
   }
   /// Two mbarriers (full, empty) of 8 bytes per stage and per epilogue slot.
   COALESCE_HD constexpr int barrier_bytes() const { return (stages + epilogue_slots) * 2 * 8; }
@@ -130,7 +158,7 @@ struct WgmmaConfig {
 
   /// The register model before compiling: accumulators plus an overhead, within the budget.
   COALESCE_HD constexpr int predicted_registers() const {
-    const int model = accumulators() + kPredictedOverhead;
+    const int model = accumulators() + fragment_registers() + kPredictedOverhead;
     const int entry = register_cap(threads(), 1);
     // With two consumers ptxas reports the entry cap; setmaxnreg then moves registers.
     if (consumers == 2) return entry;
@@ -178,17 +206,28 @@ struct WgmmaConfig {
       return {Violation::shape, "epilogue warps (epilogue_slots > 0) need two consumers, pingpong = 0, split = 1 and tma_store = 1 (it stores C through TMA)"};
     if (epilogue_slots > 0 && epilogue_slots * kRowElements > bn)
       return {Violation::shape, "epilogue_slots must be at most BN / 64 (a slot holds 64 columns of the tile)"};
-    if (bk * kElementBytes != kSwizzleBytes)
-      return {Violation::shape, "BK must be 64: a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
-    if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (pingpong ? 1 : consumers) != bm ||
-        (m_iters() != 1 && m_iters() != 2))
-      return {Violation::divisibility,
-              "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong, 64 or 128)"};
-    if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
-    if (bn % kRowElements != 0 || bn > kMaxBox)
-      return {Violation::divisibility, "BN must be 64, 128, 192 or 256 (whole 128-byte rows of B; wgmma N <= 256)"};
-    if (accumulators() + kRegisterOverhead > consumer_register_budget())
-      return {Violation::registers, "the accumulators (rows per consumer x BN / 128) do not fit a consumer's registers"};
+    if (bk != kRowElements && bk != kTf32Bk)
+      return {Violation::shape, "BK must be 64 (bf16, f16) or 32 (tf32): a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
+    if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
+      return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
+    if (transposed()) {
+      if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * consumers != bn ||
+          (m_iters() != 1 && m_iters() != 2))
+        return {Violation::divisibility,
+                "the tf32 kernel's consumers own 64 or 128 columns of the tile each (rows of C^T): BN must be 64 or 128 times consumers"};
+      if (bm % kWgmmaM != 0 || bm > kMaxBox)
+        return {Violation::divisibility, "the tf32 kernel's BM (wgmma's N) must be 64, 128, 192 or 256"};
+    } else {
+      if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (pingpong ? 1 : consumers) != bm ||
+          (m_iters() != 1 && m_iters() != 2))
+        return {Violation::divisibility,
+                "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong, 64 or 128)"};
+      if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
+      if (bn % kRowElements != 0 || bn > kMaxBox)
+        return {Violation::divisibility, "BN must be 64, 128, 192 or 256 (whole 128-byte rows of B; wgmma N <= 256)"};
+    }
+    if (accumulators() + fragment_registers() + kRegisterOverhead > consumer_register_budget())
+      return {Violation::registers, "the accumulators (rows per consumer x wgmma's N / 128, with tf32's A fragments) do not fit a consumer's registers"};
     return {};
   }
 
@@ -220,19 +259,35 @@ struct WgmmaConfig {
 
   /// Problem-dependent rules: the dtype, and what TMA needs of global memory (16-byte aligned
   /// row strides, so N and K multiples of 8 for 16-bit elements).
+  /// The dtypes the family multiplies (any tile): bf16 and f16, and tf32 with BK = 32.
+  COALESCE_HD static constexpr Verdict check_dtype(Dtype dtype) {
+    if (dtype != Dtype::bf16 && dtype != Dtype::f16 && dtype != Dtype::tf32)
+      return {Violation::dtype, "the wgmma family multiplies bf16, f16 or tf32 operands on the tensor cores (no f32 path)"};
+    return {};
+  }
+  /// BK of the family's kernel for `dtype`: 64 for 16-bit operands, 32 for tf32's.
+  COALESCE_HD static constexpr int bk_for(Dtype dtype) { return dtype == Dtype::tf32 ? kTf32Bk : kRowElements; }
+
   COALESCE_HD constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) const {
-    if (dtype == Dtype::tf32)
-      return {Violation::dtype, "wgmma reads tf32 operands only K-major, and B (K x N row-major) is N-major: tf32 needs a transposing copy the wgmma family does not have"};
-    if (dtype != Dtype::bf16 && dtype != Dtype::f16)
-      return {Violation::dtype, "the wgmma family multiplies bf16 or f16 operands on the tensor cores (no f32 path)"};
+    if (Verdict v = check_dtype(dtype); !v.ok()) return v;
+    if (bk != bk_for(dtype))
+      return {Violation::dtype, dtype == Dtype::tf32 ? "tf32 needs the tf32 kernel, BK = 32 (a 128-byte row of f32)"
+                                                     : "bf16 and f16 need the 16-bit kernel, BK = 64 (a 128-byte row of 16-bit values)"};
     if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
     if (static_cast<long long>(m) * k >= (1LL << 31) || static_cast<long long>(k) * n >= (1LL << 31) ||
         static_cast<long long>(m) * n >= (1LL << 31))
       return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
-    if (k % 8 != 0)
-      return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes"};
-    if (n % 8 != 0)
-      return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes"};
+    if (transposed()) {
+      if (k % 4 != 0)
+        return {Violation::divisibility, "K must be a multiple of 4: TMA needs A's row stride (K x 4 bytes) to be a multiple of 16 bytes"};
+      if (n % 4 != 0)
+        return {Violation::divisibility, "N must be a multiple of 4: TMA needs the row strides of B and C (N x 4 bytes) to be multiples of 16 bytes"};
+    } else {
+      if (k % 8 != 0)
+        return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes"};
+      if (n % 8 != 0)
+        return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes"};
+    }
     if (split > (k + bk - 1) / bk)
       return {Violation::shape, "split-K needs at least one BK-deep step of K per slice"};
     if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))

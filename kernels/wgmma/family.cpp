@@ -26,15 +26,12 @@ class WgmmaFamily final : public Family {
  public:
   std::string_view name() const override { return "wgmma"; }
   std::string_view summary() const override {
-    return "bf16/f16 GEMM on Hopper's warpgroup tensor cores: TMA into a swizzled mbarrier ring, warp-specialized "
-           "wgmma (kernels/wgmma/gemm.cuh; sm_90a)";
+    return "bf16/f16/tf32 GEMM on Hopper's warpgroup tensor cores: TMA into a swizzled mbarrier ring, "
+           "warp-specialized wgmma (kernels/wgmma/gemm.cuh; sm_90a)";
   }
   const std::vector<ParamSpec>& params() const override { return kParams; }
 
-  Verdict supports(Dtype dtype) const override {
-    // The dtype rule is WgmmaConfig's; any shape the rule accepts asks only about the dtype.
-    return WgmmaConfig{}.check_problem(1, 8, 8, dtype);
-  }
+  Verdict supports(Dtype dtype) const override { return WgmmaConfig::check_dtype(dtype); }
   Verdict supports(const Target& target) const override {
     if (target.cc_major != 9 || target.cc_minor != 0 || !target.arch_specific)
       return {Violation::arch,
@@ -44,13 +41,15 @@ class WgmmaFamily final : public Family {
   }
   std::string nvrtc_arch(const Target&) const override { return "sm_90a"; }
 
-  std::vector<Config> sweep_configs(const Problem&) const override {
+  std::vector<Config> sweep_configs(const Problem& problem) const override {
     const WgmmaLists& l = wgmma_lists();
     std::vector<Config> out;
-    // Every combination of the lists, in the lists' order (the last list varies fastest).
+    // Every combination of the lists, in the lists' order (the last list varies fastest), with
+    // the BK of the problem's dtype (one 128-byte row: 64 in bf16 and f16, 32 in tf32).
     for (int bm : l.bm)
       for (int bn : l.bn)
         for (int bk : l.bk)
+          if (bk == WgmmaConfig::bk_for(problem.dtype))
           for (int stages : l.stages)
             for (int consumers : l.consumers)
               for (int cm : l.cluster_m)
@@ -68,9 +67,13 @@ class WgmmaFamily final : public Family {
     return out;
   }
 
-  std::vector<Config> builtin_configs(const Problem&) const override {
+  std::vector<Config> builtin_configs(const Problem& problem) const override {
     std::vector<Config> out;
-    for (const WgmmaConfig& c : wgmma_builtin::kConfigs) out.push_back(from_wgmma(c));
+    if (problem.dtype == Dtype::tf32) {
+      for (const WgmmaConfig& c : wgmma_builtin::kTf32Configs) out.push_back(from_wgmma(c));
+    } else {
+      for (const WgmmaConfig& c : wgmma_builtin::kConfigs) out.push_back(from_wgmma(c));
+    }
     return out;
   }
 
@@ -113,15 +116,15 @@ class WgmmaFamily final : public Family {
   TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const override {
     const WgmmaConfig c = to_wgmma(config);
     const GemmTypes t = problem.types();
-    // Every box's inner side is one 128-byte swizzle row (64 elements); the kernel's shared
-    // layout and its wgmma descriptors assume exactly these boxes.
+    // Every box's inner side is one 128-byte swizzle row (64 elements, 32 in tf32); the kernel's
+    // shared layout and its wgmma descriptors assume exactly these boxes.
     switch (map) {
-      case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x 64 k per copy (K-major slot)
+      case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x BK k per copy (K-major slot)
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
-      case KernelArg::b_tensor_map:  // B: K x N, 64 k x 64 columns per copy (one N-major chunk)
-        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, WgmmaConfig::kRowElements, WgmmaConfig::kSwizzleBytes};
-      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x 64 columns per store
-        return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, WgmmaConfig::kRowElements,
+      case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
+        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.row_elements(), WgmmaConfig::kSwizzleBytes};
+      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x one row of columns per store
+        return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};
       default:
         throw std::invalid_argument("the wgmma kernel takes tensor maps of A, B and C only");
@@ -147,6 +150,9 @@ class WgmmaFamily final : public Family {
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
                             std::string_view symbol) const override {
     if (Verdict v = supports(dtype); !v.ok()) throw std::invalid_argument(v.why);
+    if (to_wgmma(config).bk != WgmmaConfig::bk_for(dtype))
+      throw std::invalid_argument(std::string(to_string(dtype)) + " needs the wgmma kernel with BK = " +
+                                  std::to_string(WgmmaConfig::bk_for(dtype)) + " (one 128-byte row of its elements)");
     return "COALESCE_DEFINE_WGMMA_KERNEL(" + std::string(symbol) + ", coalesce::Dtype::" +
            std::string(to_string(dtype)) + ", " + tile_type(config) + ", coalesce::EpilogueFor<coalesce::Epilogue::" +
            std::string(to_string(epilogue)) + ">)";
@@ -178,9 +184,10 @@ const WgmmaLists& wgmma_lists() {
   // Sized so that a sweep at 4096 is about five hundred legal configs (counted in
   // tests/unit/kernels/wgmma/family_test.cpp), a few minutes of compiling and measuring. The tiles are the
   // four that pair consumers with 64 or 128 rows each (bm 64, 128, 256) against every BN the
-  // rule takes; the rule prunes the pairs whose accumulators do not fit. Stages 3 to 6: two
-  // stages leave TMA latency exposed and deeper rings rarely fit beside a large tile. BK is 64
-  // (one swizzle row), clusters 1x1, 2x1 and 1x2 (the rule refuses 2x2), group_m 8 (the L2-friendly
+  // rule takes; the rule prunes the pairs whose accumulators do not fit (in tf32 the consumers
+  // split BN instead, and the same lists give its tiles). Stages 3 to 6: two stages leave TMA
+  // latency exposed and deeper rings rarely fit beside a large tile. BK is one swizzle row, 64
+  // or 32 elements, the one of the problem's dtype (sweep_configs takes only it), clusters 1x1, 2x1 and 1x2 (the rule refuses 2x2), group_m 8 (the L2-friendly
   // rasterization the simt family and Triton use). Ping-pong both ways: the rule keeps it to
   // persistent two-consumer tiles of 64 or 128 rows. Epilogue warps both ways, with slots for
   // the whole tile: the rule keeps them to two-consumer tiles stored through TMA whose ring and
@@ -188,7 +195,7 @@ const WgmmaLists& wgmma_lists() {
   static const WgmmaLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 192, 256},
-      .bk = {64},
+      .bk = {64, 32},
       .stages = {3, 4, 5, 6},
       .consumers = {1, 2},
       .cluster_m = {1, 2},

@@ -1,6 +1,7 @@
-// The `wgmma` family: 16-bit GEMM on Hopper's warpgroup tensor cores with a fused epilogue,
+// The `wgmma` family: GEMM on Hopper's warpgroup tensor cores with a fused epilogue,
 //   C[m][n] = Epi(sum_k A[m][k] * B[k][n], bias[n])      A: M×K, B: K×N, C: M×N, row-major,
-// bf16 or f16 in memory, f32 accumulation and epilogue, one rounding on the store of C.
+// bf16 or f16 in memory, f32 accumulation and epilogue, one rounding on the store of C; or tf32
+// (f32 in memory, TF32 multiplies) through the transposed tile described below.
 //
 // A block of 1 + CONSUMERS warpgroups computes BM×BN tiles of C (CUTLASS 3's warp-specialized
 // kernel, the "fast.cu" series' design):
@@ -48,6 +49,16 @@
 // reduce adds the slices and applies the epilogue, or with reduce = 1 the last block of each
 // tile does (wgmma_reduce_in_kernel).
 //
+// tf32 (BK = 32; WgmmaConfig's comment): wgmma reads tf32 shared-memory operands only K-major,
+// and B's slot is N-major, so each consumer multiplies the transposed tile, C^T = B^T A^T. Its
+// wgmma A operand is B^T: 64 columns of the tile's B slot per m64 block, read into registers
+// with 32-bit shared loads (the m64nNk8 A fragment); its B operand is the A slot, K-major as TMA
+// wrote it, all BM rows (wgmma's N = BM). The producer and the ring are the 16-bit kernel's with
+// 32-column B chunks. A K slice is two groups of two k8 steps, each with its own fragment
+// registers: a group's loads wait (wgmma.wait_group 1) only for the group before the last, so
+// they never overwrite registers a pending wgmma reads. The epilogue stores C^T's accumulators
+// into C directly, one f32 per element (wgmma_store_transposed).
+//
 // Device-safe: compiles under nvcc and NVRTC (no standard headers), for sm_90a only.
 #pragma once
 
@@ -75,8 +86,11 @@ struct WgmmaTile {
   /// stride, so any grid is correct (with a cluster, any multiple of 2); the plug-in's geometry
   /// caps a persistent config's grid at the SM count.
   static constexpr long long grid_blocks(int m, int n) { return config.grid_blocks(m, n); }
-  /// The 16-bit problem rules (the kernel exists for bf16 and f16 only).
-  static constexpr Verdict check_problem(int m, int n, int k) { return config.check_problem(m, n, k, Dtype::bf16); }
+  /// The problem rules of the tile's kernel: the 16-bit kernel's (bf16 and f16 share them), or
+  /// the tf32 kernel's (BK = 32).
+  static constexpr Verdict check_problem(int m, int n, int k) {
+    return config.check_problem(m, n, k, config.transposed() ? Dtype::tf32 : Dtype::bf16);
+  }
   static constexpr Verdict check_device(const DeviceLimits& limits) { return config.check(limits); }
 };
 
@@ -137,7 +151,7 @@ struct WgmmaSmem {
   /// Slot `s` of A: BM rows of 64 k, one 128-byte row each (K-major).
   __device__ __forceinline__ unsigned a_slot(int s) const { return a_ring + s * cfg.a_stage_bytes(); }
   /// Slot `s` of B: BN/64 chunks, chunk j holding columns 64j..64j+63 as BK rows (one per k) of
-  /// 128 bytes (N-major).
+  /// 128 bytes (N-major); in tf32, BN/32 chunks of 32 columns.
   __device__ __forceinline__ unsigned b_slot(int s) const { return b_ring + s * cfg.b_stage_bytes(); }
   __device__ __forceinline__ unsigned full(int s) const { return full_bar + 8 * s; }
   __device__ __forceinline__ unsigned empty(int s) const { return empty_bar + 8 * s; }
@@ -231,7 +245,7 @@ template <class Tile>
 __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const TensorMap* b_map, const WgmmaSmem<Tile>& sm,
                                               int M, int N, int K) {
   constexpr WgmmaConfig cfg = Tile::config;
-  constexpr int BK = cfg.bk, B_CHUNKS = cfg.bn / WgmmaConfig::kRowElements;
+  constexpr int BK = cfg.bk, ROW_ELEMENTS = cfg.row_elements(), B_CHUNKS = cfg.bn / ROW_ELEMENTS;
   constexpr int CHUNK_BYTES = BK * WgmmaConfig::kSwizzleBytes;
   sm90::prefetch_tensor_map(a_map);
   sm90::prefetch_tensor_map(b_map);
@@ -248,7 +262,7 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
     // that are never stored. (A pair's blocks share the operand they multicast, and so agree on
     // which of its copies are made; each counts the bytes that land in its own slots.)
     const int n_left = N - n0;
-    const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : max(0, (n_left + WgmmaConfig::kRowElements - 1) / WgmmaConfig::kRowElements);
+    const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : max(0, (n_left + ROW_ELEMENTS - 1) / ROW_ELEMENTS);
     int a_boxes = 0;
 #pragma unroll
     for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
@@ -273,9 +287,10 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
         if constexpr (cfg.cluster_m == 2) {
           // 2x1: every other chunk of B, into both blocks' slots.
           if (j % 2 == walk.rank)
-            sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, k0, full, kBoth);
+            sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * ROW_ELEMENTS, k0, full,
+                                        kBoth);
         } else {
-          sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * 64, k0, full);
+          sm90::tma_load_2d(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * ROW_ELEMENTS, k0, full);
         }
       }
       ring.advance();
@@ -361,6 +376,38 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
         *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
       }
   }
+}
+
+/// The tf32 kernel's epilogue: its accumulators are C^T (m64nNk8 layout: thread (warp w, lane l)
+/// holds d[4j + 2h + e] = C^T[16w + l/4 + 8h][8j + 2(l%4) + e] of its 64-row block), so a thread
+/// holds two columns of C per block, with their two bias values, and 2 x BM/8 rows of each; each
+/// value is stored alone (a warp's store writes 8 consecutive columns of 4 rows), predicated at
+/// the edges.
+template <class Tile, class Epi, class Types>
+__device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
+                                                       const typename Types::Bias* __restrict__ bias,
+                                                       typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
+                                                       int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  using CT = typename Types::C;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const int col0 = n0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
+  const int row0 = m0 + 2 * (lane % 4);
+#pragma unroll
+  for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int col = col0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+      if (col >= N) continue;
+      const float b = Epi::kUsesBias ? to_float(bias[col]) : 0.0f;
+#pragma unroll
+      for (int j = 0; j < cfg.mma_cols() / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int row = row0 + 8 * j + e;
+          if (row < M) C[static_cast<long long>(row) * N + col] = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + e], b));
+        }
+    }
 }
 
 /// Split-K's store: the raw f32 sums of the block's K slice (no bias, no activation: the reduce
@@ -660,7 +707,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
                                               typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                               const WgmmaSmem<Tile>& sm, int M, int N, int K, int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
-  constexpr int BN = cfg.bn, BK = cfg.bk, MI = cfg.m_iters();
+  constexpr int BN = cfg.bn, BK = cfg.bk, MI = cfg.m_iters(), NC = cfg.mma_cols();
   constexpr int ROW = WgmmaConfig::kSwizzleBytes;
   constexpr bool kBf16 = Types::math == Math::bf16;
   // wgmma.wait_group's depth before a slot is released: 1 keeps one group of MMAs in flight
@@ -677,15 +724,33 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   // columns of a 128-byte row, 8 k rows per 1024-byte swizzle atom; the leading byte offset is
   // the distance between 64-column chunks (BK rows x 128 bytes), the stride byte offset the
   // distance between 8-row groups along K (1024 bytes).
-  const unsigned long long a_desc0 =
-      sm90::matrix_descriptor_128b(sm.a_slot(0) + cfg.consumer_row(consumer) * ROW, 16, 8 * ROW);
+  // tf32: the A slot (all BM rows) is wgmma's B operand, K-major as A is above.
+  const unsigned long long a_desc0 = sm90::matrix_descriptor_128b(
+      sm.a_slot(0) + (cfg.transposed() ? 0 : cfg.consumer_row(consumer) * ROW), 16, 8 * ROW);
   const unsigned long long b_desc0 = sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW);
+  // tf32: where this thread's A fragment values (B^T[r][k] = B[k][r]) lie in a B slot, for its rows
+  // r = 16·warp + lane/4 + 8i of a 64-column block and k = lane%4 + 4j of a k8 step: chunk
+  // warp/2 of the block's two 32-column chunks, k-row k, 16-byte unit (r%32)/4 swizzled by k%8
+  // (the 128-byte swizzle; k%8 is the same in every k8 step), word r%4. A block and a k8 step
+  // are offsets added to these (2 chunks and 8 k-rows further).
+  unsigned frag_offset[2][2] = {};
+  if constexpr (cfg.transposed()) {
+    const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+    constexpr int CHUNK_BYTES = BK * ROW;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int r = 16 * warp + lane / 4 + 8 * i, k = lane % 4 + 4 * j;
+        frag_offset[i][j] = static_cast<unsigned>((r / 32) * CHUNK_BYTES + k * ROW + (((r % 32) / 4) ^ k) * 16 + (r % 4) * 4);
+      }
+  }
 
-  float acc[MI][BN / 2];
+  float acc[MI][NC / 2];
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) acc[mi][i] = 0.0f;
+    for (int i = 0; i < NC / 2; ++i) acc[mi][i] = 0.0f;
 
   const WgmmaTileWalk<Tile> walk(M, N);
   // A slot goes back to the producer of this block and, in a cluster, of the other block too
@@ -716,23 +781,56 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       sm90::mbarrier_wait(sm.full(ring.slot), ring.phase);
       if (kEarlyRelease && releaser) release(ring.slot);
       const unsigned a_offset = ring.slot * cfg.a_stage_bytes(), b_offset = ring.slot * cfg.b_stage_bytes();
-      sm90::wgmma_fence();
+      if constexpr (cfg.transposed()) {
+        // Two groups of two k8 steps (the top of the file): a group loads its fragments, then
+        // issues its wgmmas; after the first group's wait the whole of slice kb-1 is complete.
+        constexpr int GROUP_STEPS = BK / WgmmaConfig::kTf32WgmmaK / 2;
+        const unsigned b_slot = sm.b_slot(ring.slot);
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi)
+        for (int group = 0; group < 2; ++group) {
+          unsigned frag[MI][GROUP_STEPS][4];
 #pragma unroll
-        for (int kk = 0; kk < BK / WgmmaConfig::kWgmmaK; ++kk) {
-          // A: 64 rows further per m block, 32 bytes further per K step (inside the swizzled
-          // row; the hardware applies the swizzle to the address it computes). B: 16 k rows of
-          // 128 bytes further per K step.
-          const unsigned long long a_desc =
-              a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
-          const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * ROW) >> 4);
-          sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (kb | kk) != 0);
+          for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int q = 0; q < GROUP_STEPS; ++q) {
+              const unsigned base = b_slot + (cfg.consumer_row(consumer) / 32 + 2 * mi) * BK * ROW +
+                                    (group * GROUP_STEPS + q) * WgmmaConfig::kTf32WgmmaK * ROW;
+#pragma unroll
+              for (int f = 0; f < 4; ++f) frag[mi][q][f] = sm90::ld_shared_b32(base + frag_offset[f % 2][f / 2]);
+            }
+          sm90::wgmma_fence();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int q = 0; q < GROUP_STEPS; ++q) {
+              // The A slot's K step: 8 f32 (32 bytes) further inside its swizzled rows.
+              const int kk = group * GROUP_STEPS + q;
+              const unsigned long long desc = a_desc0 + ((a_offset + kk * WgmmaConfig::kTf32WgmmaK * 4) >> 4);
+              sm90::WgmmaTf32<NC>::mma(acc[mi], frag[mi][q], desc, (kb | kk) != 0);
+            }
+          sm90::wgmma_commit_group();
+          sm90::wgmma_wait_group<kReleaseDepth>();
+          if (group == 0 && !kEarlyRelease && kb > 0 && releaser) release(previous);
         }
-      sm90::wgmma_commit_group();
-      sm90::wgmma_wait_group<kReleaseDepth>();
-      // The group of slice kb-1 is complete: its slot goes back to the producer.
-      if (!kEarlyRelease && kb > 0 && releaser) release(previous);
+      } else {
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int kk = 0; kk < BK / WgmmaConfig::kWgmmaK; ++kk) {
+            // A: 64 rows further per m block, 32 bytes further per K step (inside the swizzled
+            // row; the hardware applies the swizzle to the address it computes). B: 16 k rows of
+            // 128 bytes further per K step.
+            const unsigned long long a_desc =
+                a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
+            const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * ROW) >> 4);
+            sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (kb | kk) != 0);
+          }
+        sm90::wgmma_commit_group();
+        sm90::wgmma_wait_group<kReleaseDepth>();
+        // The group of slice kb-1 is complete: its slot goes back to the producer.
+        if (!kEarlyRelease && kb > 0 && releaser) release(previous);
+      }
       previous = ring.slot;
       ring.advance();
     }
@@ -744,10 +842,12 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) sm90::fence_operand(acc[mi][i]);
+      for (int i = 0; i < NC / 2; ++i) sm90::fence_operand(acc[mi][i]);
     if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) release(previous);
 
-    if constexpr (cfg.split > 1) {
+    if constexpr (cfg.transposed()) {
+      wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+    } else if constexpr (cfg.split > 1) {
       wgmma_store_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, consumer);
       if constexpr (cfg.reduce)
         wgmma_reduce_in_kernel<Tile, Epi, Types, HAZARDS>(
@@ -779,9 +879,9 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                                   int M, int N, int K) {
   static_assert(detail::WgmmaGuard<Tile>::ok, "invalid wgmma config");
-  static_assert(Types::math == Math::bf16 || Types::math == Math::f16,
-                "the wgmma kernel multiplies bf16 or f16 operands (tf32 would need K-major B)");
   constexpr WgmmaConfig cfg = Tile::config;
+  static_assert(cfg.transposed() ? Types::math == Math::tf32 : (Types::math == Math::bf16 || Types::math == Math::f16),
+                "the wgmma kernel multiplies bf16 or f16 operands with BK = 64, tf32 with BK = 32");
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // wgmma and setmaxnreg exist only on sm_90a; the body compiles only there.
   __trap();

@@ -214,6 +214,12 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 __device__ __forceinline__ void st_shared_b32(unsigned address, unsigned value) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
 }
+/// A 32-bit load from shared memory (ordered after the mbarrier wait that made it valid).
+__device__ __forceinline__ unsigned ld_shared_b32(unsigned address) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(address) : "memory");
+  return v;
+}
 /// Four f32 values to shared memory in one 16-byte store (the address 16-byte aligned).
 __device__ __forceinline__ void st_shared_v4_f32(unsigned address, float x, float y, float z, float w) {
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "f"(x), "f"(y), "f"(z), "f"(w)

@@ -1,4 +1,4 @@
-// The wgmma family on the GPU (nvcc, sm_90a only): configs in bf16 and f16 through the harness
+// The wgmma family on the GPU (nvcc, sm_90a only): configs in bf16, f16 and tf32 through the harness
 // (kernel_method: tensor maps, geometry, launch) against the fp64 reference on normal and bend
 // inputs, at 4096^3, at an edge shape and at shapes smaller than one tile; bit-identical reruns;
 // shapes the family refuses are refused, not launched; the three planted pipeline hazards
@@ -94,6 +94,33 @@ using Cluster2x1Grid = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0>;
 using Cluster1x2 = WgmmaTile<128, 256, 64, 3, 2, 1, 2, 1, 8, 1>;
 using Cluster1x2EpilogueWarps = WgmmaTile<128, 192, 64, 3, 2, 1, 2, 1, 8, 1, 1, 0, 0, 3>;
 
+// tf32 (BK = 32): the transposed tile, whose consumers split BN. The four built-ins; 64 x 64 with
+// one consumer (wgmma N = 64); 192 x 128 (wgmma N = 192, not in the sweep's lists but legal); 64 x
+// 256 with two consumers of two m64 blocks each.
+//                                  bm   bn  bk  s wg cm cn  p  g ts
+using Tf32Persistent128x256 = WgmmaTile<128, 256, 32, 4, 2, 1, 1, 1, 8, 0>;  // tf32 built-in 0
+using Tf32Grid128x256 = WgmmaTile<128, 256, 32, 4, 2, 1, 1, 0, 8, 0>;        // tf32 built-in 1
+using Tf32Persistent256x128 = WgmmaTile<256, 128, 32, 4, 2, 1, 1, 1, 8, 0>;  // tf32 built-in 2
+using Tf32One128x128 = WgmmaTile<128, 128, 32, 6, 1, 1, 1, 0, 8, 0>;         // tf32 built-in 3
+using Tf32One64x64 = WgmmaTile<64, 64, 32, 4, 1, 1, 1, 0, 1, 0>;
+using Tf32Two192x128 = WgmmaTile<192, 128, 32, 4, 2, 1, 1, 1, 8, 0>;
+using Tf32Two64x256 = WgmmaTile<64, 256, 32, 5, 2, 1, 1, 0, 8, 0>;
+
+std::vector<Instance> tf32_instances(Epilogue e) {
+  constexpr Dtype T = Dtype::tf32;
+  switch (e) {
+    case Epilogue::none: return {instance<Tf32Persistent128x256, T, Epilogue::none>(), instance<Tf32One64x64, T, Epilogue::none>()};
+    case Epilogue::bias: return {instance<Tf32Persistent128x256, T, Epilogue::bias>(), instance<Tf32One64x64, T, Epilogue::bias>()};
+    case Epilogue::bias_relu:
+      return {instance<Tf32Persistent128x256, T, Epilogue::bias_relu>(), instance<Tf32One64x64, T, Epilogue::bias_relu>()};
+    case Epilogue::bias_gelu: break;
+  }
+  return {instance<Tf32Persistent128x256, T, Epilogue::bias_gelu>(), instance<Tf32Grid128x256, T, Epilogue::bias_gelu>(),
+          instance<Tf32Persistent256x128, T, Epilogue::bias_gelu>(), instance<Tf32One128x128, T, Epilogue::bias_gelu>(),
+          instance<Tf32One64x64, T, Epilogue::bias_gelu>(),          instance<Tf32Two192x128, T, Epilogue::bias_gelu>(),
+          instance<Tf32Two64x256, T, Epilogue::bias_gelu>()};
+}
+
 template <Dtype D>
 std::vector<Instance> gelu_instances() {
   return {instance<Persistent128x256, D, Epilogue::bias_gelu>(), instance<Grid128x256, D, Epilogue::bias_gelu>(),
@@ -151,6 +178,22 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   EXPECT_EQ(checked, 17 * 4 * 2);
 }
 
+// tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's
+// N and K are not multiples of 8; below one tile, N = 36 loads one partial 32-column B chunk
+// and a second with 4 columns, K = 20 one partial K slice.
+constexpr Shape kTf32Shapes[] = {{4096, 4096, 4096}, {1024, 1004, 1028}, {100, 36, 20}, {1, 4, 4}};
+
+TEST(Wgmma, EveryConfigMatchesTheReferenceInTf32) {
+  COALESCE_REQUIRE_GPU();
+  int checked = 0;
+  check_all(tf32_instances(Epilogue::bias_gelu), kTf32Shapes, 4, &checked);
+  EXPECT_EQ(checked, 7 * 4 * 2);
+  checked = 0;
+  for (Epilogue e : {Epilogue::none, Epilogue::bias, Epilogue::bias_relu})
+    check_all(tf32_instances(e), kTf32Shapes, 2, &checked);
+  EXPECT_EQ(checked, 2 * 2 * (1 + 1 + 2));
+}
+
 // The cluster and epilogue-warp tiles alone at the shapes below one 4096 tile: the edge shape,
 // one smaller than a tile, the smallest (a separate test so that compute-sanitizer can run just
 // these; results/logs/runCL).
@@ -190,19 +233,21 @@ TEST(Wgmma, RepeatedRunsAreBitIdentical) {
   COALESCE_REQUIRE_GPU();
   Stream stream;
   for (const Shape& s : {Shape{4096, 4096, 4096}, Shape{1024, 1000, 1032}}) {
-    Workspace ws({s.m, s.n, s.k, Dtype::bf16, Epilogue::bias_gelu}, 17, stream.get());
-    const std::size_t elements = static_cast<std::size_t>(s.m) * s.n;
-    std::vector<unsigned short> first(elements), again(elements);
-    for (const Instance& k : gelu_instances<Dtype::bf16>()) {
-      const Method m = method_of(k, ws);
-      for (int run = 0; run < 5; ++run) {
-        ws.poison_output();
-        m.launch(ws.stream());
-        COALESCE_CUDA(cudaStreamSynchronize(ws.stream()));
-        COALESCE_CUDA(cudaMemcpy(run == 0 ? first.data() : again.data(), ws.c(), elements * 2, cudaMemcpyDeviceToHost));
-        if (run > 0) {
-          ASSERT_EQ(std::memcmp(first.data(), again.data(), elements * 2), 0)
-              << where(k.config, k.dtype, k.epilogue, s) << ", run " << run;
+    for (Dtype d : {Dtype::bf16, Dtype::tf32}) {
+      Workspace ws({s.m, s.n, s.k, d, Epilogue::bias_gelu}, 17, stream.get());
+      const std::size_t bytes = static_cast<std::size_t>(s.m) * s.n * element_bytes(gemm_types(d).c);
+      std::vector<unsigned char> first(bytes), again(bytes);
+      for (const Instance& k : d == Dtype::tf32 ? tf32_instances(Epilogue::bias_gelu) : gelu_instances<Dtype::bf16>()) {
+        const Method m = method_of(k, ws);
+        for (int run = 0; run < 5; ++run) {
+          ws.poison_output();
+          m.launch(ws.stream());
+          COALESCE_CUDA(cudaStreamSynchronize(ws.stream()));
+          COALESCE_CUDA(cudaMemcpy(run == 0 ? first.data() : again.data(), ws.c(), bytes, cudaMemcpyDeviceToHost));
+          if (run > 0) {
+            ASSERT_EQ(std::memcmp(first.data(), again.data(), bytes), 0)
+                << where(k.config, k.dtype, k.epilogue, s) << ", run " << run;
+          }
         }
       }
     }
@@ -224,8 +269,19 @@ TEST(Wgmma, RefusesWhatItCannotTake) {
       EXPECT_NE(std::string(e.what()).find("multiple of 8"), std::string::npos) << e.what();
     }
   }
+  // A 16-bit kernel does not take tf32, nor the tf32 kernel bf16; tf32 rows must be 16-byte multiples.
   Workspace tf32({256, 256, 256, Dtype::tf32, Epilogue::bias_gelu}, 5, stream.get());
   EXPECT_THROW(kernel_method(k.config, k.epilogue, k.kernel, tf32), std::invalid_argument);
+  const Instance t = instance<Tf32Persistent128x256, Dtype::tf32, Epilogue::bias_gelu>();
+  Workspace bf16({256, 256, 256, Dtype::bf16, Epilogue::bias_gelu}, 5, stream.get());
+  EXPECT_THROW(kernel_method(t.config, t.epilogue, t.kernel, bf16), std::invalid_argument);
+  Workspace odd({256, 258, 256, Dtype::tf32, Epilogue::bias_gelu}, 5, stream.get());
+  try {
+    kernel_method(t.config, t.epilogue, t.kernel, odd);
+    ADD_FAILURE() << "tf32 at N = 258 was not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 4"), std::string::npos) << e.what();
+  }
 }
 
 // The planted hazards, each on the config whose pipeline it breaks: 128x256 tiles (the longest
@@ -291,6 +347,17 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   EXPECT_GE(failures(instance<Cluster2x1, D, E, kWgmmaHazardEarlyRelease>(), ws,
                      "2x1 cluster: slot released before the MMAs reading it are issued"),
             1);
+  // tf32: its fragment loads and wgmmas read the slot, so an early release shows there too.
+  {
+    Workspace t({4096, 4096, 4096, Dtype::tf32, E}, 78, stream.get());
+    EXPECT_EQ(failures(instance<Tf32Persistent128x256, Dtype::tf32, E>(), t, "tf32, no hazard (control)"), 0);
+    EXPECT_GE(failures(instance<Tf32Persistent128x256, Dtype::tf32, E, kWgmmaHazardEarlyRelease>(), t,
+                       "tf32: slot released before the MMAs reading it are issued"),
+              1);
+    RecordProperty("tf32_shallow_wait_failures",
+                   failures(instance<Tf32Persistent128x256, Dtype::tf32, E, kWgmmaHazardShallowWait>(), t,
+                            "tf32: wgmma.wait_group waits for too little before a release"));
+  }
   RecordProperty("epilogue_warps_no_proxy_fence_failures",
                  failures(instance<EpilogueWarpsHazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
                           "epilogue warps: C rounded without fence.proxy.async before the TMA store"));

@@ -59,10 +59,76 @@ TEST(WgmmaConfig, BnIsWholeSwizzleRowsUpTo256) {
 
 TEST(WgmmaConfig, BkIsOneSwizzleRow) {
   WgmmaConfig c;
-  c.bk = 32;
-  EXPECT_EQ(c.check().violation, Violation::shape);
-  c.bk = 128;
-  EXPECT_EQ(c.check().violation, Violation::shape);
+  EXPECT_FALSE(c.transposed());
+  EXPECT_EQ(c.element_bytes(), 2);
+  c.bk = 32;  // one row of f32: the tf32 kernel
+  EXPECT_TRUE(c.check().ok()) << c.check().why;
+  EXPECT_TRUE(c.transposed());
+  EXPECT_EQ(c.element_bytes(), 4);
+  EXPECT_EQ(c.row_elements(), 32);
+  for (int bk : {16, 48, 128}) {
+    c.bk = bk;
+    EXPECT_EQ(c.check().violation, Violation::shape) << bk;
+  }
+}
+
+// The tf32 kernel multiplies the transposed tile (config.hpp): its consumers split BN, wgmma's N
+// is BM, and each thread holds its A fragments (B^T) beside the accumulators.
+TEST(WgmmaConfig, Tf32TransposesTheTile) {
+  WgmmaConfig c{128, 256, 32, 4, 2, 1, 1, 1, 8, 0};
+  ASSERT_TRUE(c.check().ok()) << c.check().why;
+  EXPECT_EQ(c.mma_rows(), 256);
+  EXPECT_EQ(c.mma_cols(), 128);
+  EXPECT_EQ(c.rows_per_consumer(), 128);  // 128 columns of the tile each, two m64 blocks of C^T
+  EXPECT_EQ(c.consumer_row(1), 128);
+  EXPECT_EQ(c.m_iters(), 2);
+  EXPECT_EQ(c.accumulators(), 128);
+  EXPECT_EQ(c.fragment_registers(), 32);  // 4 registers x 2 blocks x 4 k8 steps
+  EXPECT_EQ(c.wgmma_k(), 8);
+  // A slot: 128 rows of 32 f32; B slot: 32 k-rows of 256 f32 (eight 32-column chunks).
+  EXPECT_EQ(c.a_stage_bytes(), 128 * 128);
+  EXPECT_EQ(c.b_stage_bytes(), 256 * 128);
+  EXPECT_EQ(c.smem_bytes(), 4 * 49152 + 64 + 1024);
+  EXPECT_TRUE(c.check(DeviceLimits{}).ok());
+
+  c = WgmmaConfig{256, 128, 32, 3, 2, 1, 1, 1, 8, 0};  // 64 columns each, wgmma N = 256
+  EXPECT_TRUE(c.check().ok()) << c.check().why;
+  EXPECT_EQ(c.m_iters(), 1);
+  EXPECT_EQ(c.accumulators(), 128);
+  c.bm = 192;  // wgmma N = 192
+  EXPECT_TRUE(c.check().ok()) << c.check().why;
+  c.bm = 96;
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+  c.bm = 320;
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+  c = WgmmaConfig{256, 192, 32, 3, 2, 1, 1, 1, 8, 0};  // 96 columns per consumer
+  EXPECT_EQ(c.check().violation, Violation::divisibility);
+  c = WgmmaConfig{256, 256, 32, 3, 2, 1, 1, 1, 8, 0};  // 128 x 256 accumulators per consumer
+  EXPECT_EQ(c.check().violation, Violation::registers);
+
+  // What the tf32 kernel does not have.
+  //                          bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew
+  for (const WgmmaConfig& no : {WgmmaConfig{128, 256, 32, 4, 2, 1, 1, 1, 8, 1},
+                                WgmmaConfig{128, 256, 32, 4, 2, 2, 1, 0, 8, 0},
+                                WgmmaConfig{128, 256, 32, 4, 2, 1, 2, 0, 8, 0},
+                                WgmmaConfig{128, 128, 32, 4, 2, 1, 1, 1, 8, 0, 1, 1},
+                                WgmmaConfig{64, 128, 32, 4, 1, 1, 1, 0, 8, 0, 2},
+                                WgmmaConfig{128, 256, 32, 4, 2, 1, 1, 1, 8, 1, 1, 0, 0, 2}}) {
+    EXPECT_EQ(no.check().violation, Violation::shape);
+    EXPECT_NE(std::string(no.check().why).find("tf32"), std::string::npos) << no.check().why;
+  }
+
+  // The dtype decides the kernel, and f32's 16-byte strides allow N and K in fours.
+  c = WgmmaConfig{128, 256, 32, 4, 2, 1, 1, 1, 8, 0};
+  EXPECT_TRUE(c.check_problem(4096, 4096, 4096, Dtype::tf32).ok());
+  EXPECT_TRUE(c.check_problem(1000, 1004, 1028, Dtype::tf32).ok());
+  EXPECT_EQ(c.check_problem(4096, 4096, 4096, Dtype::bf16).violation, Violation::dtype);
+  EXPECT_EQ(c.check_problem(4096, 4096, 4096, Dtype::f32).violation, Violation::dtype);
+  EXPECT_EQ(c.check_problem(4096, 4098, 4096, Dtype::tf32).violation, Violation::divisibility);
+  EXPECT_EQ(c.check_problem(4096, 4096, 4098, Dtype::tf32).violation, Violation::divisibility);
+  EXPECT_EQ(WgmmaConfig{}.check_problem(4096, 4096, 4096, Dtype::tf32).violation, Violation::dtype);
+  EXPECT_EQ(WgmmaConfig::bk_for(Dtype::tf32), 32);
+  EXPECT_EQ(WgmmaConfig::bk_for(Dtype::bf16), 64);
 }
 
 TEST(WgmmaConfig, AccumulatorsMustFitAConsumer) {
@@ -199,6 +265,12 @@ TEST(WgmmaConfig, BuiltinsAreLegalOnTheH200) {
   for (const WgmmaConfig& c : coalesce::wgmma_builtin::kConfigs) {
     EXPECT_TRUE(c.check().ok());
     EXPECT_TRUE(c.check(DeviceLimits{}).ok()) << c.bm << "x" << c.bn << " s" << c.stages;
+    EXPECT_FALSE(c.transposed());
+  }
+  for (const WgmmaConfig& c : coalesce::wgmma_builtin::kTf32Configs) {
+    EXPECT_TRUE(c.check().ok()) << c.check().why;
+    EXPECT_TRUE(c.check(DeviceLimits{}).ok()) << c.bm << "x" << c.bn << " s" << c.stages;
+    EXPECT_TRUE(c.transposed());
   }
 }
 

@@ -45,13 +45,13 @@ TEST(WgmmaFamily, NamesRoundTrip) {
   EXPECT_THROW(to_wgmma(Config{"simt", {}}), std::invalid_argument);
 }
 
-TEST(WgmmaFamily, Computes16BitOnSm90aOnly) {
+TEST(WgmmaFamily, ComputesBf16F16AndTf32OnSm90aOnly) {
   EXPECT_TRUE(wgmma().supports(Dtype::bf16).ok());
   EXPECT_TRUE(wgmma().supports(Dtype::f16).ok());
-  EXPECT_EQ(wgmma().supports(Dtype::f32).violation, Violation::dtype);
-  const Verdict tf32 = wgmma().supports(Dtype::tf32);
-  EXPECT_EQ(tf32.violation, Violation::dtype);
-  EXPECT_NE(std::string(tf32.why).find("K-major"), std::string::npos) << tf32.why;
+  EXPECT_TRUE(wgmma().supports(Dtype::tf32).ok());
+  const Verdict f32 = wgmma().supports(Dtype::f32);
+  EXPECT_EQ(f32.violation, Violation::dtype);
+  EXPECT_NE(std::string(f32.why).find("no f32 path"), std::string::npos) << f32.why;
 
   EXPECT_TRUE(wgmma().supports(h200()).ok());
   EXPECT_EQ(wgmma().supports(Target{9, 0, false, {}}).violation, Violation::arch);  // sm_90
@@ -111,10 +111,46 @@ TEST(WgmmaFamily, SweepAt4096) {
   EXPECT_EQ(non_configs, 5424);
 }
 
+// The tf32 sweep takes the same lists with BK = 32: the transposed tile's rule keeps the
+// unclustered direct-store tiles without ping-pong or epilogue warps whose consumers own 64 or 128
+// columns (BN 64 with one consumer, 128 with one or two, 256 with two; 4 pairs) and whose
+// accumulators fit (not BM 256 with 128 columns per consumer): 10 tiles x 4 stage counts x
+// both grids = 80, of which 12 exceed shared memory (6 stages at 256 x 64, 64 x 256; 5 and 6 at
+// 256 x 128, 128 x 256; both grids).
+TEST(WgmmaFamily, SweepAt4096InTf32) {
+  const Problem p = problem(4096, 4096, 4096, Dtype::tf32);
+  const DeviceLimits d;
+  int legal = 0, pruned = 0, non_configs = 0;
+  std::set<std::string> names;
+  for (const Config& c : wgmma().sweep_configs(p)) {
+    EXPECT_TRUE(names.insert(config_name(c, p.dtype, p.epilogue)).second);
+    const WgmmaConfig w = to_wgmma(c);
+    EXPECT_EQ(w.bk, 32);
+    if (!wgmma().check(c).ok()) {
+      ++non_configs;
+      continue;
+    }
+    EXPECT_TRUE(wgmma().check_problem(c, p).ok());
+    const Verdict v = wgmma().check(c, d, wgmma().predict(c, d).registers);
+    if (v.ok()) {
+      ++legal;
+      EXPECT_EQ(w.cluster_size() + w.tma_store + w.pingpong + w.epilogue_slots, 1);
+    } else {
+      EXPECT_EQ(v.violation, Violation::smem) << config_name(c, p.dtype, p.epilogue);
+      ++pruned;
+    }
+  }
+  EXPECT_EQ(legal, 68);
+  EXPECT_EQ(pruned, 12);
+  EXPECT_EQ(non_configs, 6144 - 80);  // the lists give 6,144 combinations, as in bf16
+}
+
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
-  for (const Problem& p : {problem(4096, 4096, 4096), problem(1024, 1000, 1032, Dtype::f16), problem(1, 8, 8)}) {
+  for (const Problem& p : {problem(4096, 4096, 4096), problem(1024, 1000, 1032, Dtype::f16), problem(1, 8, 8),
+                           problem(4096, 4096, 4096, Dtype::tf32), problem(1000, 1004, 1028, Dtype::tf32)}) {
     const auto builtins = wgmma().builtin_configs(p);
-    ASSERT_EQ(builtins.size(), static_cast<std::size_t>(wgmma_builtin::kCount));
+    ASSERT_EQ(builtins.size(),
+              static_cast<std::size_t>(p.dtype == Dtype::tf32 ? wgmma_builtin::kTf32Count : wgmma_builtin::kCount));
     for (const Config& c : builtins) {
       EXPECT_TRUE(wgmma().check(c, DeviceLimits{}, wgmma().predict(c, DeviceLimits{}).registers).ok());
       EXPECT_TRUE(wgmma().check_problem(c, p).ok());
@@ -154,6 +190,15 @@ TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
   const TensorMapSpec cm = wgmma().tensor_map(cfg, p, KernelArg::c_tensor_map);
   EXPECT_EQ(cm, (TensorMapSpec{KernelArg::c, Element::bf16, 1024, 1000, 16, 64, 128}));
   EXPECT_THROW(wgmma().tensor_map(cfg, p, KernelArg::bias), std::invalid_argument);
+  // tf32: every box's inner side is a 128-byte row of 32 f32.
+  const Config t = from_wgmma(WgmmaConfig{128, 256, 32, 4, 2, 1, 1, 1, 8, 0});
+  const Problem q = problem(1000, 1004, 1028, Dtype::tf32);
+  EXPECT_EQ(wgmma().tensor_map(t, q, KernelArg::a_tensor_map),
+            (TensorMapSpec{KernelArg::a, Element::f32, 1000, 1028, 128, 32, 128}));
+  EXPECT_EQ(wgmma().tensor_map(t, q, KernelArg::b_tensor_map),
+            (TensorMapSpec{KernelArg::b, Element::f32, 1028, 1004, 32, 32, 128}));
+  EXPECT_EQ(wgmma().tensor_map(t, q, KernelArg::c_tensor_map),
+            (TensorMapSpec{KernelArg::c, Element::f32, 1000, 1004, 16, 32, 128}));
   EXPECT_THROW(find_family("simt")->tensor_map(cfg, p, KernelArg::a_tensor_map), std::logic_error);
 }
 
@@ -162,7 +207,8 @@ TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
 // would be refused by the driver too.
 TEST(WgmmaFamily, EveryLegalConfigsTensorMapsAreEncodable) {
   const void* aligned = reinterpret_cast<const void*>(std::uintptr_t{1} << 20);
-  for (const Problem& p : {problem(4096, 4096, 4096), problem(1024, 1000, 1032, Dtype::f16)})
+  for (const Problem& p : {problem(4096, 4096, 4096), problem(1024, 1000, 1032, Dtype::f16),
+                           problem(1000, 1004, 1028, Dtype::tf32)})
     for (const Config& c : wgmma().sweep_configs(p)) {
       if (!wgmma().check(c).ok()) continue;
       for (KernelArg map : {KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map}) {
@@ -183,7 +229,14 @@ TEST(WgmmaFamily, DefinesTheKernelThroughItsMacro) {
   EXPECT_EQ(wgmma().define_kernel(c, Dtype::f16, Epilogue::bias_relu, "k"),
             "COALESCE_DEFINE_WGMMA_KERNEL(k, coalesce::Dtype::f16, coalesce::WgmmaTile<128, 256, 64, 4, 2, 1, 1, 0, 8, "
             "0>, coalesce::EpilogueFor<coalesce::Epilogue::bias_relu>)");
+  // A dtype needs its own kernel: tf32 the one with BK = 32, and the 16-bit dtypes BK = 64.
   EXPECT_THROW(wgmma().define_kernel(c, Dtype::tf32, Epilogue::none, "k"), std::invalid_argument);
+  EXPECT_THROW(wgmma().define_kernel(c, Dtype::f32, Epilogue::none, "k"), std::invalid_argument);
+  const Config t = from_wgmma(WgmmaConfig{128, 256, 32, 4, 2, 1, 1, 1, 8, 0});
+  EXPECT_EQ(wgmma().define_kernel(t, Dtype::tf32, Epilogue::bias_gelu, "k"),
+            "COALESCE_DEFINE_WGMMA_KERNEL(k, coalesce::Dtype::tf32, coalesce::WgmmaTile<128, 256, 32, 4, 2, 1, 1, 1, 8, "
+            "0>, coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)");
+  EXPECT_THROW(wgmma().define_kernel(t, Dtype::bf16, Epilogue::none, "k"), std::invalid_argument);
 }
 
 // Split-K (kernels/core/family.hpp, kSplitParam): split = 1 is left out of names, params_json and

@@ -41,7 +41,8 @@ struct Case {
 // clusters of two (2x1 persistent through the TMA store, 1x2 direct), three ping-pong
 // tiles (the largest accumulators a ping-pong consumer holds, 128 x 192; 128 x 128; 64 x 256
 // through the TMA store: with two m64 blocks per consumer the TMA store's epilogue spills 64
-// bytes, with or without ping-pong, and the tuner prunes those), then every 24th legal config of the 4096 sweep (bf16, bias_gelu): 48 kernels.
+// bytes, with or without ping-pong, and the tuner prunes those), then every 24th legal config of the 4096 sweep (bf16, bias_gelu); the
+// tf32 built-ins with every epilogue and every 8th legal config of the tf32 sweep: 73 kernels.
 std::vector<Case> cases() {
   std::vector<Case> out;
   auto add = [&](const Problem& p, const Config& c) { out.push_back({p, c, config_name(c, p.dtype, p.epilogue)}); };
@@ -65,6 +66,14 @@ std::vector<Case> cases() {
     if (!f.check(c).ok() || !f.check(c, kSm90a.limits, f.predict(c, kSm90a.limits).registers).ok()) continue;
     if (legal++ % 24 == 0) add(p, c);
   }
+  for (const WgmmaConfig& c : wgmma_builtin::kTf32Configs)
+    for (Epilogue e : all_epilogues()) add({4096, 4096, 4096, Dtype::tf32, e}, from_wgmma(c));
+  const Problem t{4096, 4096, 4096, Dtype::tf32, Epilogue::bias_gelu};
+  legal = 0;
+  for (const Config& c : f.sweep_configs(t)) {
+    if (!f.check(c).ok() || !f.check(c, kSm90a.limits, f.predict(c, kSm90a.limits).registers).ok()) continue;
+    if (legal++ % 8 == 0) add(t, c);
+  }
   return out;
 }
 
@@ -73,7 +82,7 @@ TEST(WgmmaNvrtc, BuiltinsAndASampleOfTheSweepCompileForSm90aWithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 48u);
+  ASSERT_EQ(all.size(), 73u);
 
   struct Outcome {
     bool emitted = false, compiled = false, reported = false, spills = true;
@@ -176,6 +185,24 @@ int count(const std::string& text, const std::string& what) {
   int n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+// The tf32 kernel's PTX: per K slice, two groups of two k8 steps per m64 block, each wgmma taking
+// its A fragment from four registers (loaded with 32-bit shared loads) and B from the A slot with
+// no transpose immediates, each group committed and waited to depth 1; C stored from registers.
+TEST(WgmmaNvrtc, Tf32PtxMultipliesTheTransposedTile) {
+  const Config c = from_wgmma(WgmmaConfig{128, 256, 32, 4, 2, 1, 1, 1, 8, 0});
+  const std::string ptx = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
+                                 wgmma_family().define_kernel(c, Dtype::tf32, Epilogue::bias_gelu, "k") + "\n");
+  // 128 columns of the tile per consumer (two m64 blocks of C^T), wgmma N = BM = 128, 4 k8 steps.
+  EXPECT_EQ(count(ptx, "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"), 8);
+  EXPECT_EQ(count(ptx, "p, 1, 1;"), 8);
+  EXPECT_EQ(count(ptx, "wgmma.commit_group.sync.aligned;"), 2);
+  EXPECT_EQ(count(ptx, "wgmma.wait_group.sync.aligned 1;"), 2);
+  EXPECT_GE(count(ptx, "ld.shared.b32"), 32);  // 4 per wgmma
+  EXPECT_EQ(count(ptx, "setmaxnreg.inc.sync.aligned.u32 232"), 1);
+  EXPECT_EQ(count(ptx, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"), 0);
+  EXPECT_EQ(count(ptx, "k16.f32.bf16"), 0);
 }
 
 // The instructions the design rests on are in the PTX: warpgroup MMAs with B N-major (the last
