@@ -378,11 +378,24 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
   }
 }
 
+/// The tf32 kernel's order of the tile's columns in an m64 block of C^T: wgmma row r = 16w + g +
+/// 8i (warp w, g = lane/4) multiplies column
+///   32(w/2) + 16(g/4) + 8i + 4(w%2) + g%4
+/// of the block (a bijection of 0..63). Its A fragment loads then hit 32 different banks: a warp's
+/// load reads k-rows k = lane%4 + 4j of the 128-byte-swizzled B slot, where column c lies in
+/// 16-byte unit ((c%32)/4) ^ (k%8), bank word c%4; with this order the unit's top bit is g/4 ^ j
+/// and its low bits (2i + w%2) ^ k%4, so (unit, word) differs for every lane. In column order
+/// (c = r) half the lanes' units coincide: two-way conflicts on every fragment load.
+__device__ __forceinline__ int wgmma_tf32_column(int r) {
+  const int w = r / 16, g = r % 8, i = (r / 8) % 2;
+  return 32 * (w / 2) + 16 * (g / 4) + 8 * i + 4 * (w % 2) + g % 4;
+}
+
 /// The tf32 kernel's epilogue: its accumulators are C^T (m64nNk8 layout: thread (warp w, lane l)
-/// holds d[4j + 2h + e] = C^T[16w + l/4 + 8h][8j + 2(l%4) + e] of its 64-row block), so a thread
-/// holds two columns of C per block, with their two bias values, and 2 x BM/8 rows of each; each
-/// value is stored alone (a warp's store writes 8 consecutive columns of 4 rows), predicated at
-/// the edges.
+/// holds d[4j + 2h + e] = C^T[16w + l/4 + 8h][8j + 2(l%4) + e] of its 64-row block, row r of C^T
+/// being column wgmma_tf32_column(r) of the block), so a thread holds two columns of C per block,
+/// with their two bias values, and 2 x BM/8 rows of each; each value is stored alone (a warp's
+/// store writes two runs of 4 columns in 4 rows), predicated at the edges.
 template <class Tile, class Epi, class Types>
 __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                        const typename Types::Bias* __restrict__ bias,
@@ -391,13 +404,13 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int col0 = n0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
+  const int col0 = n0 + cfg.consumer_row(consumer);
   const int row0 = m0 + 2 * (lane % 4);
 #pragma unroll
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int col = col0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+      const int col = col0 + mi * WgmmaConfig::kWgmmaM + wgmma_tf32_column(warp * 16 + lane / 4 + 8 * h);
       if (col >= N) continue;
       const float b = Epi::kUsesBias ? to_float(bias[col]) : 0.0f;
 #pragma unroll
@@ -699,6 +712,8 @@ __device__ __forceinline__ void wgmma_epilogue_warps(const TensorMap* c_map,
 
 /// The named barriers that order ping-pong consumers: consumer c waits on kPingPongOrder + c.
 constexpr unsigned kPingPongOrder = 1;
+/// The named barriers of the planted early release (kWgmmaHazardEarlyRelease): 4 + consumer.
+constexpr unsigned kEarlyReleaseBarrier = 4;
 
 /// A consumer warpgroup: for each of the block's tiles, multiply its rows of the tile over K
 /// from the ring, release each slot once its wgmmas are done, then run the epilogue.
@@ -728,11 +743,11 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   const unsigned long long a_desc0 = sm90::matrix_descriptor_128b(
       sm.a_slot(0) + (cfg.transposed() ? 0 : cfg.consumer_row(consumer) * ROW), 16, 8 * ROW);
   const unsigned long long b_desc0 = sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW);
-  // tf32: where this thread's A fragment values (B^T[r][k] = B[k][r]) lie in a B slot, for its rows
-  // r = 16·warp + lane/4 + 8i of a 64-column block and k = lane%4 + 4j of a k8 step: chunk
-  // warp/2 of the block's two 32-column chunks, k-row k, 16-byte unit (r%32)/4 swizzled by k%8
-  // (the 128-byte swizzle; k%8 is the same in every k8 step), word r%4. A block and a k8 step
-  // are offsets added to these (2 chunks and 8 k-rows further).
+  // tf32: where this thread's A fragment values lie in a B slot: B^T[r][k] = B[k][c] for its rows
+  // r = 16·warp + lane/4 + 8i of a 64-column block, c = wgmma_tf32_column(r), and k = lane%4 + 4j
+  // of a k8 step: chunk c/32 of the block's two 32-column chunks, k-row k, 16-byte unit
+  // (c%32)/4 swizzled by k%8 (the 128-byte swizzle; k%8 is the same in every k8 step), word c%4.
+  // A block and a k8 step are offsets added to these (2 chunks and 8 k-rows further).
   unsigned frag_offset[2][2] = {};
   if constexpr (cfg.transposed()) {
     const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
@@ -741,8 +756,8 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     for (int i = 0; i < 2; ++i)
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
-        const int r = 16 * warp + lane / 4 + 8 * i, k = lane % 4 + 4 * j;
-        frag_offset[i][j] = static_cast<unsigned>((r / 32) * CHUNK_BYTES + k * ROW + (((r % 32) / 4) ^ k) * 16 + (r % 4) * 4);
+        const int c = wgmma_tf32_column(16 * warp + lane / 4 + 8 * i), k = lane % 4 + 4 * j;
+        frag_offset[i][j] = static_cast<unsigned>((c / 32) * CHUNK_BYTES + k * ROW + (((c % 32) / 4) ^ k) * 16 + (c % 4) * 4);
       }
   }
 
@@ -779,7 +794,15 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     int previous = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
       sm90::mbarrier_wait(sm.full(ring.slot), ring.phase);
-      if (kEarlyRelease && releaser) release(ring.slot);
+      if constexpr (kEarlyRelease) {
+        // The planted hazard breaks only the data's lifetime, not the ring's phases: every warp of
+        // the warpgroup has seen this phase complete before the slot goes back. (Released by warp
+        // 0 alone, the refill's phase could complete before a later warp has seen this one, and
+        // that warp would then wait for a phase that never comes: the tf32 kernel, whose warps
+        // run apart until their first wgmma, deadlocked so in run DA.)
+        sm90::named_barrier_sync(kEarlyReleaseBarrier + consumer, WgmmaConfig::kWarpgroup);
+        if (releaser) release(ring.slot);
+      }
       const unsigned a_offset = ring.slot * cfg.a_stage_bytes(), b_offset = ring.slot * cfg.b_stage_bytes();
       if constexpr (cfg.transposed()) {
         // Two groups of two k8 steps (the top of the file): a group loads its fragments, then
