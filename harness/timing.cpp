@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "device.hpp"
@@ -17,6 +18,7 @@ void to_json(nlohmann::json& j, const TimingSettings& s) {
                      {"budget_ms", s.budget_ms},             {"first_warmup_ms", s.first_warmup_ms},
                      {"warmup_ms", s.warmup_ms}};
   if (s.l2_flush != L2FlushMode::write) j["l2_flush"] = std::string(to_string(s.l2_flush));
+  if (s.sample_gap_ms > 0) j["sample_gap_ms"] = s.sample_gap_ms;
 }
 
 void from_json(const nlohmann::json& j, TimingSettings& s) {
@@ -30,6 +32,7 @@ void from_json(const nlohmann::json& j, TimingSettings& s) {
   read("budget_ms", s.budget_ms);
   read("first_warmup_ms", s.first_warmup_ms);
   read("warmup_ms", s.warmup_ms);
+  read("sample_gap_ms", s.sample_gap_ms);
   if (j.contains("l2_flush")) {
     const auto mode = parse_l2_flush_mode(j.at("l2_flush").get<std::string>());
     if (!mode) throw std::invalid_argument("l2_flush must be \"write\" or \"read\"");
@@ -118,6 +121,8 @@ Timing ColdTimer::measure(const StreamWork& launch, const StreamWork& reset_outp
     COALESCE_CUDA_CTX(cudaEventRecord(stop_.get(), stream_), what);
     t.samples_ms.push_back(elapsed_ms());
     t.stats = summarize(t.samples_ms);
+    if (settings_.sample_gap_ms > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(settings_.sample_gap_ms));
     const double wall_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
     if (auto reason = should_stop(rule, t.stats, wall_ms)) {

@@ -42,6 +42,11 @@ struct TimingSettings {
   /// How the flush evicts L2 (stored as "l2_flush" only when it is not `write`, so the settings
   /// of every earlier run read back unchanged).
   L2FlushMode l2_flush = L2FlushMode::write;
+  /// Milliseconds the GPU is left idle after each timed sample (stored as "sample_gap_ms" only
+  /// when above 0). 0, the default, times the kernel as a loop of samples keeps it loaded; a gap
+  /// of several milliseconds times each sample from a GPU that has just rested, as a profiler's
+  /// serialized single launches do (docs/tuner.md, "Sustained and rested").
+  double sample_gap_ms = 0;
   /// At least 20 samples, so p10 and p90 each rest on two or more samples beyond them.
   int min_samples = 20;
   /// A cap for kernels whose noise never settles (microsecond kernels): 1000 samples bound

@@ -476,6 +476,11 @@ int main(int argc, char** argv) {
                     "leaves L2 dirty) or read (read it through L2, leaving L2 clean)")
       ->check(CLI::IsMember({"write", "read"}))
       ->capture_default_str();
+  sweep->add_option("--sample-gap-ms", so.sample_gap_ms,
+                    "milliseconds the GPU rests after each timed sample (0: samples back to back, the kernel timed "
+                    "as a loaded GPU runs it)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
   int sweep_max_workspace_mib = 1024;
   sweep->add_option("--max-workspace", sweep_max_workspace_mib,
                     "MiB of workspace (split-K's partial sums) a config may ask for; larger ones are pruned")

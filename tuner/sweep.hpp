@@ -40,6 +40,7 @@ struct SweepOptions {
   unsigned jobs = 0;        ///< compile threads; 0 = every core
   double timeout_s = 60;    ///< per measurement request to the worker
   L2FlushMode l2_flush = L2FlushMode::write;  ///< how each sample's L2 flush evicts (harness/timing.hpp)
+  double sample_gap_ms = 0;  ///< the GPU's rest after each timed sample (TimingSettings::sample_gap_ms)
   /// The most workspace one config may ask for (split-K's partials); larger ones are pruned
   /// (`workspace`). Target::max_workspace_bytes.
   long long max_workspace_bytes = 1LL << 30;

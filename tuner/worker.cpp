@@ -37,6 +37,7 @@ struct Session {
   static TimingSettings timing_of(const WorkerSetup& s) {
     TimingSettings t;
     t.l2_flush = s.l2_flush;
+    t.sample_gap_ms = s.sample_gap_ms;
     return t;
   }
   static int select(int ordinal) {
@@ -125,6 +126,7 @@ json handle(const json& req, std::unique_ptr<Session>& session) {
       if (!mode) return {{"status", "error"}, {"detail", "l2_flush must be write or read"}};
       s.l2_flush = *mode;
     }
+    if (req.contains("sample_gap_ms")) s.sample_gap_ms = req.at("sample_gap_ms").get<double>();
     session = std::make_unique<Session>(s);
     return {{"status", "ok"}};
   }

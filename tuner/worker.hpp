@@ -41,6 +41,7 @@ struct WorkerSetup {
   Problem problem;
   std::uint64_t seed = 1;  ///< first input seed; each measurement draws fresh inputs after it
   L2FlushMode l2_flush = L2FlushMode::write;  ///< how each sample's L2 flush evicts (harness/timing.hpp)
+  double sample_gap_ms = 0;  ///< the GPU's rest after each timed sample (harness/timing.hpp)
 };
 
 /// The parent's handle on the worker process: starts it on first use, replays the setup after

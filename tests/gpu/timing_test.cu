@@ -1,5 +1,6 @@
 // The cold timer and the method runner: sane statistics, the stopping rule's minimum, a flush
 // buffer of twice L2, times that scale with the work, and run_method's verdicts.
+#include <chrono>
 #include <string>
 
 #include "gpu_test.hpp"
@@ -62,6 +63,25 @@ TEST(ColdTimer, TheReadFlushTimesLikeTheWriteFlush) {
   TimingSettings settings = short_settings();
   settings.l2_flush = L2FlushMode::read;
   expect_a_sane_measurement(settings);
+}
+
+// A rest after each sample (TimingSettings::sample_gap_ms): the same sane statistics, and the
+// timed loop takes at least the rests' wall time.
+TEST(ColdTimer, TheSampleGapRestsTheGpuBetweenSamples) {
+  COALESCE_REQUIRE_GPU();
+  TimingSettings settings = short_settings();
+  settings.sample_gap_ms = 5;
+  settings.max_samples = 20;  // exactly the 20 minimum: 100 ms of rests at least
+  expect_a_sane_measurement(settings);
+  Stream stream;
+  Workspace ws({512, 512, 512, Dtype::f32, Epilogue::none}, 4, stream.get());
+  ColdTimer timer(0, settings, stream.get());
+  const Method m = rung_method(Rung::tiled, ws);
+  const auto start = std::chrono::steady_clock::now();
+  const Timing t = timer.measure(m.launch, [&ws](cudaStream_t s) { ws.poison_output(s); }, describe(m));
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(t.stats.count, 20);
+  EXPECT_GE(wall_ms, 20 * 5.0);
 }
 
 // Twice the work measures about twice the time: the events bracket the launch and nothing else.

@@ -49,6 +49,18 @@ TEST(TimingSettings, TheL2FlushModeIsStoredOnlyWhenItIsRead) {
   EXPECT_EQ(to_string(L2FlushMode::read), "read");
 }
 
+// The rest between samples is stored only when there is one, so every earlier run's settings
+// read back unchanged.
+TEST(TimingSettings, TheSampleGapIsStoredOnlyWhenThereIsOne) {
+  TimingSettings s;
+  EXPECT_EQ(s.sample_gap_ms, 0.0);
+  EXPECT_FALSE(nlohmann::json(s).contains("sample_gap_ms"));
+  s.sample_gap_ms = 20;
+  const nlohmann::json j = s;
+  EXPECT_EQ(j.at("sample_gap_ms"), 20.0);
+  EXPECT_EQ(j.get<TimingSettings>().sample_gap_ms, 20.0);
+}
+
 TEST(TimingSettings, WrongTypeThrows) {
   EXPECT_THROW(nlohmann::json({{"min_samples", "many"}}).get<TimingSettings>(), nlohmann::json::exception);
 }
