@@ -41,21 +41,30 @@ FOOTER = """
 """
 
 
-def block(n: int) -> str:
+def macro(head: str, instruction: str, operands: str, inputs: str, n: int) -> str:
+    """The #define of one wgmma asm statement: `instruction` {the N/2 accumulators}, `operands`;
+    the accumulators are %0..%(N/2-1), `inputs` the constraint list after them, and the scale-d
+    predicate is set from the last input."""
     regs = n // 2
-    a, b, s = regs, regs + 1, regs + 2
-    macro = f"COALESCE_WGMMA_M64N{n}K16"
     regs_text = [", ".join(f"%{i}" for i in range(j, min(j + 16, regs))) for j in range(0, regs, 16)]
     outs = [", ".join(f'"+f"(d[{i}])' for i in range(j, min(j + 8, regs))) for j in range(0, regs, 8)]
-    lines = [f"#define {macro}(TYPES)", "  asm volatile("]
-    lines.append(f'      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
-    lines.append(f'      "wgmma.mma_async.sync.aligned.m64n{n}k16.f32." TYPES " {{"')
+    scale = regs + inputs.count('"') // 2 - 1
+    lines = [f"#define {head}", "  asm volatile("]
+    lines.append(f'      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{scale}, 0;\\n"')
+    lines.append(f'      "{instruction} {{"')
     lines += [f'      "{r}{", " if i + 1 < len(regs_text) else ""}"' for i, r in enumerate(regs_text)]
-    lines.append(f'      "}}, %{a}, %{b}, p, 1, 1, 0, 1;\\n}}\\n"')
+    lines.append(f'      "}}, {operands};\\n}}\\n"')
     lines += [f"      {':' if i == 0 else ' '} {o}{',' if i + 1 < len(outs) else ''}" for i, o in enumerate(outs)]
-    lines.append('      : "l"(desc_a), "l"(desc_b), "r"(scale_d))')
+    lines.append(f"      : {inputs})")
     width = max(len(l) for l in lines) + 1
-    text = "\n".join(l.ljust(width) + "\\" for l in lines[:-1]) + "\n" + lines[-1]
+    return "\n".join(l.ljust(width) + "\\" for l in lines[:-1]) + "\n" + lines[-1]
+
+
+def block(n: int) -> str:
+    regs = n // 2
+    name = f"COALESCE_WGMMA_M64N{n}K16"
+    text = macro(f"{name}(TYPES)", f'wgmma.mma_async.sync.aligned.m64n{n}k16.f32." TYPES "',
+                 f"%{regs}, %{regs + 1}, p, 1, 1, 0, 1", '"l"(desc_a), "l"(desc_b), "r"(scale_d)', n)
     return f"""
 {text}
 
@@ -65,31 +74,22 @@ struct Wgmma<{n}> {{
   __device__ __forceinline__ static void mma(float (&d)[{regs}], unsigned long long desc_a,
                                              unsigned long long desc_b, int scale_d) {{
     if constexpr (kBf16) {{
-      {macro}("bf16.bf16");
+      {name}("bf16.bf16");
     }} else {{
-      {macro}("f16.f16");
+      {name}("f16.f16");
     }}
   }}
 }};
-#undef {macro}
+#undef {name}
 """
 
 
 def tf32_block(n: int) -> str:
     regs = n // 2
-    a0, b, s = regs, regs + 4, regs + 5
-    macro = f"COALESCE_WGMMA_M64N{n}K8_TF32"
-    regs_text = [", ".join(f"%{i}" for i in range(j, min(j + 16, regs))) for j in range(0, regs, 16)]
-    outs = [", ".join(f'"+f"(d[{i}])' for i in range(j, min(j + 8, regs))) for j in range(0, regs, 8)]
-    lines = [f"#define {macro}", "  asm volatile("]
-    lines.append(f'      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
-    lines.append(f'      "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{"')
-    lines += [f'      "{r}{", " if i + 1 < len(regs_text) else ""}"' for i, r in enumerate(regs_text)]
-    lines.append(f'      "}}, {{%{a0}, %{a0 + 1}, %{a0 + 2}, %{a0 + 3}}}, %{b}, p, 1, 1;\\n}}\\n"')
-    lines += [f"      {':' if i == 0 else ' '} {o}{',' if i + 1 < len(outs) else ''}" for i, o in enumerate(outs)]
-    lines.append('      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))')
-    width = max(len(l) for l in lines) + 1
-    text = "\n".join(l.ljust(width) + "\\" for l in lines[:-1]) + "\n" + lines[-1]
+    macro_name = f"COALESCE_WGMMA_M64N{n}K8_TF32"
+    text = macro(macro_name, f"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32",
+                 f"{{%{regs}, %{regs + 1}, %{regs + 2}, %{regs + 3}}}, %{regs + 4}, p, 1, 1",
+                 '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d)', n)
     return f"""
 {text}
 
@@ -97,10 +97,10 @@ template <>
 struct WgmmaTf32<{n}> {{
   __device__ __forceinline__ static void mma(float (&d)[{regs}], const unsigned (&a)[4], unsigned long long desc_b,
                                              int scale_d) {{
-    {macro};
+    {macro_name};
   }}
 }};
-#undef {macro}
+#undef {macro_name}
 """
 
 
