@@ -15,3 +15,13 @@ func.func @f16(%a: memref<256x128xf16>, %b: memref<128x256xf16>, %bias: memref<2
       {tile = #coalesce.tile<wgmma, bm = 128, bn = 128, bk = 64, stages = 6, consumers = 2, cluster_m = 1, cluster_n = 1, persistent = 1, group_m = 8, tma_store = 1>}
   return
 }
+
+// tf32 (f32 memrefs with the TF32 math mode) takes the wgmma family's tf32 kernel, BK = 32: the
+// transposed tile (docs/kernels.md).
+// CHECK: COALESCE_DEFINE_WGMMA_KERNEL(wgmma_tf32_bm256_bn128_bk32_s3_wg2_cm1_cn1_p1_g8_ts0_bias_gelu, coalesce::Dtype::tf32, coalesce::WgmmaTile<256, 128, 32, 3, 2, 1, 1, 1, 8, 0>, coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)
+// CHECK-NOT: COALESCE
+func.func @tf32(%a: memref<512x256xf32>, %b: memref<256x512xf32>, %bias: memref<512xf32>, %c: memref<512x512xf32>) {
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<512x256xf32>, memref<256x512xf32>) bias(%bias : memref<512xf32>) outs(%c : memref<512x512xf32>)
+      {math = #coalesce.math<tensorfloat32>, tile = #coalesce.tile<wgmma, bm = 256, bn = 128, bk = 32, stages = 3, consumers = 2, cluster_m = 1, cluster_n = 1, persistent = 1, group_m = 8, tma_store = 0>}
+  return
+}
