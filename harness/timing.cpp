@@ -12,34 +12,6 @@
 
 namespace coalesce {
 
-void to_json(nlohmann::json& j, const TimingSettings& s) {
-  j = nlohmann::json{{"l2_flush_factor", s.l2_flush_factor}, {"min_samples", s.min_samples},
-                     {"max_samples", s.max_samples},         {"max_rel_std_error", s.max_rel_std_error},
-                     {"budget_ms", s.budget_ms},             {"first_warmup_ms", s.first_warmup_ms},
-                     {"warmup_ms", s.warmup_ms}};
-  if (s.l2_flush != L2FlushMode::write) j["l2_flush"] = std::string(to_string(s.l2_flush));
-  if (s.sample_gap_ms > 0) j["sample_gap_ms"] = s.sample_gap_ms;
-}
-
-void from_json(const nlohmann::json& j, TimingSettings& s) {
-  auto read = [&](const char* key, auto& field) {
-    if (j.contains(key)) j.at(key).get_to(field);
-  };
-  read("l2_flush_factor", s.l2_flush_factor);
-  read("min_samples", s.min_samples);
-  read("max_samples", s.max_samples);
-  read("max_rel_std_error", s.max_rel_std_error);
-  read("budget_ms", s.budget_ms);
-  read("first_warmup_ms", s.first_warmup_ms);
-  read("warmup_ms", s.warmup_ms);
-  read("sample_gap_ms", s.sample_gap_ms);
-  if (j.contains("l2_flush")) {
-    const auto mode = parse_l2_flush_mode(j.at("l2_flush").get<std::string>());
-    if (!mode) throw std::invalid_argument("l2_flush must be \"write\" or \"read\"");
-    s.l2_flush = *mode;
-  }
-}
-
 namespace {
 
 int l2_bytes(int ordinal) {

@@ -476,10 +476,17 @@ int main(int argc, char** argv) {
                     "leaves L2 dirty) or read (read it through L2, leaving L2 clean)")
       ->check(CLI::IsMember({"write", "read"}))
       ->capture_default_str();
-  sweep->add_option("--sample-gap-ms", so.sample_gap_ms,
+  sweep->add_option("--sample-gap-ms", so.timing.sample_gap_ms,
                     "milliseconds the GPU rests after each timed sample (0: samples back to back, the kernel timed "
                     "as a loaded GPU runs it)")
       ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  sweep->add_option("--min-samples", so.timing.min_samples, "timed samples per kernel at least")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  sweep->add_option("--max-samples", so.timing.max_samples,
+                    "timed samples per kernel at most (it stops earlier once the mean is known to 0.5% or its 2 s budget is spent)")
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   int sweep_max_workspace_mib = 1024;
   sweep->add_option("--max-workspace", sweep_max_workspace_mib,
@@ -572,7 +579,10 @@ int main(int argc, char** argv) {
         throw UsageError("--strategy '" + strategy + "' is not a strategy (exhaustive, random)");
       }
       if (so.timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
-      so.l2_flush = *parse_l2_flush_mode(l2_flush);
+      so.timing.l2_flush = *parse_l2_flush_mode(l2_flush);
+      if (so.timing.max_samples < so.timing.min_samples)
+        throw UsageError("--max-samples (" + std::to_string(so.timing.max_samples) + ") is below --min-samples (" +
+                         std::to_string(so.timing.min_samples) + ")");
       for (const std::string& name : so.configs) {
         auto named = parse_config_name(name);
         if (!named) throw UsageError("--config '" + name + "' is not the name of a config of any family (" + family_names() + ")");

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/timing.hpp"
+#include "harness/timing_settings.hpp"
 #include "kernels/core/family.hpp"
 #include "space.hpp"
 
@@ -39,8 +39,9 @@ struct SweepOptions {
   std::filesystem::path cache_dir;
   unsigned jobs = 0;        ///< compile threads; 0 = every core
   double timeout_s = 60;    ///< per measurement request to the worker
-  L2FlushMode l2_flush = L2FlushMode::write;  ///< how each sample's L2 flush evicts (harness/timing.hpp)
-  double sample_gap_ms = 0;  ///< the GPU's rest after each timed sample (TimingSettings::sample_gap_ms)
+  /// How each kernel is timed (harness/timing.hpp): the flush, the rest between samples, the
+  /// sample counts. Stored in the run's harness_json; a non-default one is part of the resume key.
+  TimingSettings timing;
   /// The most workspace one config may ask for (split-K's partials); larger ones are pruned
   /// (`workspace`). Target::max_workspace_bytes.
   long long max_workspace_bytes = 1LL << 30;

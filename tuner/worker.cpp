@@ -35,10 +35,7 @@ struct Session {
         ws(s.problem, s.seed, stream.get()),
         timer(device, timing_of(s), stream.get()) {}
   static TimingSettings timing_of(const WorkerSetup& s) {
-    TimingSettings t;
-    t.l2_flush = s.l2_flush;
-    t.sample_gap_ms = s.sample_gap_ms;
-    return t;
+    return s.timing;
   }
   static int select(int ordinal) {
     COALESCE_CUDA(cudaSetDevice(ordinal));
@@ -121,12 +118,13 @@ json handle(const json& req, std::unique_ptr<Session>& session) {
     s.problem.dtype = parse_dtype(req.at("dtype").get<std::string>()).value();
     s.problem.epilogue = parse_epilogue(req.at("epilogue").get<std::string>()).value();
     s.seed = req.at("seed");
-    if (req.contains("l2_flush")) {
-      const auto mode = parse_l2_flush_mode(req.at("l2_flush").get<std::string>());
-      if (!mode) return {{"status", "error"}, {"detail", "l2_flush must be write or read"}};
-      s.l2_flush = *mode;
+    if (req.contains("timing")) {
+      try {
+        s.timing = req.at("timing").get<TimingSettings>();
+      } catch (const std::exception& e) {
+        return {{"status", "error"}, {"detail", std::string("timing settings: ") + e.what()}};
+      }
     }
-    if (req.contains("sample_gap_ms")) s.sample_gap_ms = req.at("sample_gap_ms").get<double>();
     session = std::make_unique<Session>(s);
     return {{"status", "ok"}};
   }

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "harness/timing.hpp"
+#include "harness/timing_settings.hpp"
 #include "kernels/core/family.hpp"
 
 namespace coalesce::tuner {
@@ -40,8 +40,7 @@ struct WorkerSetup {
   int device = 0;
   Problem problem;
   std::uint64_t seed = 1;  ///< first input seed; each measurement draws fresh inputs after it
-  L2FlushMode l2_flush = L2FlushMode::write;  ///< how each sample's L2 flush evicts (harness/timing.hpp)
-  double sample_gap_ms = 0;  ///< the GPU's rest after each timed sample (harness/timing.hpp)
+  TimingSettings timing;  ///< how each kernel is timed (harness/timing.hpp)
 };
 
 /// The parent's handle on the worker process: starts it on first use, replays the setup after

@@ -143,8 +143,7 @@ json WorkerProcess::request(const json& req) {
                             {"dtype", std::string(to_string(s.problem.dtype))},
                             {"epilogue", std::string(to_string(s.problem.epilogue))},
                             {"seed", s.seed},
-                            {"l2_flush", std::string(to_string(s.l2_flush))},
-                            {"sample_gap_ms", s.sample_gap_ms}};
+                            {"timing", json(s.timing)}};
     // Set-up gets a longer deadline than a measurement (a new context, cuBLAS, the fp64
     // reference, and right after a killed worker the driver still tearing its context down)
     // and a second worker if the first fails: only then is the GPU taken to be unusable.

@@ -98,6 +98,11 @@ check "sweep --l2-flush clean: database untouched" '[ "$(sha256sum "$db")" = "$s
 out=$("$tune" sweep --shape 256 --sample-gap-ms -5 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
 check "sweep --sample-gap-ms -5: status 2, naming the option" '[ $rc -eq 2 ] && printf "%s" "$out" | grep -q -- "--sample-gap-ms"'
 check "sweep --sample-gap-ms -5: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+# --max-samples below --min-samples is bad usage, one sentence naming both.
+out=$("$tune" sweep --shape 256 --min-samples 50 --max-samples 10 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+check "sweep --min-samples 50 --max-samples 10: status 2, one line" \
+  '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--max-samples (10) is below --min-samples (50)"'
+check "sweep --min-samples 50 --max-samples 10: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
 out=$(SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 "$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
 check "sweep in a Slurm array task outside the array: status 2, one line" \
   '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "SLURM_ARRAY_TASK_ID 3 is not one of the array.s 3 tasks"'
