@@ -341,6 +341,20 @@ struct WgmmaBiasGroup {
   }
 };
 
+/// A consumer thread's place in the m64nNk16 accumulator layout (thread (warp w, lane l) holds
+/// d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e]): its warp in the warpgroup, its lane, and
+/// the row and column of C that its d[0] of the m64 block 0 holds; d[4j + 2h + e] of block mi is
+/// at row0 + 64mi + 8h, col0 + 8j + e.
+struct WgmmaFragmentOrigin {
+  int warp, lane, row0, col0;
+};
+template <class Tile>
+__device__ __forceinline__ WgmmaFragmentOrigin wgmma_fragment_origin(int m0, int n0, int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  return {warp, lane, m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4, n0 + 2 * (lane % 4)};
+}
+
 /// The epilogue, direct: C = Epi(acc, bias[n]) rounded once and stored as 2-element words from
 /// the accumulators' registers, predicated at the edges. The m64nNk16 accumulator layout:
 /// thread (warp w, lane l) holds d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e].
@@ -351,9 +365,7 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
                                                    int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
-  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
-  const int col0 = n0 + 2 * (lane % 4);
+  const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
@@ -431,9 +443,7 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
                                                      float* __restrict__ partial, int M, int N, int m0, int n0,
                                                      int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
-  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
-  const int col0 = n0 + 2 * (lane % 4);
+  const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
@@ -482,9 +492,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
   if (!sm90::named_barrier_or(kReduceBarrier, kThreads, last)) return;
   __threadfence();  // the other blocks' partial sums are read after their counts were seen
 
-  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4;
-  const int col0 = n0 + 2 * (lane % 4);
+  const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
   const long long slice = static_cast<long long>(M) * N;
   for (int z = 0; z < slices; ++z) {
     const float* p = partials + z * slice;
