@@ -293,3 +293,14 @@ func.func @simt_tile_on_tf32(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c
       {math = #coalesce.math<tensorfloat32>, tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
   return
 }
+
+// -----
+
+// A dtype needs its own wgmma kernel: tf32 is the one with BK = 32 (the transposed tile), so a
+// 16-bit kernel's tile (BK = 64) on a tf32 problem is refused.
+func.func @wgmma_tf32_needs_bk32(%a: memref<512x256xf32>, %b: memref<256x512xf32>, %bias: memref<512xf32>, %c: memref<512x512xf32>) {
+  // expected-error @+1 {{tile config does not fit the problem 512x512x256 tf32 (dtype): tf32 needs the tf32 kernel, BK = 32 (a 128-byte row of f32)}}
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<512x256xf32>, memref<256x512xf32>) bias(%bias : memref<512xf32>) outs(%c : memref<512x512xf32>)
+      {math = #coalesce.math<tensorfloat32>, tile = #coalesce.tile<wgmma, bm = 128, bn = 256, bk = 64, stages = 4, consumers = 2, cluster_m = 1, cluster_n = 1, persistent = 1, group_m = 8, tma_store = 0>}
+  return
+}
