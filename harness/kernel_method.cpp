@@ -41,28 +41,31 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   // Split-K: the kernel stores its slices' f32 partial sums into a workspace, passed as its own
   // argument where the family has one (KernelArg::workspace), else as its C (kSplitParam); the
   // reduce stores C, or with the reduction in the kernel (kReduceParam) the kernel does, behind
-  // the tiles' counters after the partial sums, zeroed here once (the kernel leaves them zero).
-  // The buffer lives as long as the launch closure.
+  // the tiles' counters after the partial sums. Stream-K (kStreamKParam) keeps its blocks' sums
+  // and flags there. Counters and flags are zeroed here once (the kernel leaves them zero). The
+  // buffer lives as long as the launch closure.
   const int slices = split_slices(config);
   const bool in_kernel = reduces_in_kernel(config);
+  const long long bytes = workspace_bytes(config, named, current_target());
   const auto kinds = family->kernel_args();
   const bool own_workspace = std::find(kinds.begin(), kinds.end(), KernelArg::workspace) != kinds.end();
-  if (in_kernel && !own_workspace)
-    throw std::logic_error(name + ": a reduction in the kernel needs a workspace argument of its own");
+  if ((in_kernel || (bytes > 0 && slices == 1)) && !own_workspace)
+    throw std::logic_error(name + ": a kernel that keeps partial sums in its workspace needs a workspace argument of its own");
+  if (slices > 1 && static_cast<int>(g.grid_z) != slices)
+    throw std::logic_error(name + ": the family's grid has " + std::to_string(g.grid_z) + " K slices, not " +
+                           std::to_string(slices));
   std::shared_ptr<DeviceBuffer<float>> partials;
-  if (slices > 1) {
-    if (static_cast<int>(g.grid_z) != slices)
-      throw std::logic_error(name + ": the family's grid has " + std::to_string(g.grid_z) + " K slices, not " +
-                             std::to_string(slices));
-    partials = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(workspace_bytes(config, named) / 4));
+  if (bytes > 0) {
+    partials = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(bytes / 4));
     if (own_workspace)
       values.workspace = partials->get();
     else
       values.c = partials->get();
-    if (in_kernel) {
-      const std::size_t sums = static_cast<std::size_t>(slices) * p.m * p.n;
-      COALESCE_CUDA_CTX(cudaMemset(partials->get() + sums, 0, static_cast<std::size_t>(workspace_bytes(config, named)) - 4 * sums),
-                        name + ": zeroing the split-K counters");
+    if (workspace_needs_zeros(config)) {
+      // Split-K's partial sums need no zeros (every slice stores all of its own); zero the rest.
+      const std::size_t sums = slices > 1 ? static_cast<std::size_t>(slices) * p.m * p.n : 0;
+      COALESCE_CUDA_CTX(cudaMemset(partials->get() + sums, 0, static_cast<std::size_t>(bytes) - 4 * sums),
+                        name + ": zeroing the workspace's counters");
     }
   }
   std::vector<KernelArg> order(kinds.begin(), kinds.end());
@@ -86,7 +89,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   m.family = config.family;
   m.config = name;
   m.reference_epilogue = epilogue;
-  m.workspace_bytes = workspace_bytes(config, named);
+  m.workspace_bytes = bytes;
   m.deterministic = true;  // every family's schedule is (docs/families.md)
   const int reduce_blocks = slices > 1 ? elementwise_grid_cap() : 0;
   const bool programmatic = slices > 1 && programmatic_launch_supported();
@@ -128,11 +131,11 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
     launch.numAttrs = 1;
     COALESCE_CUDA_CTX(cudaLaunchKernelExC(&launch, kernel, args), name);
   };
-  if (slices == 1) {
+  if (slices == 1 && !partials) {
     m.launch = std::move(launch_kernel);
     return m;
   }
-  if (in_kernel) {  // the closure keeps the partial sums and counters alive
+  if (slices == 1 || in_kernel) {  // the closure keeps the partial sums, counters and flags alive
     m.launch = [launch_kernel = std::move(launch_kernel), partials](cudaStream_t stream) mutable { launch_kernel(stream); };
     return m;
   }

@@ -166,12 +166,25 @@ bool reduces_in_kernel(const Config& config) {
   return i >= 0 && split_slices(config) > 1 && config.values[static_cast<std::size_t>(i)] == 1;
 }
 
-long long workspace_bytes(const Config& config, const Problem& problem) {
+int stream_k_segments(const Config& config) {
+  const int i = param_index(config, kStreamKParam);
+  return i < 0 ? 0 : config.values[static_cast<std::size_t>(i)];
+}
+
+bool workspace_needs_zeros(const Config& config) { return reduces_in_kernel(config) || stream_k_segments(config) > 0; }
+
+long long Family::workspace_bytes(const Config& config, const Problem& problem, const Target& target) const {
   const int s = split_slices(config);
   if (s <= 1) return 0;
   long long bytes = static_cast<long long>(s) * problem.m * problem.n * 4;
-  if (reduces_in_kernel(config)) bytes += 4LL * family_of(config).geometry(config, problem, Target{}).grid_x;
+  if (reduces_in_kernel(config)) bytes += 4LL * geometry(config, problem, target).grid_x;
   return bytes;
+}
+
+Verdict Family::check_schedule(const Config&, const Problem&, const Target&) const { return {}; }
+
+long long workspace_bytes(const Config& config, const Problem& problem, const Target& target) {
+  return family_of(config).workspace_bytes(config, problem, target);
 }
 
 Config kernel_config(const Config& config) {
@@ -183,16 +196,18 @@ Config kernel_config(const Config& config) {
 
 Verdict check_schedule(const Family& family, const Config& config, const Problem& problem, const Target& target) {
   const int s = split_slices(config);
-  if (s <= 1) return {};
-  Config whole = config;
-  whole.values[static_cast<std::size_t>(split_index(config))] = 1;
-  const long long blocks = family.geometry(whole, problem, target).blocks();
-  const int per_sm = std::max(1, family.predict(whole, target.limits, problem).blocks_per_sm);
-  if (blocks >= static_cast<long long>(target.sm_count) * per_sm)
-    return {Violation::schedule, "split-K cannot help: the unsplit grid already fills a wave of the GPU's SMs"};
-  if (workspace_bytes(config, problem) > target.max_workspace_bytes)
-    return {Violation::workspace, "split-K's partial sums (split x M x N floats) exceed the workspace limit"};
-  return {};
+  if (s > 1) {
+    Config whole = config;
+    whole.values[static_cast<std::size_t>(split_index(config))] = 1;
+    const long long blocks = family.geometry(whole, problem, target).blocks();
+    const int per_sm = std::max(1, family.predict(whole, target.limits, problem).blocks_per_sm);
+    if (blocks >= static_cast<long long>(target.sm_count) * per_sm)
+      return {Violation::schedule, "split-K cannot help: the unsplit grid already fills a wave of the GPU's SMs"};
+  }
+  if (workspace_bytes(config, problem, target) > target.max_workspace_bytes)
+    return {Violation::workspace, s > 1 ? "split-K's partial sums (split x M x N floats) exceed the workspace limit"
+                                        : "the schedule's workspace exceeds the workspace limit"};
+  return family.check_schedule(config, problem, target);
 }
 
 }  // namespace coalesce

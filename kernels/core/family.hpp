@@ -101,6 +101,15 @@ inline constexpr int kSplitFactors[] = {2, 3, 4, 6, 8, 12, 16};
 /// a family takes the workspace as a kernel argument of its own (KernelArg::workspace) and C as
 /// C. Deterministic as the reduce kernel is: the sum is the same whichever block comes last.
 inline constexpr std::string_view kReduceParam = "reduce";
+/// The name of a family's stream-K parameter (docs/families.md "Stream-K"): 0 (the default) takes
+/// every tile whole; S > 0 makes the persistent grid share the K steps of the tiles past its
+/// last whole wave evenly among its blocks, each such tile between at most S blocks, before the
+/// other tiles. A block whose share ends inside a tile stores its f32 sums in a slot of the
+/// workspace (one slot per block, then one flag per block, zeroed once by the harness and left
+/// zero by the kernel) and raises its flag; the block holding the tile's first K steps waits for
+/// the flags, adds the sums in block order and applies the epilogue. Deterministic for a given
+/// grid; the grid is one wave of the GPU, every block resident, so the wait cannot deadlock.
+inline constexpr std::string_view kStreamKParam = "stream_k";
 
 /// What a TMA tensor map over one row-major matrix of the problem must say: the matrix
 /// (rows × cols elements of `element`, cols contiguous, rows `cols` elements apart), the box one
@@ -160,6 +169,13 @@ class Family {
   /// Grid, block, cluster and dynamic shared memory of a launch on `target` (a persistent
   /// grid sizes itself by target.sm_count).
   virtual Geometry geometry(const Config& config, const Problem& problem, const Target& target) const = 0;
+  /// The bytes of workspace a launch on `target` needs (the harness and the runtime allocate
+  /// it). The default is split-K's (workspace_bytes() below); a family with a schedule of its
+  /// own that needs one (stream-K) adds it.
+  virtual long long workspace_bytes(const Config& config, const Problem& problem, const Target& target) const;
+  /// Schedule rules of the family's own on `problem` and `target`, beyond the common ones of
+  /// check_schedule() below (e.g. stream-K where the tiles fill whole waves). Default: none.
+  virtual Verdict check_schedule(const Config& config, const Problem& problem, const Target& target) const;
   /// The kernel's parameters, in order.
   virtual const std::vector<KernelArg>& kernel_args() const;
   /// The tensor map the kernel takes as parameter `map` (a_tensor_map, b_tensor_map or
@@ -206,11 +222,17 @@ inline std::vector<std::vector<int>> combinations(const std::vector<const std::v
 int split_slices(const Config& config);
 /// Whether a split config adds its partial sums in its own kernel (kReduceParam = 1).
 bool reduces_in_kernel(const Config& config);
-/// The bytes of workspace a config needs on a problem: split-K's f32 partials (S·M·N·4) when
-/// split > 1, else 0; with the reduction in the kernel, one 4-byte counter per block of the
-/// grid's x dimension after them. The harness and the runtime library allocate it (the counters
-/// zeroed once; the kernel leaves them zero).
-long long workspace_bytes(const Config& config, const Problem& problem);
+/// A config's stream-K value (kStreamKParam): 0 for a family without one.
+int stream_k_segments(const Config& config);
+/// Whether the config's workspace holds counters or flags that the kernel expects at zero on
+/// its first launch (the in-kernel reduction's, stream-K's): the harness zeroes it once.
+bool workspace_needs_zeros(const Config& config);
+/// The bytes of workspace a config needs on a problem on `target` (Family::workspace_bytes):
+/// split-K's f32 partials (S·M·N·4) when split > 1, else 0; with the reduction in the kernel,
+/// one 4-byte counter per block of the grid's x dimension after them; with stream-K, a tile's
+/// f32 sums and a flag per block of the grid. The harness and the runtime library allocate it
+/// (counters and flags zeroed once; the kernel leaves them zero).
+long long workspace_bytes(const Config& config, const Problem& problem, const Target& target = Target{});
 /// The config whose kernel runs `config`: split factors above 1 share one kernel (the factor is
 /// the grid's z extent, read by the kernel at run time), so every split > 1 maps to split = 2
 /// and the tuner compiles it once. Configs without a split > 1 map to themselves.
@@ -218,7 +240,8 @@ Config kernel_config(const Config& config);
 /// The schedule's rules for `config` on `problem` and `target`, common to every family: a
 /// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already
 /// fills a wave of the device's SMs: Violation::schedule), and its workspace must fit
-/// target.max_workspace_bytes (Violation::workspace).
+/// target.max_workspace_bytes (Violation::workspace); then the family's own rules
+/// (Family::check_schedule).
 Verdict check_schedule(const Family& family, const Config& config, const Problem& problem, const Target& target);
 
 /// Every registered family, built-in ones first in kernels/families.cpp's order.

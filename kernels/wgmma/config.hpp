@@ -23,7 +23,11 @@ namespace coalesce {
 /// reduce = 1, the tile's last block in this kernel). With epilogue_slots > 0 the producer
 /// warpgroup's three idle warps apply the epilogue: the consumers hand them their raw f32 sums
 /// through that many 64-column slots of shared memory and go on to their next tile's MMAs, so
-/// the epilogue runs under the tensor cores' work instead of between it.
+/// the epilogue runs under the tensor cores' work instead of between it. With stream_k = S > 0
+/// (stream-K) the persistent grid first shares the K steps of the tiles that would make a last,
+/// partial wave evenly among its blocks (each such tile cut between at most S blocks), then
+/// takes the other tiles whole: a block whose share ends inside a tile stores its f32 sums in
+/// the workspace, and the block holding the tile's first K steps adds them before its epilogue.
 ///
 /// BK names the operands' width: a K slice is one 128-byte swizzle row, so BK = 64 is the 16-bit
 /// kernel above and BK = 32 the tf32 kernel (f32 storage). wgmma reads tf32 operands from shared
@@ -44,6 +48,7 @@ struct WgmmaConfig {
   int pingpong = 0;                 ///< 1: the two consumers take whole tiles in turn (epilogue overlaps MMAs)
   int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel (kernels/core/family.hpp kReduceParam)
   int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
+  int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -142,6 +147,16 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int a_stage_bytes() const { return bm * bk * element_bytes(); }
   COALESCE_HD constexpr int b_stage_bytes() const { return bk * bn * element_bytes(); }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
+  /// Stream-K: the f32 sums of one tile that a block stores for the tile's first block to add.
+  COALESCE_HD constexpr int partial_floats() const { return bm * bn; }
+  /// Stream-K's grid on `tiles` tiles of `steps` K steps each, on a GPU that holds `capacity`
+  /// blocks at once: every block resident (the first block of a tile waits for the others'
+  /// sums), and no more blocks than the shared tiles have segments.
+  COALESCE_HD constexpr long long stream_k_grid(long long tiles, long long steps, long long capacity) const {
+    const long long per_tile = stream_k < steps ? stream_k : steps;
+    const long long wanted = tiles < capacity ? tiles * per_tile : capacity;
+    return wanted < capacity ? wanted : capacity;
+  }
   /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warps
   /// writes the rounded C chunk over its first half and stores it from there).
   COALESCE_HD constexpr int slot_bytes() const { return bm * kSlotRowBytes; }
@@ -208,6 +223,10 @@ struct WgmmaConfig {
       return {Violation::shape, "epilogue_slots must be at most BN / 64 (a slot holds 64 columns of the tile)"};
     if (bk != kRowElements && bk != kTf32Bk)
       return {Violation::shape, "BK must be 64 (bf16, f16) or 32 (tf32): a K slice of A is one 128-byte swizzle row (TMA's inner box for 128B swizzle)"};
+    if (stream_k < 0 || stream_k == 1 || stream_k > kMaxSplitSlices)
+      return {Violation::shape, "stream_k must be 0 (off) or 2 to 32 (the most blocks that share one tile's K steps)"};
+    if (stream_k && (!persistent || cluster_size() > 1 || split > 1 || pingpong || epilogue_slots > 0 || transposed()))
+      return {Violation::shape, "stream-K (stream_k > 0) needs persistent = 1, a 1x1 cluster, split = 1, pingpong = 0, no epilogue warps and BK = 64 (bf16, f16)"};
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
     if (transposed()) {
@@ -311,10 +330,12 @@ enum WgmmaHazard : int {
   /// the wgmmas that read it are even issued.
   kWgmmaHazardEarlyRelease = 4,
   /// Split-K reduced in the kernel (reduce = 1): the last block leaves out slice 0's partial
-  /// sums when it is not slice 0 itself (a lost partial sum).
+  /// sums when it is not slice 0 itself (a lost partial sum). Stream-K: the block holding a
+  /// shared tile's first K steps leaves out the last other block's sums.
   kWgmmaHazardLostPartial = 8,
   /// Split-K reduced in the kernel: the last block applies the epilogue to its own partial sums
-  /// before adding the others' (the epilogue applied twice, once on a partial).
+  /// before adding the others' (the epilogue applied twice, once on a partial). Stream-K: the
+  /// tile's first block applies the activation to its own sums before adding the others'.
   kWgmmaHazardDoubleEpilogue = 16,
   /// Epilogue warps (epilogue_slots > 0): a slot goes back to the consumers as soon as its TMA
   /// stores are issued, before the TMA engine has read the rounded C out of it.

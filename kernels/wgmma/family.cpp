@@ -11,10 +11,14 @@ namespace coalesce {
 
 namespace {
 
+// The K steps of one tile (BK deep).
+long long steps(const WgmmaConfig& c, const Problem& problem) { return (problem.k + c.bk - 1) / c.bk; }
+
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
     {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
+    {kStreamKParam, "stk", 0},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
@@ -58,12 +62,13 @@ class WgmmaFamily final : public Family {
                     for (int group_m : l.group_m)
                       for (int tma_store : l.tma_store)
                         for (int pingpong : l.pingpong)
-                          for (int warps : l.epilogue_warps)
-                            // Epilogue warps get a slot per 64 columns, the whole tile: with
-                            // fewer the consumers wait for them (run CA).
-                            out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m,
-                                                      tma_store, 1, pingpong, 0,
-                                                      warps ? bn / WgmmaConfig::kRowElements : 0}));
+                          for (int stream_k : l.stream_k)
+                            for (int warps : l.epilogue_warps)
+                              // Epilogue warps get a slot per 64 columns, the whole tile: with
+                              // fewer the consumers wait for them (run CA).
+                              out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m,
+                                                        tma_store, 1, pingpong, 0,
+                                                        warps ? bn / WgmmaConfig::kRowElements : 0, stream_k}));
     return out;
   }
 
@@ -100,9 +105,10 @@ class WgmmaFamily final : public Family {
     long long blocks = c.grid_blocks(problem.m, problem.n);
     if (c.persistent) {
       // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)),
-      // whole clusters.
+      // whole clusters; with stream-K up to that many even where there are fewer tiles.
       const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
-      blocks = std::min(blocks, static_cast<long long>(target.sm_count) * per_sm / cluster * cluster);
+      const long long capacity = static_cast<long long>(target.sm_count) * per_sm / cluster * cluster;
+      blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), capacity) : std::min(blocks, capacity);
     }
     g.grid_x = static_cast<unsigned>(std::max(cluster, blocks));
     g.grid_z = static_cast<unsigned>(c.split);
@@ -111,6 +117,22 @@ class WgmmaFamily final : public Family {
     g.cluster_y = 1;
     g.smem_bytes = c.smem_bytes();
     return g;
+  }
+  long long workspace_bytes(const Config& config, const Problem& problem, const Target& target) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    if (!c.stream_k) return Family::workspace_bytes(config, problem, target);
+    // A tile's f32 sums and a 4-byte flag per block (kernels/wgmma/gemm.cuh, WgmmaStreamK).
+    const long long grid = geometry(config, problem, target).grid_x;
+    return grid * (4LL * c.partial_floats() + 4);
+  }
+  Verdict check_schedule(const Config& config, const Problem& problem, const Target& target) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    if (!c.stream_k) return {};
+    const long long tiles = c.grid_blocks(problem.m, problem.n);
+    const long long grid = geometry(config, problem, target).grid_x;
+    if (tiles % grid == 0)
+      return {Violation::schedule, "stream-K cannot help: the tiles fill whole waves of the persistent grid"};
+    return {};
   }
   const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
   TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const override {
@@ -137,14 +159,15 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor, ping-pong, the reduction and the epilogue slots only when they are not
-    // the template's defaults (1, 0, 0 and 0).
+    // The split factor, ping-pong, the reduction, the epilogue slots and stream-K only when they
+    // are not the template's defaults (1, 0, 0, 0 and 0).
     std::string tail;
-    const int last = c.epilogue_slots ? 4 : c.reduce ? 3 : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
+    const int last = c.stream_k ? 5 : c.epilogue_slots ? 4 : c.reduce ? 3 : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
     if (last >= 1) tail += ", " + std::to_string(c.split);
     if (last >= 2) tail += ", " + std::to_string(c.pingpong);
     if (last >= 3) tail += ", " + std::to_string(c.reduce);
     if (last >= 4) tail += ", " + std::to_string(c.epilogue_slots);
+    if (last >= 5) tail += ", " + std::to_string(c.stream_k);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -171,17 +194,17 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong, c.reduce, c.epilogue_slots}};
+           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k}};
 }
 
 const WgmmaLists& wgmma_lists() {
-  // Sized so that a sweep at 4096 is about five hundred legal configs (counted in
+  // Sized so that a sweep at 4096 is about six hundred legal configs (counted in
   // tests/unit/kernels/wgmma/family_test.cpp), a few minutes of compiling and measuring. The tiles are the
   // four that pair consumers with 64 or 128 rows each (bm 64, 128, 256) against every BN the
   // rule takes; the rule prunes the pairs whose accumulators do not fit (in tf32 the consumers
@@ -191,7 +214,10 @@ const WgmmaLists& wgmma_lists() {
   // rasterization the simt family and Triton use). Ping-pong both ways: the rule keeps it to
   // persistent two-consumer tiles of 64 or 128 rows. Epilogue warps both ways, with slots for
   // the whole tile: the rule keeps them to two-consumer tiles stored through TMA whose ring and
-  // slots fit (128 x 64 to 128 x 192, 3 stages at 128 x 192).
+  // slots fit (128 x 64 to 128 x 192, 3 stages at 128 x 192). Stream-K off and with tiles
+  // shared by up to 4 blocks: the rule keeps it to persistent 16-bit tiles without a cluster,
+  // ping-pong or epilogue warps, and the schedule rule to problems whose tiles leave a partial
+  // wave (check_schedule).
   static const WgmmaLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 192, 256},
@@ -205,6 +231,7 @@ const WgmmaLists& wgmma_lists() {
       .tma_store = {0, 1},
       .pingpong = {0, 1},
       .epilogue_warps = {0, 1},
+      .stream_k = {0, 4},
   };
   return lists;
 }

@@ -19,7 +19,7 @@ Config from_wgmma(const WgmmaConfig& config);
 /// `epilogue_warps` 1 lists a tile with epilogue_slots = BN / 64 (slots for the whole tile).
 struct WgmmaLists {
   std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store, pingpong,
-      epilogue_warps;
+      epilogue_warps, stream_k;
 };
 const WgmmaLists& wgmma_lists();
 

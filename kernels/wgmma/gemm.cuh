@@ -49,6 +49,14 @@
 // reduce adds the slices and applies the epilogue, or with reduce = 1 the last block of each
 // tile does (wgmma_reduce_in_kernel).
 //
+// Stream-K (cfg.stream_k > 0; kernels/core/family.hpp kStreamKParam): the persistent grid first
+// shares the K steps of the tiles that would make its last, partial wave (WgmmaStreamK, the
+// first tiles of the walk) evenly among its blocks, then takes the other tiles whole
+// (WgmmaWork). A block whose range ends inside a tile holds that tile's first K steps; the
+// blocks whose ranges start inside it store their sums into their workspace slots and raise
+// their flags (wgmma_stream_k_store), and the first block adds them in block order before its
+// epilogue (wgmma_stream_k_fixup).
+//
 // tf32 (BK = 32; WgmmaConfig's comment): wgmma reads tf32 shared-memory operands only K-major,
 // and B's slot is N-major, so each consumer multiplies the transposed tile, C^T = B^T A^T. Its
 // wgmma A operand is B^T: 64 columns of the tile's B slot per m64 block, read into registers
@@ -75,10 +83,11 @@ namespace coalesce {
 /// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
-          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0>
+          int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
+          int STREAM_K = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -104,7 +113,9 @@ struct WgmmaGuard {
                 "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, 2x1 (BN 128 or 256) or 1x2, persistent and "
                 "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
                 "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
-                "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0)");
+                "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0), "
+                "stream_k 0 or 2..32 (above 0 only with persistent = 1, cluster 1x1, split = 1, pingpong = 0, no epilogue "
+                "slots, BK = 64)");
   static_assert(kViolation != Violation::divisibility,
                 "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong), "
                 "BN a multiple of 64 up to 256");
@@ -233,6 +244,96 @@ struct WgmmaTileWalk {
   }
 };
 
+/// One unit of a block's work: tile `index` of the walk (the tile `tile` of this block), and
+/// the K steps [k_begin, k_begin + k_count) of it. With stream-K, a unit that holds a shared
+/// tile's first K steps but not all of them adds the sums of blocks [blockIdx.x + 1, peers_end)
+/// (WgmmaStreamK); peers_end is 0 for every other unit.
+struct WgmmaUnit {
+  int index;
+  TileCoord tile;
+  int k_begin, k_count;
+  int peers_end;
+};
+
+/// Stream-K's plan (stream_k = S > 0; kernels/core/family.hpp kStreamKParam), the same in
+/// every block and role. The walk's tiles past its last whole wave of the grid (all of them
+/// when there are fewer tiles than blocks) are "shared": their K steps, `shared_steps` in all,
+/// are cut evenly among the first `sharing` blocks, each taking a contiguous range in the
+/// walk's order, so one range may end inside a tile and the next start in it. The other tiles
+/// are taken whole afterwards, tile shared + b, shared + b + grid, ... by block b. A block's
+/// range has at most one piece that is not a tile's first K steps, its first, whose f32 sums it
+/// stores in its slot of the workspace; the block holding the tile's first steps ends its
+/// range with them, by when the others have started theirs, and adds their sums in block
+/// order. `sharing` is at most S blocks per shared tile and at most its K steps, so every
+/// block in it has at least one step. (32-bit counts: the shared steps are fewer than the grid
+/// times the steps of K.)
+struct WgmmaStreamK {
+  int shared, sharing, shared_steps;
+  __device__ __forceinline__ WgmmaStreamK(int tiles, int steps, int segments) {
+    const int grid = static_cast<int>(gridDim.x);
+    shared = tiles % grid;
+    sharing = min(grid, shared * min(segments, steps));
+    shared_steps = shared * steps;
+  }
+  /// The first of block b's shared K steps (b <= sharing; `shared_steps` for b = sharing).
+  __device__ __forceinline__ int start(int b) const {
+    return b >= sharing ? shared_steps : static_cast<int>(static_cast<long long>(b) * shared_steps / sharing);
+  }
+};
+
+/// The units a block walks, in order; the producer and the consumers walk the same ones, so
+/// they agree on the ring's phases. Without stream-K, the walk's tiles whole (with split-K, the
+/// block's K slice of each); with it, the block's range of the shared tiles' K steps first,
+/// then its whole tiles (WgmmaStreamK).
+template <class Tile>
+struct WgmmaWork {
+  static constexpr WgmmaConfig cfg = Tile::config;
+  WgmmaTileWalk<Tile> walk;
+  WgmmaKSteps k_steps;
+  int next_index;  // the next whole tile of the walk
+  int pos, end;    // stream-K: the block's shared K steps left, [pos, end)
+  __device__ __forceinline__ WgmmaWork(int M, int N, int K) : walk(M, N), k_steps(wgmma_k_steps<Tile>(K)) {
+    next_index = walk.first();
+    pos = end = 0;
+    if constexpr (cfg.stream_k > 0) {
+      const WgmmaStreamK plan(walk.count(), k_steps.count, cfg.stream_k);
+      const int b = static_cast<int>(blockIdx.x);
+      if (b < plan.sharing) {
+        pos = plan.start(b);
+        end = plan.start(b + 1);
+      }
+      next_index = plan.shared + b;
+    }
+  }
+  /// The next unit into `u`; false when the block has none left.
+  __device__ __forceinline__ bool next(WgmmaUnit& u) {
+    if constexpr (cfg.stream_k > 0) {
+      if (pos < end) {
+        const int steps = k_steps.count;
+        const int index = pos / steps;
+        const int k_begin = pos - index * steps;
+        const int k_count = min(steps - k_begin, end - pos);
+        pos += k_count;
+        int peers_end = 0;
+        if (k_begin == 0 && k_count < steps) {
+          // The blocks after this one whose ranges start inside the tile.
+          const WgmmaStreamK plan(walk.count(), steps, cfg.stream_k);
+          peers_end = static_cast<int>(blockIdx.x) + 1;
+          while (peers_end < plan.sharing && plan.start(peers_end) < (index + 1) * steps) ++peers_end;
+        }
+        u = {index, walk.at(index), k_begin, k_count, peers_end};
+        return true;
+      }
+    }
+    if (next_index >= walk.count()) return false;
+    u = {next_index, walk.at(next_index), k_steps.begin, k_steps.count, 0};
+    next_index += walk.stride();
+    return true;
+  }
+  /// Whether a whole tile is left after the current unit (ping-pong's hand-over; no stream-K).
+  __device__ __forceinline__ bool more() const { return next_index < walk.count(); }
+};
+
 /// The producer: one thread walks the block's tiles and K slices, waits for each slot to be
 /// released, announces the bytes it will land, and issues the TMA copies of A and B. In a
 /// cluster of two the blocks' tiles share one operand, and each block loads half of it into
@@ -251,11 +352,11 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   sm90::prefetch_tensor_map(b_map);
   constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n;
   constexpr unsigned short kBoth = 0x3;  // multicast to both blocks of the cluster
-  const WgmmaTileWalk<Tile> walk(M, N);
-  const WgmmaKSteps k_steps = wgmma_k_steps<Tile>(K);
+  WgmmaWork<Tile> work(M, N, K);
+  const WgmmaTileWalk<Tile>& walk = work.walk;
   RingCursor<cfg.stages> ring;
-  for (int i = walk.first(); i < walk.count(); i += walk.stride()) {
-    const TileCoord t = walk.at(i);
+  for (WgmmaUnit u; work.next(u);) {
+    const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * cfg.bn;
     // Copies entirely outside A or B are left out rather than relied on: B chunks that start at
     // or past N would only feed columns of C that are never stored, and A boxes past M rows
@@ -267,8 +368,8 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
 #pragma unroll
     for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
     const unsigned bytes = a_boxes * A_ROWS * WgmmaConfig::kSwizzleBytes + b_chunks * CHUNK_BYTES;
-    for (int kb = 0; kb < k_steps.count; ++kb) {
-      const int k0 = (k_steps.begin + kb) * BK;
+    for (int kb = 0; kb < u.k_count; ++kb) {
+      const int k0 = (u.k_begin + kb) * BK;
       const unsigned full = sm.full(ring.slot);
       sm90::mbarrier_wait(sm.empty(ring.slot), ring.phase ^ 1u);
       sm90::mbarrier_arrive_expect_tx(full, bytes);
@@ -718,6 +819,87 @@ __device__ __forceinline__ void wgmma_epilogue_warps(const TensorMap* c_map,
   if (lane == 0) sm90::bulk_wait_group<0>();
 }
 
+/// Stream-K's fix-up: 16-byte loads of another block's sums issued before their adds.
+constexpr int kStreamKLoadsInFlight = 8;
+
+/// Stream-K's workspace (kernels/core/family.hpp kStreamKParam): a slot of one tile's f32 sums
+/// per block of the grid, then a flag per block. A slot is laid out in the accumulators' own
+/// order, so each consumer thread writes and reads 16-byte units of its own, a warp's 32 of
+/// them contiguous: unit q of consumer thread t (0 .. consumers·128 - 1) at 16·(q·threads + t).
+template <class Tile>
+struct WgmmaStreamKSlots {
+  static constexpr WgmmaConfig cfg = Tile::config;
+  static constexpr int kThreads = cfg.consumers * WgmmaConfig::kWarpgroup;
+  static constexpr int kUnits = cfg.accumulators() / 4;  // float4s per consumer thread
+  float* workspace;
+  __device__ __forceinline__ float4* slot(int block) const {
+    return reinterpret_cast<float4*>(workspace + static_cast<long long>(block) * cfg.partial_floats());
+  }
+  __device__ __forceinline__ unsigned* flag(int block) const {
+    return reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.x) * cfg.partial_floats()) + block;
+  }
+  /// This thread's index among the consumer threads.
+  __device__ __forceinline__ static int thread() { return static_cast<int>(threadIdx.x) - WgmmaConfig::kWarpgroup; }
+};
+
+/// Stream-K, a block's piece of a shared tile that does not hold its first K steps (at most one
+/// per block, its first unit): its raw f32 sums into the block's slot; once every consumer
+/// thread has stored and fenced, one raises the block's flag (release).
+template <class Tile>
+__device__ __forceinline__ void wgmma_stream_k_store(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                     float* __restrict__ workspace) {
+  using Slots = WgmmaStreamKSlots<Tile>;
+  const Slots slots{workspace};
+  float4* slot = slots.slot(static_cast<int>(blockIdx.x));
+  const float* a = &acc[0][0];
+#pragma unroll
+  for (int q = 0; q < Slots::kUnits; ++q)
+    slot[q * Slots::kThreads + Slots::thread()] = make_float4(a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]);
+  __threadfence();
+  sm90::named_barrier_sync(kReduceBarrier, Slots::kThreads);
+  if (Slots::thread() == 0) sm90::st_release_gpu(slots.flag(static_cast<int>(blockIdx.x)), 1u);
+}
+
+/// Stream-K, the block holding a shared tile's first K steps (a unit that ends inside the
+/// tile): for each later block whose range starts inside the tile (blockIdx.x + 1 up to
+/// peers_end, WgmmaWork::next), in block order, wait for its flag (acquire) and add its sums
+/// from L2 into the accumulators; then, once every consumer
+/// thread has seen every flag, lower the flags for the next launch. The sum's order is the
+/// blocks' order whatever the timing: the result is the same bits on every run of one grid.
+template <class Tile, class Epi, int HAZARDS>
+__device__ __forceinline__ void wgmma_stream_k_fixup(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                     float* __restrict__ workspace, int peers_end) {
+  using Slots = WgmmaStreamKSlots<Tile>;
+  const Slots slots{workspace};
+  const int first_peer = static_cast<int>(blockIdx.x) + 1;
+  float* a = &acc[0][0];
+  if constexpr ((HAZARDS & kWgmmaHazardDoubleEpilogue) != 0) {
+#pragma unroll
+    for (int i = 0; i < 4 * Slots::kUnits; ++i) a[i] = Epi::apply(a[i], 0.0f);
+  }
+  for (int p = first_peer; p < peers_end; ++p) {
+    if constexpr ((HAZARDS & kWgmmaHazardLostPartial) != 0)
+      if (p == peers_end - 1) break;
+    sm90::wait_flag_gpu(slots.flag(p));
+    const float4* slot = slots.slot(p) + Slots::thread();
+#pragma unroll
+    for (int q = 0; q < Slots::kUnits; ++q) {
+      // L2, not L1: the other block's stores are not in this SM's L1.
+      const float4 v = __ldcg(slot + q * Slots::kThreads);
+      a[4 * q] += v.x;
+      a[4 * q + 1] += v.y;
+      a[4 * q + 2] += v.z;
+      a[4 * q + 3] += v.w;
+      // At most kLoadsInFlight loads ahead of their adds: all of a slot's at once would need
+      // as many registers again as the accumulators.
+      if ((q + 1) % kStreamKLoadsInFlight == 0) asm volatile("" ::: "memory");
+    }
+  }
+  sm90::named_barrier_sync(kReduceBarrier, Slots::kThreads);
+  if (Slots::thread() == 0)
+    for (int p = first_peer; p < peers_end; ++p) *slots.flag(p) = 0u;
+}
+
 /// The named barriers that order ping-pong consumers: consumer c waits on kPingPongOrder + c.
 constexpr unsigned kPingPongOrder = 1;
 /// The named barriers of the planted early release (kWgmmaHazardEarlyRelease): 4 + consumer.
@@ -775,20 +957,21 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
 #pragma unroll
     for (int i = 0; i < NC / 2; ++i) acc[mi][i] = 0.0f;
 
-  const WgmmaTileWalk<Tile> walk(M, N);
+  WgmmaWork<Tile> work(M, N, K);
+  const int rank = work.walk.rank;
   // A slot goes back to the producer of this block and, in a cluster, of the other block too
   // (whose copies also land in it).
   auto release = [&](int slot) {
     sm90::mbarrier_arrive(sm.empty(slot));
-    if constexpr (WgmmaTileWalk<Tile>::kCluster > 1) sm90::mbarrier_arrive_cluster(sm.empty(slot), walk.rank ^ 1);
+    if constexpr (WgmmaTileWalk<Tile>::kCluster > 1) sm90::mbarrier_arrive_cluster(sm.empty(slot), rank ^ 1);
   };
-  // An empty split-K slice runs no wgmma, so its accumulators keep the zeros above and it
-  // stores zeros; it waits for no slot and releases none (the producer loads none).
-  const int k_blocks = wgmma_k_steps<Tile>(K).count;
   RingCursor<cfg.stages> ring;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
   int chunk = 0;  // with epilogue warps: the 64-column chunks handed to them so far
-  for (int i = walk.first(); i < walk.count(); i += walk.stride(), ++turn) {
+  for (WgmmaUnit u; work.next(u); ++turn) {
+    // An empty split-K slice runs no wgmma, so its accumulators keep the zeros above and it
+    // stores zeros; it waits for no slot and releases none (the producer loads none).
+    const int k_blocks = u.k_count;
     if constexpr (cfg.pingpong) {
       if (turn % 2 != consumer) {
         ring.skip(k_blocks);  // the other consumer's slices
@@ -797,7 +980,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       // The other consumer has received every slice of the tile before this one (see the top).
       if (turn > 0) sm90::named_barrier_sync(kPingPongOrder + consumer, 2 * WgmmaConfig::kWarpgroup);
     }
-    const TileCoord t = walk.at(i);
+    const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
     int previous = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
@@ -867,7 +1050,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     }
     // Every slice of this tile has arrived: the other consumer may start the next tile, if any.
     if constexpr (cfg.pingpong)
-      if (i + walk.stride() < walk.count())
+      if (work.more())
         sm90::named_barrier_arrive(kPingPongOrder + (consumer ^ 1), 2 * WgmmaConfig::kWarpgroup);
     sm90::wgmma_wait_group<0>();
 #pragma unroll
@@ -876,6 +1059,15 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       for (int i = 0; i < NC / 2; ++i) sm90::fence_operand(acc[mi][i]);
     if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) release(previous);
 
+    if constexpr (cfg.stream_k > 0) {
+      // A shared tile: a piece after its first K steps goes to the workspace for the block that
+      // holds them; that block adds the other pieces before the epilogue below.
+      if (u.k_begin > 0) {
+        wgmma_stream_k_store<Tile>(acc, workspace);
+        continue;
+      }
+      if (u.peers_end > 0) wgmma_stream_k_fixup<Tile, Epi, HAZARDS>(acc, workspace, u.peers_end);
+    }
     if constexpr (cfg.transposed()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1) {

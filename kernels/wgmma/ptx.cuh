@@ -235,4 +235,27 @@ __device__ __forceinline__ float4 ld_shared_v4_f32(unsigned address) {
   return v;
 }
 
+// --- flags between blocks (stream-K) -------------------------------------------------------------
+
+/// Stores `value` to a global flag with release semantics at GPU scope: every write this thread
+/// has made or observed before (after a barrier, its block's writes) is visible to a thread that
+/// reads the value with ld_acquire_gpu.
+__device__ __forceinline__ void st_release_gpu(unsigned* flag, unsigned value) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+/// Loads a global flag with acquire semantics at GPU scope (pairs with st_release_gpu).
+__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* flag) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+/// Waits until a global flag is nonzero, acquiring what its writer released. A wait past
+/// kHangNs traps (a flag that is never raised is a schedule bug; the harness reports the error).
+__device__ __forceinline__ void wait_flag_gpu(const unsigned* flag) {
+  if (ld_acquire_gpu(flag) != 0) return;
+  const unsigned long long start = global_timer_ns();
+  while (ld_acquire_gpu(flag) == 0)
+    if (global_timer_ns() - start > kHangNs) __trap();
+}
+
 }  // namespace coalesce::sm90

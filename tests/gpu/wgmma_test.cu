@@ -4,7 +4,7 @@
 // shapes the family refuses are refused, not launched; the three planted pipeline hazards
 // (issue 11, item 5) each fail the check on random inputs while the same config without them
 // passes; and split-K configs (partials + the harness's reduce) at skinny, uneven-K and edge
-// shapes, deterministic run to run.
+// shapes, deterministic run to run; and stream-K configs, their planted bugs caught.
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -488,6 +488,97 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
     const CheckResult twice =
         check_method(method_of(with(instance<Reduce64x64, D, E, kWgmmaHazardDoubleEpilogue>(), slices), ws), ws);
     EXPECT_FALSE(twice.passed) << "an epilogue applied twice passed the check at split " << slices;
+  }
+}
+
+// Stream-K (kernels/core/family.hpp, kStreamKParam): the persistent grid shares the K steps of
+// the tiles past its last whole wave among its blocks, and each shared tile's first block adds
+// the others' sums from the workspace. The 4096 winner's tile through the TMA store, sharing a
+// tile among up to 4 blocks; 128 x 128 with direct stores among up to 2; and the skinny shapes'
+// one-consumer 64 x 128 among up to 4.
+//                                bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk
+using StreamK128x256 = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 4>;
+using StreamK128x128 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2>;
+using StreamK64x128 = WgmmaTile<64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4>;
+
+template <Dtype D>
+std::vector<Instance> stream_k_instances() {
+  return {instance<StreamK128x256, D, Epilogue::bias_gelu>(), instance<StreamK128x128, D, Epilogue::bias_gelu>(),
+          instance<StreamK64x128, D, Epilogue::bias_gelu>()};
+}
+
+// 4096^3 (512, 1024 and 2048 tiles: a partial last wave on 132 SMs for each); a skinny shape
+// (fewer tiles than SMs: every tile shared); an edge shape whose 9 K steps end in a partial one,
+// with 135, 75 and 270 tiles (a few tiles shared among few blocks, all shared, six shared); and a
+// shape smaller than one tile with K of 17 steps.
+constexpr Shape kStreamKShapes[] = {{4096, 4096, 4096}, {64, 4096, 4096}, {1920, 1152, 520}, {100, 40, 1032}};
+
+template <Dtype D>
+void check_stream_k(int* checked) {
+  Stream stream;
+  const Epilogue e = Epilogue::bias_gelu;
+  const Target target = current_target();
+  for (const Shape& s : kStreamKShapes) {
+    Workspace ws({s.m, s.n, s.k, D, e}, 700 + s.m + s.k, stream.get());
+    for (const Instance& k : stream_k_instances<D>()) {
+      const std::string at = where(k.config, D, e, s);
+      const WgmmaConfig c = to_wgmma(k.config);
+      const Method m = method_of(k, ws);
+      const long long grid = wgmma_family().geometry(k.config, ws.problem(), target).grid_x;
+      EXPECT_LE(grid, static_cast<long long>(target.sm_count)) << at;
+      EXPECT_EQ(m.workspace_bytes, grid * (4LL * c.bm * c.bn + 4)) << at;
+      for (Inputs in : {Inputs::normal, Inputs::bend}) {
+        const CheckResult r = check_method(m, ws, in);
+        EXPECT_TRUE(r.passed) << at << (in == Inputs::bend ? " (bend inputs)" : "") << ": " << r.why;
+        ++*checked;
+      }
+      // The flags are left at zero and the sums added in block order: the same bits again.
+      ws.snapshot_output();
+      for (int run = 0; run < 3; ++run) {
+        ws.poison_output();
+        m.launch(ws.stream());
+        EXPECT_EQ(ws.output_differs(), 0) << at << ", run " << run + 2;
+      }
+    }
+  }
+}
+
+TEST(Wgmma, StreamKMatchesTheReferenceAndIsDeterministicInBf16) {
+  COALESCE_REQUIRE_GPU();
+  int checked = 0;
+  check_stream_k<Dtype::bf16>(&checked);
+  EXPECT_EQ(checked, 4 * 3 * 2);
+}
+
+TEST(Wgmma, StreamKMatchesTheReferenceAndIsDeterministicInF16) {
+  COALESCE_REQUIRE_GPU();
+  int checked = 0;
+  check_stream_k<Dtype::f16>(&checked);
+  EXPECT_EQ(checked, 4 * 3 * 2);
+  // The whole path as the sweep runs it, at the skinny shape.
+  Stream stream;
+  ColdTimer timer(0, TimingSettings{}, stream.get());
+  Workspace ws({64, 4096, 4096, Dtype::f16, Epilogue::bias_gelu}, 95, stream.get());
+  const MethodResult r = run_method(method_of(instance<StreamK64x128, Dtype::f16, Epilogue::bias_gelu>(), ws), ws, timer);
+  EXPECT_EQ(r.status, Status::ok) << r.detail;
+}
+
+// The check catches stream-K's planted bugs: the first block of a shared tile leaving out the
+// last other block's sums, and applying the activation to its own sums before adding the
+// others'. At the skinny shape every tile is shared; at 4096^3, 116 of 512 tiles.
+TEST(Wgmma, TheCheckCatchesStreamKBugs) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  constexpr Dtype D = Dtype::bf16;
+  constexpr Epilogue E = Epilogue::bias_gelu;
+  for (const Shape& s : {Shape{64, 4096, 4096}, Shape{4096, 4096, 4096}}) {
+    Workspace ws({s.m, s.n, s.k, D, E}, 97, stream.get());
+    const std::string at = " at " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    EXPECT_TRUE(check_method(method_of(instance<StreamK128x256, D, E>(), ws), ws).passed) << "control" << at;
+    EXPECT_FALSE(check_method(method_of(instance<StreamK128x256, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+        << "a lost partial sum passed the check" << at;
+    EXPECT_FALSE(check_method(method_of(instance<StreamK128x256, D, E, kWgmmaHazardDoubleEpilogue>(), ws), ws).passed)
+        << "an activation applied to a partial sum passed the check" << at;
   }
 }
 

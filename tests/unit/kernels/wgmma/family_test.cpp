@@ -60,13 +60,14 @@ TEST(WgmmaFamily, ComputesBf16F16AndTf32OnSm90aOnly) {
   EXPECT_EQ(wgmma().nvrtc_arch(h200()), "sm_90a");
 }
 
-// The sweep at 4096: about five hundred legal configs, every listed combination either a
+// The sweep at 4096: about six hundred legal configs, every listed combination either a
 // config or refused by the rule, every name distinct.
 TEST(WgmmaFamily, SweepAt4096) {
   const Problem p = problem(4096, 4096, 4096);
   const DeviceLimits d;
   int legal = 0, pruned = 0, non_configs = 0;
   int legal_1x1 = 0, legal_1x2 = 0, legal_2x1 = 0, unclustered_2x1_tiles = 0, unclustered_no_pingpong = 0;
+  int legal_stream_k = 0, persistent_plain = 0;
   std::set<std::string> names;
   for (const Config& c : wgmma().sweep_configs(p)) {
     EXPECT_TRUE(names.insert(config_name(c, p.dtype, p.epilogue)).second);
@@ -78,7 +79,10 @@ TEST(WgmmaFamily, SweepAt4096) {
     if (v.ok() && wgmma().check_problem(c, p).ok()) {
       ++legal;
       const WgmmaConfig w = to_wgmma(c);
-      if (w.cluster_size() == 1) {
+      if (w.stream_k) {
+        ++legal_stream_k;
+      } else if (w.cluster_size() == 1) {
+        if (w.persistent && !w.pingpong && w.epilogue_slots == 0) ++persistent_plain;
         ++legal_1x1;
         if (!w.pingpong) ++unclustered_no_pingpong;
         if (!w.pingpong && w.bn % 128 == 0) ++unclustered_2x1_tiles;
@@ -106,9 +110,14 @@ TEST(WgmmaFamily, SweepAt4096) {
   EXPECT_EQ(legal_1x2, unclustered_no_pingpong);
   EXPECT_EQ(legal_2x1, unclustered_2x1_tiles);
   EXPECT_EQ(unclustered_no_pingpong, 168 + 20);
-  EXPECT_EQ(legal, 499);
-  EXPECT_EQ(pruned, 221);
-  EXPECT_EQ(non_configs, 5424);
+  // Stream-K: a twin of every persistent unclustered config without ping-pong or epilogue
+  // warps (the rule's), the same in shared memory and registers.
+  EXPECT_EQ(legal_stream_k, persistent_plain);
+  EXPECT_EQ(legal_stream_k, 84);
+  EXPECT_EQ(legal, 499 + 84);
+  // The stream-K twins of the 28 persistent plain configs that exceed shared memory.
+  EXPECT_EQ(pruned, 221 + 28);
+  EXPECT_EQ(non_configs, 2 * 6144 - 583 - 249);  // the lists give 12,288 combinations
 }
 
 // The tf32 sweep takes the same lists with BK = 32: the transposed tile's rule keeps the
@@ -142,7 +151,7 @@ TEST(WgmmaFamily, SweepAt4096InTf32) {
   }
   EXPECT_EQ(legal, 68);
   EXPECT_EQ(pruned, 12);
-  EXPECT_EQ(non_configs, 6144 - 80);  // the lists give 6,144 combinations, as in bf16
+  EXPECT_EQ(non_configs, 2 * 6144 - 80);  // the lists give 12,288 combinations, as in bf16 (stream-K is 16-bit only)
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
@@ -488,4 +497,89 @@ TEST(WgmmaFamily, ReduceInKernelIsNamedOnlyWhenOnAndCountsItsCounters) {
   EXPECT_EQ(big.check().violation, Violation::registers);
   big.consumers = 2;  // 64 rows each: 64 accumulators
   EXPECT_TRUE(big.check().ok());
+}
+
+// Stream-K (kStreamKParam) is unnamed at 0, so every stored name keeps its kernel; "stk4" names
+// a config that shares the tiles past the last whole wave among up to 4 blocks each. Its rule,
+// its grid (one wave of the GPU, fewer where the shared tiles have fewer pieces), its workspace
+// (a tile's f32 sums and a flag per block) and its schedule rule (refused where the tiles fill
+// whole waves).
+TEST(WgmmaFamily, StreamKNamesItsGridWorkspaceAndRules) {
+  //                bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk
+  WgmmaConfig c{128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 4};
+  const Config sk = from_wgmma(c);
+  const std::string name = config_name(sk, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm128_bn256_bk64_s3_wg2_cm1_cn1_p1_g8_ts1_stk4_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->config, sk);
+  EXPECT_EQ(stream_k_segments(sk), 4);
+  EXPECT_TRUE(workspace_needs_zeros(sk));
+  EXPECT_EQ(wgmma().tile_type(sk), "coalesce::WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 4>");
+  EXPECT_EQ(params_json(sk).find("stream_k"), params_json(sk).rfind("stream_k"));
+  EXPECT_NE(params_json(sk).find("\"stream_k\":4"), std::string::npos);
+  WgmmaConfig plain = c;
+  plain.stream_k = 0;
+  EXPECT_EQ(params_json(from_wgmma(plain)).find("stream_k"), std::string::npos);
+  EXPECT_EQ(stream_k_segments(from_wgmma(plain)), 0);
+  EXPECT_FALSE(workspace_needs_zeros(from_wgmma(plain)));
+
+  // 4096^3: 512 tiles on 132 SMs, one block each; 116 tiles past the third whole wave.
+  const Problem square = problem(4096, 4096, 4096);
+  EXPECT_EQ(wgmma().geometry(sk, square, h200()).grid_x, 132u);
+  EXPECT_EQ(workspace_bytes(sk, square, h200()), 132LL * (128 * 256 * 4 + 4));
+  EXPECT_TRUE(check_schedule(wgmma(), sk, square, h200()).ok());
+  // A 64 x 128 tile at M = 64: 32 tiles, fewer than the SMs, each shared among 4 blocks (or 2);
+  // with K = 128, two steps, among 2 at most.
+  WgmmaConfig skinny_tile{64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4};
+  const Problem skinny = problem(64, 4096, 4096);
+  EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 128u);
+  EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), problem(64, 4096, 128), h200()).grid_x, 64u);
+  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(skinny_tile), skinny, h200()).ok());
+  skinny_tile.stream_k = 2;
+  EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 64u);
+  skinny_tile.stream_k = 8;  // capped by the SMs
+  EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 132u);
+  // 12 x 11 tiles of 128 x 128 fill 132 SMs exactly: nothing to share. On 131 SMs one is left.
+  const Config square_tile = from_wgmma(WgmmaConfig{128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2});
+  const Problem whole_waves = problem(1536, 1408, 4096);
+  EXPECT_EQ(check_schedule(wgmma(), square_tile, whole_waves, h200()).violation, Violation::schedule);
+  Target odd = h200();
+  odd.sm_count = 131;
+  EXPECT_TRUE(check_schedule(wgmma(), square_tile, whole_waves, odd).ok());
+  EXPECT_EQ(workspace_bytes(square_tile, whole_waves, odd), 131LL * (128 * 128 * 4 + 4));
+  // A workspace over the target's limit is pruned.
+  Target small = h200();
+  small.max_workspace_bytes = 1 << 20;
+  EXPECT_EQ(check_schedule(wgmma(), sk, square, small).violation, Violation::workspace);
+
+  // The rule: 0 or 2..32 segments, and only on a persistent 16-bit grid without a cluster,
+  // split-K, ping-pong or epilogue warps.
+  EXPECT_TRUE(c.check().ok());
+  for (int bad : {1, -1, 33}) {
+    WgmmaConfig b = c;
+    b.stream_k = bad;
+    EXPECT_EQ(b.check().violation, Violation::shape) << bad;
+  }
+  auto refused = [&](auto change) {
+    WgmmaConfig b = c;
+    change(b);
+    return b.check().violation == Violation::shape;
+  };
+  EXPECT_TRUE(refused([](WgmmaConfig& b) { b.persistent = 0; }));
+  EXPECT_TRUE(refused([](WgmmaConfig& b) { b.cluster_n = 2; }));
+  EXPECT_TRUE(refused([](WgmmaConfig& b) { b.tma_store = 0, b.split = 2; }));
+  EXPECT_TRUE(refused([](WgmmaConfig& b) { b.bn = 128, b.pingpong = 1; }));
+  EXPECT_TRUE(refused([](WgmmaConfig& b) { b.epilogue_slots = 4; }));
+  EXPECT_TRUE(refused([](WgmmaConfig& b) { b.bk = 32, b.tma_store = 0; }));  // tf32
+  // The sweep lists stream-K only where the rule takes it, beside each such config.
+  int listed = 0;
+  for (const Config& s : wgmma().sweep_configs(square)) {
+    const WgmmaConfig w = to_wgmma(s);
+    if (w.stream_k == 0 || !w.check().ok()) continue;
+    ++listed;
+    EXPECT_EQ(w.stream_k, 4);
+    EXPECT_TRUE(w.persistent && w.cluster_size() == 1 && !w.pingpong && w.epilogue_slots == 0);
+  }
+  EXPECT_GT(listed, 0);
 }

@@ -42,7 +42,7 @@ struct Case {
 // tiles (the largest accumulators a ping-pong consumer holds, 128 x 192; 128 x 128; 64 x 256
 // through the TMA store: with two m64 blocks per consumer the TMA store's epilogue spills 64
 // bytes, with or without ping-pong, and the tuner prunes those), then every 24th legal config of the 4096 sweep (bf16, bias_gelu); the
-// tf32 built-ins with every epilogue and every 8th legal config of the tf32 sweep: 73 kernels.
+// tf32 built-ins with every epilogue and every 8th legal config of the tf32 sweep: 77 kernels.
 std::vector<Case> cases() {
   std::vector<Case> out;
   auto add = [&](const Problem& p, const Config& c) { out.push_back({p, c, config_name(c, p.dtype, p.epilogue)}); };
@@ -82,7 +82,7 @@ TEST(WgmmaNvrtc, BuiltinsAndASampleOfTheSweepCompileForSm90aWithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 73u);
+  ASSERT_EQ(all.size(), 77u);
 
   struct Outcome {
     bool emitted = false, compiled = false, reported = false, spills = true;
@@ -287,6 +287,50 @@ TEST(WgmmaNvrtc, SplitKernelsCompileWithoutSpills) {
                                          wgmma_family().define_kernel(from_wgmma(whole), d, p.epilogue, "k") + "\n");
       EXPECT_EQ(count(unsplit, "%ctaid.z"), 0);
       EXPECT_EQ(count(unsplit, "st.global.v2.f32"), 0);
+    }
+  fs::remove_all(cache);
+}
+
+// Stream-K kernels (kStreamKParam): the GPU test's three tiles and the 4096 winner's tile with
+// direct stores (128 accumulators a thread, the most a fix-up adds into), in bf16 and f16,
+// compile for sm_90a without spills or ptxas warnings; the PTX raises flags with a release
+// store and waits with acquire loads, which the same tile without stream-K has none of.
+TEST(WgmmaNvrtc, StreamKKernelsCompileWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-stream-k-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk
+  const WgmmaConfig tiles[] = {{128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 4},
+                               {128, 256, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4},
+                               {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2},
+                               {64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4}};
+  for (const WgmmaConfig& tile : tiles)
+    for (Dtype d : {Dtype::bf16, Dtype::f16}) {
+      const Problem p{4096, 4096, 4096, d, Epilogue::bias_gelu};
+      const Config config = from_wgmma(tile);
+      SCOPED_TRACE(config_name(config, d, p.epilogue));
+      ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+      const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, config, kSm90a);
+      const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+      ASSERT_TRUE(r.ok) << r.log;
+      ASSERT_TRUE(r.resources.has_value());
+      EXPECT_FALSE(r.resources->uses_local_memory()) << r.log;
+      EXPECT_EQ(r.log.find("warning"), std::string::npos) << r.log;
+      const Verdict v = tuner::compiled_verdict(wgmma_family(), config, kSm90a.limits, *r.resources);
+      EXPECT_TRUE(v.ok()) << (v.why ? v.why : "");
+      if (tile.consumers == 2) EXPECT_EQ(r.resources->registers, 168);
+
+      const std::string ptx = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
+                                     wgmma_family().define_kernel(config, d, p.epilogue, "k") + "\n");
+      EXPECT_GE(count(ptx, "st.release.gpu.global.u32"), 1);
+      EXPECT_GE(count(ptx, "ld.acquire.gpu.global.u32"), 1);
+      EXPECT_GE(count(ptx, "st.global.v4.f32"), 1);  // a piece's sums into the block's slot
+      WgmmaConfig whole = tile;
+      whole.stream_k = 0;
+      const std::string plain = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
+                                       wgmma_family().define_kernel(from_wgmma(whole), d, p.epilogue, "k") + "\n");
+      EXPECT_EQ(count(plain, "st.release.gpu"), 0);
+      EXPECT_EQ(count(plain, "ld.acquire.gpu"), 0);
     }
   fs::remove_all(cache);
 }
