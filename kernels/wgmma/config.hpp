@@ -227,6 +227,10 @@ struct WgmmaConfig {
       return {Violation::shape, "stream_k must be 0 (off) or 2 to 32 (the most blocks that share one tile's K steps)"};
     if (stream_k && (!persistent || cluster_size() > 1 || split > 1 || pingpong || epilogue_slots > 0 || transposed()))
       return {Violation::shape, "stream-K (stream_k > 0) needs persistent = 1, a 1x1 cluster, split = 1, pingpong = 0, no epilogue warps and BK = 64 (bf16, f16)"};
+    // The fix-up adds another block's sums into live accumulators: with one consumer and 128 per
+    // thread ptxas 13.0 spilled 8 bytes (128 x 128); two consumers of 128 each compile clean.
+    if (stream_k && consumers == 1 && accumulators() > 64)
+      return {Violation::registers, "stream-K with one consumer needs at most 64 accumulators per thread (BM x BN / 128): ptxas spills the fix-up beyond"};
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
     if (transposed()) {

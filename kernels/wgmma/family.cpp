@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "kernels/wgmma/builtin.hpp"
 
@@ -105,10 +106,11 @@ class WgmmaFamily final : public Family {
     long long blocks = c.grid_blocks(problem.m, problem.n);
     if (c.persistent) {
       // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)),
-      // whole clusters; with stream-K up to that many even where there are fewer tiles.
+      // whole clusters. Stream-K's blocks wait for each other, so all must be resident whatever
+      // registers ptxas gives the kernel: one per SM, even where there are fewer tiles.
       const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
       const long long capacity = static_cast<long long>(target.sm_count) * per_sm / cluster * cluster;
-      blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), capacity) : std::min(blocks, capacity);
+      blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), target.sm_count) : std::min(blocks, capacity);
     }
     g.grid_x = static_cast<unsigned>(std::max(cluster, blocks));
     g.grid_z = static_cast<unsigned>(c.split);
@@ -128,11 +130,22 @@ class WgmmaFamily final : public Family {
   Verdict check_schedule(const Config& config, const Problem& problem, const Target& target) const override {
     const WgmmaConfig c = to_wgmma(config);
     if (!c.stream_k) return {};
-    const long long tiles = c.grid_blocks(problem.m, problem.n);
-    const long long grid = geometry(config, problem, target).grid_x;
-    if (tiles % grid == 0)
+    const auto [grid, sharing] = stream_k_plan(c, problem, target);
+    if (sharing == 0)
       return {Violation::schedule, "stream-K cannot help: the tiles fill whole waves of the persistent grid"};
+    // A larger S only changes the schedule where the shared tiles have fewer pieces than blocks.
+    WgmmaConfig half = c;
+    half.stream_k = c.stream_k / 2;
+    if (half.stream_k >= 2 && stream_k_plan(half, problem, target) == std::pair(grid, sharing))
+      return {Violation::schedule, "stream-K shares the tiles here exactly as with half as many blocks per tile (stream_k / 2)"};
     return {};
+  }
+  /// Stream-K's grid and the blocks that share tiles (kernels/wgmma/gemm.cuh, WgmmaStreamK).
+  std::pair<long long, long long> stream_k_plan(const WgmmaConfig& c, const Problem& problem, const Target& target) const {
+    const long long tiles = c.grid_blocks(problem.m, problem.n);
+    const long long grid = geometry(from_wgmma(c), problem, target).grid_x;
+    const long long shared = tiles % grid;
+    return {grid, std::min(grid, shared * std::min<long long>(c.stream_k, steps(c, problem)))};
   }
   const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
   TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const override {
@@ -215,9 +228,11 @@ const WgmmaLists& wgmma_lists() {
   // persistent two-consumer tiles of 64 or 128 rows. Epilogue warps both ways, with slots for
   // the whole tile: the rule keeps them to two-consumer tiles stored through TMA whose ring and
   // slots fit (128 x 64 to 128 x 192, 3 stages at 128 x 192). Stream-K off and with tiles
-  // shared by up to 4 blocks: the rule keeps it to persistent 16-bit tiles without a cluster,
-  // ping-pong or epilogue warps, and the schedule rule to problems whose tiles leave a partial
-  // wave (check_schedule).
+  // shared by up to 2, 4 or 8 blocks: the rule keeps it to persistent 16-bit tiles without a
+  // cluster, ping-pong or epilogue warps, and the schedule rule to problems whose tiles leave a
+  // partial wave, each S only where it shares differently from S/2 (check_schedule): at 4096^3
+  // every block already shares at S = 2, at N = K = 4096 and M <= 256 the larger S spread a few
+  // tiles over more of the SMs.
   static const WgmmaLists lists{
       .bm = {64, 128, 256},
       .bn = {64, 128, 192, 256},
@@ -231,7 +246,7 @@ const WgmmaLists& wgmma_lists() {
       .tma_store = {0, 1},
       .pingpong = {0, 1},
       .epilogue_warps = {0, 1},
-      .stream_k = {0, 4},
+      .stream_k = {0, 2, 4, 8},
   };
   return lists;
 }

@@ -122,7 +122,7 @@ struct WgmmaGuard {
   static_assert(kViolation != Violation::threads, "wgmma config: consumers must be 1 or 2 warpgroups");
   static_assert(kViolation != Violation::registers,
                 "wgmma config: the accumulators (rows per consumer x BN / 128) do not fit a consumer's registers "
-                "(with reduce = 1: more than 64)");
+                "(with reduce = 1, or stream-K with one consumer: more than 64)");
   static constexpr bool ok = kViolation == Violation::none;
 };
 

@@ -82,7 +82,8 @@ TEST(WgmmaFamily, SweepAt4096) {
       if (w.stream_k) {
         ++legal_stream_k;
       } else if (w.cluster_size() == 1) {
-        if (w.persistent && !w.pingpong && w.epilogue_slots == 0) ++persistent_plain;
+        if (w.persistent && !w.pingpong && w.epilogue_slots == 0 && (w.consumers == 2 || w.accumulators() <= 64))
+          ++persistent_plain;
         ++legal_1x1;
         if (!w.pingpong) ++unclustered_no_pingpong;
         if (!w.pingpong && w.bn % 128 == 0) ++unclustered_2x1_tiles;
@@ -110,14 +111,16 @@ TEST(WgmmaFamily, SweepAt4096) {
   EXPECT_EQ(legal_1x2, unclustered_no_pingpong);
   EXPECT_EQ(legal_2x1, unclustered_2x1_tiles);
   EXPECT_EQ(unclustered_no_pingpong, 168 + 20);
-  // Stream-K: a twin of every persistent unclustered config without ping-pong or epilogue
-  // warps (the rule's), the same in shared memory and registers.
-  EXPECT_EQ(legal_stream_k, persistent_plain);
-  EXPECT_EQ(legal_stream_k, 84);
-  EXPECT_EQ(legal, 499 + 84);
-  // The stream-K twins of the 28 persistent plain configs that exceed shared memory.
-  EXPECT_EQ(pruned, 221 + 28);
-  EXPECT_EQ(non_configs, 2 * 6144 - 583 - 249);  // the lists give 12,288 combinations
+  // Stream-K: three twins (stream_k 2, 4 and 8) of every persistent unclustered config without
+  // ping-pong or epilogue warps whose fix-up fits (two consumers, or one with at most 64
+  // accumulators), the same in shared memory and registers. The schedule rule, not checked
+  // here, keeps one of the three at 4096^3, where every block shares at S = 2.
+  EXPECT_EQ(legal_stream_k, 3 * persistent_plain);
+  EXPECT_EQ(legal_stream_k, 3 * 58);
+  EXPECT_EQ(legal, 499 + 174);
+  // The stream-K twins of the 22 such configs that exceed shared memory.
+  EXPECT_EQ(pruned, 221 + 3 * 22);
+  EXPECT_EQ(non_configs, 4 * 6144 - 673 - 287);  // the lists give 24,576 combinations
 }
 
 // The tf32 sweep takes the same lists with BK = 32: the transposed tile's rule keeps the
@@ -151,7 +154,7 @@ TEST(WgmmaFamily, SweepAt4096InTf32) {
   }
   EXPECT_EQ(legal, 68);
   EXPECT_EQ(pruned, 12);
-  EXPECT_EQ(non_configs, 2 * 6144 - 80);  // the lists give 12,288 combinations, as in bf16 (stream-K is 16-bit only)
+  EXPECT_EQ(non_configs, 4 * 6144 - 80);  // the lists give 24,576 combinations, as in bf16 (stream-K is 16-bit only)
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
@@ -524,22 +527,29 @@ TEST(WgmmaFamily, StreamKNamesItsGridWorkspaceAndRules) {
   EXPECT_EQ(stream_k_segments(from_wgmma(plain)), 0);
   EXPECT_FALSE(workspace_needs_zeros(from_wgmma(plain)));
 
-  // 4096^3: 512 tiles on 132 SMs, one block each; 116 tiles past the third whole wave.
+  // 4096^3: 512 tiles on 132 SMs, one block each; 116 tiles past the third whole wave, all 132
+  // blocks sharing them from S = 2 on, so S = 4 is refused as the same schedule.
   const Problem square = problem(4096, 4096, 4096);
   EXPECT_EQ(wgmma().geometry(sk, square, h200()).grid_x, 132u);
   EXPECT_EQ(workspace_bytes(sk, square, h200()), 132LL * (128 * 256 * 4 + 4));
-  EXPECT_TRUE(check_schedule(wgmma(), sk, square, h200()).ok());
-  // A 64 x 128 tile at M = 64: 32 tiles, fewer than the SMs, each shared among 4 blocks (or 2);
-  // with K = 128, two steps, among 2 at most.
+  EXPECT_EQ(check_schedule(wgmma(), sk, square, h200()).violation, Violation::schedule);
+  WgmmaConfig two = c;
+  two.stream_k = 2;
+  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(two), square, h200()).ok());
+  // A 64 x 128 tile at M = 64: 32 tiles, fewer than the SMs, each shared among 4 blocks (or 2,
+  // or 8 but capped by the 132 SMs); with K = 128, two steps, among 2 at most, so S = 4 is S = 2.
   WgmmaConfig skinny_tile{64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4};
   const Problem skinny = problem(64, 4096, 4096);
   EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 128u);
   EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), problem(64, 4096, 128), h200()).grid_x, 64u);
   EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(skinny_tile), skinny, h200()).ok());
+  EXPECT_EQ(check_schedule(wgmma(), from_wgmma(skinny_tile), problem(64, 4096, 128), h200()).violation,
+            Violation::schedule);
   skinny_tile.stream_k = 2;
   EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 64u);
-  skinny_tile.stream_k = 8;  // capped by the SMs
+  skinny_tile.stream_k = 8;  // capped by the SMs, and still more than S = 4's 128 blocks
   EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 132u);
+  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(skinny_tile), skinny, h200()).ok());
   // 12 x 11 tiles of 128 x 128 fill 132 SMs exactly: nothing to share. On 131 SMs one is left.
   const Config square_tile = from_wgmma(WgmmaConfig{128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2});
   const Problem whole_waves = problem(1536, 1408, 4096);
@@ -551,7 +561,7 @@ TEST(WgmmaFamily, StreamKNamesItsGridWorkspaceAndRules) {
   // A workspace over the target's limit is pruned.
   Target small = h200();
   small.max_workspace_bytes = 1 << 20;
-  EXPECT_EQ(check_schedule(wgmma(), sk, square, small).violation, Violation::workspace);
+  EXPECT_EQ(check_schedule(wgmma(), from_wgmma(two), square, small).violation, Violation::workspace);
 
   // The rule: 0 or 2..32 segments, and only on a persistent 16-bit grid without a cluster,
   // split-K, ping-pong or epilogue warps.
@@ -578,7 +588,7 @@ TEST(WgmmaFamily, StreamKNamesItsGridWorkspaceAndRules) {
     const WgmmaConfig w = to_wgmma(s);
     if (w.stream_k == 0 || !w.check().ok()) continue;
     ++listed;
-    EXPECT_EQ(w.stream_k, 4);
+    EXPECT_TRUE(w.stream_k == 2 || w.stream_k == 4 || w.stream_k == 8);
     EXPECT_TRUE(w.persistent && w.cluster_size() == 1 && !w.pingpong && w.epilogue_slots == 0);
   }
   EXPECT_GT(listed, 0);
