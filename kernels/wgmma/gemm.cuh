@@ -258,27 +258,26 @@ struct WgmmaUnit {
 /// Stream-K's plan (stream_k = S > 0; kernels/core/family.hpp kStreamKParam), the same in
 /// every block and role. The walk's tiles past its last whole wave of the grid (all of them
 /// when there are fewer tiles than blocks) are "shared": their K steps, `shared_steps` in all,
-/// are cut evenly among the first `sharing` blocks, each taking a contiguous range in the
-/// walk's order, so one range may end inside a tile and the next start in it. The other tiles
-/// are taken whole afterwards, tile shared + b, shared + b + grid, ... by block b. A block's
-/// range has at most one piece that is not a tile's first K steps, its first, whose f32 sums it
-/// stores in its slot of the workspace; the block holding the tile's first steps ends its
-/// range with them, by when the others have started theirs, and adds their sums in block
-/// order. `sharing` is at most S blocks per shared tile and at most its K steps, so every
-/// block in it has at least one step. (32-bit counts: the shared steps are fewer than the grid
-/// times the steps of K.)
+/// are cut into ranges of `per_block` steps (the last shorter), one per block from block 0,
+/// each contiguous in the walk's order, so one range may end inside a tile and the next start
+/// in it. At most `sharing` blocks share: S per shared tile and one per K step of it, so every
+/// range has at least one step. The other tiles are taken whole afterwards, tile shared + b,
+/// shared + b + grid, ... by block b. A block's range has at most one piece that is not a
+/// tile's first K steps, its first, whose f32 sums it stores in its slot of the workspace; the
+/// block holding the tile's first steps ends its range with them, by when the others have
+/// started theirs, and adds their sums in block order. (32-bit counts: the shared steps are
+/// fewer than the grid times the steps of K.)
 struct WgmmaStreamK {
-  int shared, sharing, shared_steps;
+  int shared, shared_steps, per_block;
   __device__ __forceinline__ WgmmaStreamK(int tiles, int steps, int segments) {
     const int grid = static_cast<int>(gridDim.x);
     shared = tiles % grid;
-    sharing = min(grid, shared * min(segments, steps));
+    const int sharing = min(grid, shared * min(segments, steps));
     shared_steps = shared * steps;
+    per_block = sharing > 0 ? (shared_steps + sharing - 1) / sharing : 0;
   }
-  /// The first of block b's shared K steps (b <= sharing; `shared_steps` for b = sharing).
-  __device__ __forceinline__ int start(int b) const {
-    return b >= sharing ? shared_steps : static_cast<int>(static_cast<long long>(b) * shared_steps / sharing);
-  }
+  /// The first of block b's shared K steps (`shared_steps` once the ranges are used up).
+  __device__ __forceinline__ int start(int b) const { return min(b * per_block, shared_steps); }
 };
 
 /// The units a block walks, in order; the producer and the consumers walk the same ones, so
@@ -290,44 +289,51 @@ struct WgmmaWork {
   static constexpr WgmmaConfig cfg = Tile::config;
   WgmmaTileWalk<Tile> walk;
   WgmmaKSteps k_steps;
-  int next_index;  // the next whole tile of the walk
-  int pos, end;    // stream-K: the block's shared K steps left, [pos, end)
+  int next_index;       // the next whole tile of the walk
+  int pos, end;                // stream-K: the block's shared K steps left, [pos, end)
+  int shared_index, shared_k;  // stream-K: the tile and K step of pos
   __device__ __forceinline__ WgmmaWork(int M, int N, int K) : walk(M, N), k_steps(wgmma_k_steps<Tile>(K)) {
     next_index = walk.first();
-    pos = end = 0;
+    pos = end = shared_index = shared_k = 0;
     if constexpr (cfg.stream_k > 0) {
       const WgmmaStreamK plan(walk.count(), k_steps.count, cfg.stream_k);
       const int b = static_cast<int>(blockIdx.x);
-      if (b < plan.sharing) {
-        pos = plan.start(b);
-        end = plan.start(b + 1);
-      }
+      pos = plan.start(b);
+      end = plan.start(b + 1);
+      shared_index = pos / k_steps.count;
+      shared_k = pos - shared_index * k_steps.count;
       next_index = plan.shared + b;
     }
   }
-  /// The next unit into `u`; false when the block has none left.
+  /// The next unit into `u`; false when the block has none left. One function with selects,
+  /// and no division (the tile and K step of `pos` advance by addition): with a division by
+  /// the run-time number of K steps here, or with the two kinds of unit returned from separate
+  /// branches, ptxas kept the K loop's ring state in per-thread registers and computed every
+  /// wgmma descriptor per thread, moving it to uniform registers (R2UR) before each wgmma, and
+  /// the stream-K kernels ran 14-35% slower than their twins without it (runs EA, EB). Two
+  /// separate loops, one per kind, compiled clean but spilled 20 bytes.
   __device__ __forceinline__ bool next(WgmmaUnit& u) {
+    const int steps = k_steps.count;
+    const bool shared_unit = cfg.stream_k > 0 && pos < end;
+    if (!shared_unit && next_index >= walk.count()) return false;
+    const int index = shared_unit ? shared_index : next_index;
+    const int k_begin = shared_unit ? shared_k : k_steps.begin;
+    const int k_count = shared_unit ? min(steps - shared_k, end - pos) : k_steps.count;
+    int peers_end = 0;
     if constexpr (cfg.stream_k > 0) {
-      if (pos < end) {
-        const int steps = k_steps.count;
-        const int index = pos / steps;
-        const int k_begin = pos - index * steps;
-        const int k_count = min(steps - k_begin, end - pos);
-        pos += k_count;
-        int peers_end = 0;
-        if (k_begin == 0 && k_count < steps) {
-          // The blocks after this one whose ranges start inside the tile.
-          const WgmmaStreamK plan(walk.count(), steps, cfg.stream_k);
-          peers_end = static_cast<int>(blockIdx.x) + 1;
-          while (peers_end < plan.sharing && plan.start(peers_end) < (index + 1) * steps) ++peers_end;
-        }
-        u = {index, walk.at(index), k_begin, k_count, peers_end};
-        return true;
+      if (shared_unit && k_begin == 0 && k_count < steps) {
+        // The blocks after this one whose ranges start inside the tile.
+        const WgmmaStreamK plan(walk.count(), steps, cfg.stream_k);
+        peers_end = static_cast<int>(blockIdx.x) + 1;
+        while (plan.start(peers_end) < min((index + 1) * steps, plan.shared_steps)) ++peers_end;
       }
+      pos += shared_unit ? k_count : 0;
+      const int k_next = shared_unit ? shared_k + k_count : shared_k;
+      shared_index += k_next == steps ? 1 : 0;
+      shared_k = k_next == steps ? 0 : k_next;
     }
-    if (next_index >= walk.count()) return false;
-    u = {next_index, walk.at(next_index), k_steps.begin, k_steps.count, 0};
-    next_index += walk.stride();
+    next_index += shared_unit ? 0 : walk.stride();
+    u = {index, walk.at(index), k_begin, k_count, peers_end};
     return true;
   }
   /// Whether a whole tile is left after the current unit (ping-pong's hand-over; no stream-K).
@@ -882,14 +888,16 @@ __device__ __forceinline__ void wgmma_stream_k_fixup(float (&acc)[Tile::config.m
       if (p == peers_end - 1) break;
     sm90::wait_flag_gpu(slots.flag(p));
     const float4* slot = slots.slot(p) + Slots::thread();
+    constexpr int ROW = Tile::config.bn / 2;
 #pragma unroll
     for (int q = 0; q < Slots::kUnits; ++q) {
       // L2, not L1: the other block's stores are not in this SM's L1.
       const float4 v = __ldcg(slot + q * Slots::kThreads);
-      a[4 * q] += v.x;
-      a[4 * q + 1] += v.y;
-      a[4 * q + 2] += v.z;
-      a[4 * q + 3] += v.w;
+      float* d = &acc[(4 * q) / ROW][(4 * q) % ROW];
+      d[0] += v.x;
+      d[1] += v.y;
+      d[2] += v.z;
+      d[3] += v.w;
       // At most kLoadsInFlight loads ahead of their adds: all of a slot's at once would need
       // as many registers again as the accumulators.
       if ((q + 1) % kStreamKLoadsInFlight == 0) asm volatile("" ::: "memory");
