@@ -24,8 +24,22 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   const std::string name = config_name(config, p.dtype, epilogue);
   for (const Verdict v : {family->check(config), family->check_problem(config, named)})
     if (!v.ok()) throw std::invalid_argument(name + ": " + v.why);
-  const Geometry g = family->geometry(config, named, current_target());
+  const Target target = current_target();
+  const Geometry g = family->geometry(config, named, target);
   COALESCE_CUDA_CTX(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes), name);
+  if (stream_k_segments(config) > 0) {
+    // Stream-K's blocks wait for each other's partial sums: every block of the grid must be
+    // resident at once, which the family's grid assumes from its register model. The compiled
+    // kernel decides.
+    int per_sm = 0;
+    COALESCE_CUDA_CTX(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(g.block_x),
+                                                                    static_cast<std::size_t>(g.smem_bytes)),
+                      name + ": occupancy");
+    if (static_cast<long long>(g.blocks()) > static_cast<long long>(per_sm) * target.sm_count)
+      throw std::invalid_argument(name + ": stream-K needs all " + std::to_string(g.blocks()) +
+                                  " blocks of its grid resident at once, and the compiled kernel fits " +
+                                  std::to_string(per_sm) + " per SM on " + std::to_string(target.sm_count) + " SMs");
+  }
 
   // The values the kernel's parameters point at, in the family's order; kept in the launch
   // closure so the pointers cudaLaunchKernel reads stay valid. Tensor maps are encoded once,
@@ -46,7 +60,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   // buffer lives as long as the launch closure.
   const int slices = split_slices(config);
   const bool in_kernel = reduces_in_kernel(config);
-  const long long bytes = workspace_bytes(config, named, current_target());
+  const long long bytes = workspace_bytes(config, named, target);
   const auto kinds = family->kernel_args();
   const bool own_workspace = std::find(kinds.begin(), kinds.end(), KernelArg::workspace) != kinds.end();
   if ((in_kernel || (bytes > 0 && slices == 1)) && !own_workspace)

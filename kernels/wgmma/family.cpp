@@ -105,12 +105,13 @@ class WgmmaFamily final : public Family {
     Geometry g;
     long long blocks = c.grid_blocks(problem.m, problem.n);
     if (c.persistent) {
-      // One wave: as many blocks as the SMs hold at once (one per SM: __launch_bounds__(.., 1)),
-      // whole clusters. Stream-K's blocks wait for each other, so all must be resident whatever
-      // registers ptxas gives the kernel: one per SM, even where there are fewer tiles.
+      // One wave: as many blocks as the SMs hold at once (the model's blocks per SM), whole
+      // clusters; with stream-K up to that many even where there are fewer tiles. Stream-K's
+      // blocks wait for each other, so all must be resident: the harness checks the compiled
+      // kernel's occupancy against this grid before it launches (harness/kernel_method.cpp).
       const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
       const long long capacity = static_cast<long long>(target.sm_count) * per_sm / cluster * cluster;
-      blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), target.sm_count) : std::min(blocks, capacity);
+      blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), capacity) : std::min(blocks, capacity);
     }
     g.grid_x = static_cast<unsigned>(std::max(cluster, blocks));
     g.grid_z = static_cast<unsigned>(c.split);

@@ -494,17 +494,18 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
 // Stream-K (kernels/core/family.hpp, kStreamKParam): the persistent grid shares the K steps of
 // the tiles past its last whole wave among its blocks, and each shared tile's first block adds
 // the others' sums from the workspace. The 4096 winner's tile through the TMA store, sharing a
-// tile among up to 4 blocks; 128 x 128 with direct stores among up to 2; and the skinny shapes'
-// one-consumer 64 x 128 among up to 4.
+// tile among up to 4 blocks; 128 x 128 with direct stores among up to 2; the skinny shapes'
+// one-consumer 64 x 128 among up to 4; and 64 x 64, two blocks to an SM (a grid of 264 blocks).
 //                                bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk
 using StreamK128x256 = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 4>;
 using StreamK128x128 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2>;
 using StreamK64x128 = WgmmaTile<64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4>;
+using StreamK64x64 = WgmmaTile<64, 64, 64, 5, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4>;
 
 template <Dtype D>
 std::vector<Instance> stream_k_instances() {
   return {instance<StreamK128x256, D, Epilogue::bias_gelu>(), instance<StreamK128x128, D, Epilogue::bias_gelu>(),
-          instance<StreamK64x128, D, Epilogue::bias_gelu>()};
+          instance<StreamK64x128, D, Epilogue::bias_gelu>(), instance<StreamK64x64, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3 (512, 1024 and 2048 tiles: a partial last wave on 132 SMs for each); a skinny shape
@@ -525,7 +526,7 @@ void check_stream_k(int* checked) {
       const WgmmaConfig c = to_wgmma(k.config);
       const Method m = method_of(k, ws);
       const long long grid = wgmma_family().geometry(k.config, ws.problem(), target).grid_x;
-      EXPECT_LE(grid, static_cast<long long>(target.sm_count)) << at;
+      EXPECT_LE(grid, 2LL * target.sm_count) << at;
       EXPECT_EQ(m.workspace_bytes, grid * (4LL * c.bm * c.bn + 4)) << at;
       for (Inputs in : {Inputs::normal, Inputs::bend}) {
         const CheckResult r = check_method(m, ws, in);
@@ -547,20 +548,37 @@ TEST(Wgmma, StreamKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_stream_k<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 4 * 3 * 2);
+  EXPECT_EQ(checked, 4 * 4 * 2);
 }
 
 TEST(Wgmma, StreamKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_stream_k<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 4 * 3 * 2);
+  EXPECT_EQ(checked, 4 * 4 * 2);
   // The whole path as the sweep runs it, at the skinny shape.
   Stream stream;
   ColdTimer timer(0, TimingSettings{}, stream.get());
   Workspace ws({64, 4096, 4096, Dtype::f16, Epilogue::bias_gelu}, 95, stream.get());
   const MethodResult r = run_method(method_of(instance<StreamK64x128, Dtype::f16, Epilogue::bias_gelu>(), ws), ws, timer);
   EXPECT_EQ(r.status, Status::ok) << r.detail;
+}
+
+// A stream-K grid the compiled kernel cannot hold at once is refused before launch, since its
+// blocks would wait for blocks that never start: the 64 x 64 config's grid (256 blocks at
+// M = 64, two per SM) with a kernel that fits one per SM (the 64 x 128 tile's).
+TEST(Wgmma, StreamKRefusesAGridThatCannotBeResident) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  Workspace ws({64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}, 99, stream.get());
+  Instance k = instance<StreamK64x128, Dtype::bf16, Epilogue::bias_gelu>();
+  k.config = from_wgmma(StreamK64x64::config);
+  try {
+    kernel_method(k.config, k.epilogue, k.kernel, ws);
+    ADD_FAILURE() << "a grid of 256 blocks of a one-per-SM kernel was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("resident at once"), std::string::npos) << e.what();
+  }
 }
 
 // The check catches stream-K's planted bugs: the first block of a shared tile leaving out the

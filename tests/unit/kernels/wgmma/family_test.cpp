@@ -550,6 +550,11 @@ TEST(WgmmaFamily, StreamKNamesItsGridWorkspaceAndRules) {
   skinny_tile.stream_k = 8;  // capped by the SMs, and still more than S = 4's 128 blocks
   EXPECT_EQ(wgmma().geometry(from_wgmma(skinny_tile), skinny, h200()).grid_x, 132u);
   EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(skinny_tile), skinny, h200()).ok());
+  // A tile two blocks fit per SM (64 x 64, one consumer, 5 stages): up to two per SM share.
+  const Config small_tile = from_wgmma(WgmmaConfig{64, 64, 64, 5, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4});
+  EXPECT_EQ(wgmma().predict(small_tile, DeviceLimits{}).blocks_per_sm, 2);
+  EXPECT_EQ(wgmma().geometry(small_tile, skinny, h200()).grid_x, 256u);  // 64 tiles x 4
+  EXPECT_EQ(wgmma().geometry(small_tile, problem(128, 4096, 4096), h200()).grid_x, 264u);
   // 12 x 11 tiles of 128 x 128 fill 132 SMs exactly: nothing to share. On 131 SMs one is left.
   const Config square_tile = from_wgmma(WgmmaConfig{128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2});
   const Problem whole_waves = problem(1536, 1408, 4096);
