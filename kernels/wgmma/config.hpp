@@ -69,6 +69,10 @@ struct WgmmaConfig {
   /// What ptxas 13.0 uses besides the accumulators when it may (one consumer, direct stores):
   /// 45 to 48 registers over bn 64 to 256, so the model predicts 48.
   static constexpr int kPredictedOverhead = 48;
+  /// What stream-K's walk and fix-up add (ptxas 13.0, one consumer): 64 x 64 compiled to 101
+  /// registers where the model without them says 80, 64 x 128 to 166 where it says 112. With 24
+  /// more the model gives both kernels' blocks per SM (2 and 1), which stream-K's grid assumes.
+  static constexpr int kStreamKOverhead = 24;
   /// setmaxnreg budgets with two consumers: 128·40 + 256·232 = 64,512 of the SM's 65,536
   /// registers (the split CUTLASS's warp-specialized kernels use). With one consumer the
   /// 256-thread block already gets 255 registers per thread and setmaxnreg is not used.
@@ -173,7 +177,7 @@ struct WgmmaConfig {
 
   /// The register model before compiling: accumulators plus an overhead, within the budget.
   COALESCE_HD constexpr int predicted_registers() const {
-    const int model = accumulators() + fragment_registers() + kPredictedOverhead;
+    const int model = accumulators() + fragment_registers() + kPredictedOverhead + (stream_k ? kStreamKOverhead : 0);
     const int entry = register_cap(threads(), 1);
     // With two consumers ptxas reports the entry cap; setmaxnreg then moves registers.
     if (consumers == 2) return entry;
@@ -276,6 +280,11 @@ struct WgmmaConfig {
     }
     if (resident_blocks(d, threads(), smem_bytes(), registers) < 1)
       return {Violation::occupancy, "not one block fits on an SM (registers x threads or shared memory)"};
+    // Stream-K's grid holds as many blocks as the register model says fit at once, and its
+    // blocks wait for each other: a compiled kernel that fits fewer could not run them all.
+    if (stream_k && resident_blocks(d, threads(), smem_bytes(), registers) <
+                        resident_blocks(d, threads(), smem_bytes(), predicted_registers()))
+      return {Violation::occupancy, "stream-K's grid assumes the register model's blocks per SM, and the compiled kernel's registers fit fewer (its blocks wait for each other, so all must be resident)"};
     return {};
   }
   COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }

@@ -126,11 +126,19 @@ struct WgmmaGuard {
   static constexpr bool ok = kViolation == Violation::none;
 };
 
-/// __launch_bounds__ arguments: all warpgroups, one block per SM (setmaxnreg needs the cap).
+/// __launch_bounds__ arguments: all warpgroups, and the blocks per SM the kernel must fit: one
+/// (setmaxnreg needs the cap), or with stream-K the register model's blocks per SM, which its
+/// grid assumes are all resident at once; ptxas then keeps the registers within that many
+/// blocks' share (one consumer's kernels otherwise took up to 233 registers where the model
+/// says 136, and fit fewer blocks than the grid holds).
 template <class Tile, class Epi>
 struct WgmmaBounds {
   static_assert(WgmmaGuard<Tile>::ok, "invalid wgmma config");
   static constexpr int threads = Tile::config.threads();
+  static constexpr int min_blocks =
+      Tile::config.stream_k > 0
+          ? resident_blocks(DeviceLimits{}, threads, Tile::config.smem_bytes(), Tile::config.predicted_registers())
+          : 1;
 };
 
 /// Two 16-bit values as the 32-bit word that holds them in memory (`lo` at the lower address).
@@ -1163,7 +1171,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
 
 /// The kernel for nvcc-compiled instantiations (the GPU tests), built for sm_90a.
 template <class Tile, class Epi, Dtype D, int HAZARDS = kWgmmaHazardNone>
-__global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, 1)
+__global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detail::WgmmaBounds<Tile, Epi>::min_blocks)
     wgmma_gemm_kernel(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map,
                       const __grid_constant__ TensorMap c_map, const typename GemmOf<D>::Bias* __restrict__ bias,
                       typename GemmOf<D>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K) {
@@ -1177,7 +1185,8 @@ __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, 1)
 /// coalesce::WgmmaTile<...>, coalesce::EpilogueX). Variadic because the tile type's template
 /// arguments contain commas.
 #define COALESCE_DEFINE_WGMMA_KERNEL(SYMBOL, DTYPE, ...)                                                  \
-  extern "C" __global__ void __launch_bounds__(::coalesce::detail::WgmmaBounds<__VA_ARGS__>::threads, 1) \
+  extern "C" __global__ void __launch_bounds__(::coalesce::detail::WgmmaBounds<__VA_ARGS__>::threads,     \
+                                               ::coalesce::detail::WgmmaBounds<__VA_ARGS__>::min_blocks) \
       SYMBOL(const __grid_constant__ ::coalesce::TensorMap a_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap b_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap c_map,                                        \

@@ -555,6 +555,14 @@ TEST(WgmmaFamily, StreamKNamesItsGridWorkspaceAndRules) {
   EXPECT_EQ(wgmma().predict(small_tile, DeviceLimits{}).blocks_per_sm, 2);
   EXPECT_EQ(wgmma().geometry(small_tile, skinny, h200()).grid_x, 256u);  // 64 tiles x 4
   EXPECT_EQ(wgmma().geometry(small_tile, problem(128, 4096, 4096), h200()).grid_x, 264u);
+  // Compiled with more registers than the model's 80, two blocks still fit up to 128 a thread;
+  // beyond, the grid of the model's two per SM could not be resident: refused (run EE met
+  // 3-per-SM grids of kernels that fit 2 before this rule).
+  EXPECT_TRUE(wgmma().check(small_tile, DeviceLimits{}, 128).ok());
+  EXPECT_EQ(wgmma().check(small_tile, DeviceLimits{}, 129).violation, Violation::occupancy);
+  WgmmaConfig plain_small = to_wgmma(small_tile);
+  plain_small.stream_k = 0;
+  EXPECT_TRUE(wgmma().check(from_wgmma(plain_small), DeviceLimits{}, 129).ok());
   // 12 x 11 tiles of 128 x 128 fill 132 SMs exactly: nothing to share. On 131 SMs one is left.
   const Config square_tile = from_wgmma(WgmmaConfig{128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2});
   const Problem whole_waves = problem(1536, 1408, 4096);

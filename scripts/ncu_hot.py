@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""The instructions of one kernel where Nsight Compute's warp-state sampling caught the most warps,
+as docs/results.md quotes them (the stream-K descriptor finding, runs EB and ED).
+
+Reads the per-instruction page that `ncu -i REPORT --page source --csv --print-source sass`
+writes and prints the total number of samples, then the N instructions with the most samples:
+their share of all samples, their address, how many times a warp executed them, and the SASS.
+
+Usage:
+  scripts/ncu_hot.py KERNEL.sass.csv [N]      (N defaults to 25)
+"""
+import csv
+import sys
+
+
+def main(argv):
+    if len(argv) < 2 or len(argv) > 3:
+        sys.exit(__doc__.strip().splitlines()[-1].strip())
+    rows = list(csv.reader(open(argv[1], newline="")))
+    # Row 0 names the kernel; row 1 is the header.
+    header, data = rows[1], rows[2:]
+    address, source = header.index("Address"), header.index("Source")
+    samples = header.index("Warp Stall Sampling (All Samples)")
+    executed = header.index("Instructions Executed")
+    count = lambda r: float(r[samples] or 0)
+    total = sum(count(r) for r in data)
+    print(f"total samples {total:.0f} instructions {len(data)}")
+    for r in sorted(data, key=count, reverse=True)[: int(argv[2]) if len(argv) > 2 else 25]:
+        print(f"{count(r) / total * 100:5.1f}% {r[address]:>6} ex={r[executed]:>10} {r[source][:110]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

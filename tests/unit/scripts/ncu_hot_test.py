@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""scripts/ncu_hot.py: on a per-instruction page written here in ncu's layout (a kernel-name row,
+the header, one row per instruction), it prints the total samples and the instructions with the
+most samples first, each with its share, address, executions and SASS; and refuses bad usage
+with status 1 and its usage line. It also reads run ED's real page (results/logs/runED/ed.tgz)
+and reproduces the first line its committed summary quotes."""
+import csv
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+SCRIPT = REPO / "scripts" / "ncu_hot.py"
+HEADER = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Warp Stall Sampling (Not-issued Samples)",
+          "# Samples", "Instructions Executed"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
+
+
+class NcuHot(unittest.TestCase):
+    def test_orders_by_samples_with_shares(self):
+        with tempfile.TemporaryDirectory() as d:
+            page = Path(d) / "k.sass.csv"
+            with open(page, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["Kernel Name", "k"])
+                w.writerow(HEADER)
+                w.writerow(["0x10", "IADD3 R1, R2, R3, RZ", "10", "5", "10", "100"])
+                w.writerow(["0x20", "HGMMA.64x256x16.F32.BF16 R24", "60", "30", "60", "400"])
+                w.writerow(["0x30", "@P0 BRA 0x10", "30", "30", "30", "400"])
+                w.writerow(["0x40", "EXIT", "", "", "", "1"])
+            out = run(page, 2)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = out.stdout.splitlines()
+            self.assertEqual(lines[0], "total samples 100 instructions 4")
+            self.assertEqual(len(lines), 3)
+            self.assertRegex(lines[1], r"^\s*60\.0% +0x20 ex=\s*400 ")
+            self.assertIn("HGMMA.64x256x16.F32.BF16", lines[1])
+            self.assertRegex(lines[2], r"^\s*30\.0% +0x30 ex=\s*400 +@P0 BRA 0x10$")
+
+    def test_bad_usage(self):
+        out = run()
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("scripts/ncu_hot.py KERNEL.sass.csv [N]", out.stderr)
+
+    def test_run_eds_page_gives_its_committed_summary(self):
+        archive = REPO / "results" / "logs" / "runED" / "ed.tgz"
+        name = "wgmma_bf16_bm128_bn256_bk64_s3_wg2_cm1_cn1_p1_g8_ts1_bias_gelu"
+        with tempfile.TemporaryDirectory() as d, tarfile.open(archive) as tar:
+            tar.extract(f"ed/ncu/{name}.sass.csv", d)
+            out = run(Path(d) / "ed" / "ncu" / f"{name}.sass.csv", 1)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        summary = (REPO / "results" / "logs" / "runED" / "ncu-summary.txt").read_text()
+        self.assertIn(out.stdout.splitlines()[1].strip(), summary)
+
+
+if __name__ == "__main__":
+    unittest.main()
