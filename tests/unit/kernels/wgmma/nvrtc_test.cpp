@@ -245,6 +245,27 @@ TEST(WgmmaNvrtc, PtxHoldsTheHopperInstructions) {
   EXPECT_EQ(count(f16, "setmaxnreg"), 0);  // one consumer: no register split
 }
 
+/// Compiles `config`'s kernel for `p` through the tuner's JIT and checks what every special
+/// schedule's kernel must be: compiled, no spills, no ptxas warnings or serialized wgmmas, legal
+/// under the rule with ptxas' figures, and with two consumers the launch cap of 168 registers.
+void expect_compiles_clean(const tuner::Jit& jit, const Problem& p, const Config& config) {
+  const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, config, kSm90a);
+  const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+  ASSERT_TRUE(r.ok) << r.log;
+  ASSERT_TRUE(r.resources.has_value());
+  EXPECT_FALSE(r.resources->uses_local_memory()) << r.log;
+  EXPECT_EQ(r.log.find("warning"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("instructions are serialized"), std::string::npos) << r.log;
+  const Verdict v = tuner::compiled_verdict(wgmma_family(), config, kSm90a.limits, *r.resources);
+  EXPECT_TRUE(v.ok()) << (v.why ? v.why : "");
+  if (to_wgmma(config).consumers == 2) EXPECT_EQ(r.resources->registers, 168);
+}
+
+/// The PTX of a wgmma config's kernel for a dtype and epilogue.
+std::string ptx_of(const WgmmaConfig& c, Dtype d, Epilogue e) {
+  return ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" + wgmma_family().define_kernel(from_wgmma(c), d, e, "k") + "\n");
+}
+
 // Split-K's kernels, as the tuner compiles them (kernel_config: every factor is the split = 2
 // kernel) for a skinny problem: a one-consumer 64x64 tile, a two-consumer 128x128 tile and a
 // two-consumer 256x128 tile (two m64 blocks per consumer), in bf16 and f16, compile for sm_90a
@@ -264,27 +285,17 @@ TEST(WgmmaNvrtc, SplitKernelsCompileWithoutSpills) {
       const Config config = from_wgmma(tile);
       SCOPED_TRACE(config_name(config, d, p.epilogue));
       ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
-      const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, kernel_config(config), kSm90a);
-      EXPECT_NE(k.source.find(", 2>"), std::string::npos) << k.source;
-      const tuner::CompileResult r = jit.compile(k.symbol, k.source);
-      ASSERT_TRUE(r.ok) << r.log;
-      ASSERT_TRUE(r.resources.has_value());
-      EXPECT_FALSE(r.resources->uses_local_memory()) << r.log;
-      EXPECT_EQ(r.log.find("warning"), std::string::npos) << r.log;
-      const Verdict v = tuner::compiled_verdict(wgmma_family(), config, kSm90a.limits, *r.resources);
-      EXPECT_TRUE(v.ok()) << (v.why ? v.why : "");
-      if (tile.consumers == 2) EXPECT_EQ(r.resources->registers, 168);
+      EXPECT_NE(compiler::emit_fused_kernel(p, kernel_config(config), kSm90a).source.find(", 2>"), std::string::npos);
+      expect_compiles_clean(jit, p, kernel_config(config));
 
-      const std::string ptx = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
-                                     wgmma_family().define_kernel(kernel_config(config), d, p.epilogue, "k") + "\n");
+      const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), d, p.epilogue);
       EXPECT_GE(count(ptx, "%ctaid.z"), 1);
       EXPECT_GE(count(ptx, "st.global.v2.f32"), 1);
       EXPECT_EQ(count(ptx, "st.global.u32"), 0);  // the 16-bit pairs of C
       EXPECT_EQ(count(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"), 0);
       WgmmaConfig whole = tile;
       whole.split = 1;
-      const std::string unsplit = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
-                                         wgmma_family().define_kernel(from_wgmma(whole), d, p.epilogue, "k") + "\n");
+      const std::string unsplit = ptx_of(whole, d, p.epilogue);
       EXPECT_EQ(count(unsplit, "%ctaid.z"), 0);
       EXPECT_EQ(count(unsplit, "st.global.v2.f32"), 0);
     }
@@ -311,26 +322,15 @@ TEST(WgmmaNvrtc, StreamKKernelsCompileWithoutSpills) {
       const Config config = from_wgmma(tile);
       SCOPED_TRACE(config_name(config, d, p.epilogue));
       ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
-      const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, config, kSm90a);
-      const tuner::CompileResult r = jit.compile(k.symbol, k.source);
-      ASSERT_TRUE(r.ok) << r.log;
-      ASSERT_TRUE(r.resources.has_value());
-      EXPECT_FALSE(r.resources->uses_local_memory()) << r.log;
-      EXPECT_EQ(r.log.find("warning"), std::string::npos) << r.log;
-      EXPECT_EQ(r.log.find("instructions are serialized"), std::string::npos) << r.log;
-      const Verdict v = tuner::compiled_verdict(wgmma_family(), config, kSm90a.limits, *r.resources);
-      EXPECT_TRUE(v.ok()) << (v.why ? v.why : "");
-      if (tile.consumers == 2) EXPECT_EQ(r.resources->registers, 168);
+      expect_compiles_clean(jit, p, config);
 
-      const std::string ptx = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
-                                     wgmma_family().define_kernel(config, d, p.epilogue, "k") + "\n");
+      const std::string ptx = ptx_of(tile, d, p.epilogue);
       EXPECT_GE(count(ptx, "st.release.gpu.global.u32"), 1);
       EXPECT_GE(count(ptx, "ld.acquire.gpu.global.u32"), 1);
       EXPECT_GE(count(ptx, "st.global.v4.f32"), 1);  // a piece's sums into the block's slot
       WgmmaConfig whole = tile;
       whole.stream_k = 0;
-      const std::string plain = ptx_of("#include \"kernels/wgmma/gemm.cuh\"\n" +
-                                       wgmma_family().define_kernel(from_wgmma(whole), d, p.epilogue, "k") + "\n");
+      const std::string plain = ptx_of(whole, d, p.epilogue);
       EXPECT_EQ(count(plain, "st.release.gpu"), 0);
       EXPECT_EQ(count(plain, "ld.acquire.gpu"), 0);
     }
