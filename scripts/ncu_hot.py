@@ -13,12 +13,23 @@ import csv
 import sys
 
 
+USAGE = "usage: scripts/ncu_hot.py KERNEL.sass.csv [N]"
+
+
 def main(argv):
-    if len(argv) < 2 or len(argv) > 3:
-        sys.exit(__doc__.strip().splitlines()[-1].strip())
-    rows = list(csv.reader(open(argv[1], newline="")))
+    # Exit status as the tools' (docs/working.md): 2 bad usage, 1 a file it cannot read.
+    if len(argv) < 2 or len(argv) > 3 or (len(argv) == 3 and not argv[2].isdigit()):
+        print(USAGE, file=sys.stderr)
+        sys.exit(2)
+    try:
+        rows = list(csv.reader(open(argv[1], newline="")))
+        header = rows[1]
+        header.index("Warp Stall Sampling (All Samples)")
+    except (OSError, IndexError, ValueError) as e:
+        print(f"ncu_hot.py: {argv[1]}: not a per-instruction page of ncu ({e})", file=sys.stderr)
+        sys.exit(1)
     # Row 0 names the kernel; row 1 is the header.
-    header, data = rows[1], rows[2:]
+    data = rows[2:]
     address, source = header.index("Address"), header.index("Source")
     samples = header.index("Warp Stall Sampling (All Samples)")
     executed = header.index("Instructions Executed")

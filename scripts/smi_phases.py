@@ -38,9 +38,15 @@ def samples(path):
 
 
 def main(argv):
+    # Exit status as the tools' (docs/working.md): 2 bad usage, 1 a file it cannot read.
     if len(argv) < 3:
-        sys.exit(USAGE)
+        print(USAGE, file=sys.stderr)
+        sys.exit(2)
     directory = Path(argv[1])
+    missing = [p for p in [directory / "smi.csv"] + [directory / (t + ".db") for t in argv[2:]] if not p.is_file()]
+    if missing:
+        print(f"smi_phases.py: {missing[0]}: no such file", file=sys.stderr)
+        sys.exit(1)
     smi = samples(directory / "smi.csv")
     print("method                       config                 median_ms  window_s  samples  clock_MHz  power_W  temp_C  reasons (share)")
     for tag in argv[2:]:

@@ -2,7 +2,7 @@
 """scripts/ncu_hot.py: on a per-instruction page written here in ncu's layout (a kernel-name row,
 the header, one row per instruction), it prints the total samples and the instructions with the
 most samples first, each with its share, address, executions and SASS; and refuses bad usage
-with status 1 and its usage line. It also reads run ED's real page (results/logs/runED/ed.tgz)
+with status 2 and its usage line, and a page it cannot read with status 1. It also reads run ED's real page (results/logs/runED/ed.tgz)
 and reproduces the first line its committed summary quotes."""
 import csv
 import subprocess
@@ -43,10 +43,15 @@ class NcuHot(unittest.TestCase):
             self.assertIn("HGMMA.64x256x16.F32.BF16", lines[1])
             self.assertRegex(lines[2], r"^\s*30\.0% +0x30 ex=\s*400 +@P0 BRA 0x10$")
 
-    def test_bad_usage(self):
-        out = run()
-        self.assertNotEqual(out.returncode, 0)
-        self.assertIn("scripts/ncu_hot.py KERNEL.sass.csv [N]", out.stderr)
+    def test_bad_usage_and_a_missing_page(self):
+        for args in [(), ("a.csv", "ten"), ("a.csv", "1", "2")]:
+            out = run(*args)
+            self.assertEqual(out.returncode, 2, args)
+            self.assertIn("usage: scripts/ncu_hot.py KERNEL.sass.csv [N]", out.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            out = run(Path(d) / "none.sass.csv")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("not a per-instruction page of ncu", out.stderr)
 
     def test_run_eds_page_gives_its_committed_summary(self):
         archive = REPO / "results" / "logs" / "runED" / "ed.tgz"

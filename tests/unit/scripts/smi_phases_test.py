@@ -2,7 +2,7 @@
 """scripts/smi_phases.py: over run EH's real nvidia-smi samples and databases
 (results/logs/runEH/eh.tgz) it prints exactly the committed results/logs/runEH/phases.txt, which
 docs/results.md quotes; a sample line nvidia-smi could not fill ("[N/A]") is skipped, not fatal;
-and bad usage exits non-zero with the usage line."""
+bad usage exits with status 2 and the usage line, a missing file with 1."""
 import subprocess
 import sys
 import tarfile
@@ -40,10 +40,13 @@ class SmiPhases(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("coalesce", out.stdout)
 
-    def test_bad_usage(self):
+    def test_bad_usage_and_missing_files(self):
         out = run(RUN)
-        self.assertNotEqual(out.returncode, 0)
+        self.assertEqual(out.returncode, 2)
         self.assertIn("usage: scripts/smi_phases.py DIR TAG", out.stderr)
+        out = run(RUN, "r1_plain")  # the directory holds the archive, not its files
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("no such file", out.stderr)
 
 
 if __name__ == "__main__":
