@@ -63,7 +63,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   const long long bytes = workspace_bytes(config, named, target);
   const auto kinds = family->kernel_args();
   const bool own_workspace = std::find(kinds.begin(), kinds.end(), KernelArg::workspace) != kinds.end();
-  if ((in_kernel || (bytes > 0 && slices == 1)) && !own_workspace)
+  if (workspace_needs_zeros(config) && !own_workspace)
     throw std::logic_error(name + ": a kernel that keeps partial sums in its workspace needs a workspace argument of its own");
   if (slices > 1 && static_cast<int>(g.grid_z) != slices)
     throw std::logic_error(name + ": the family's grid has " + std::to_string(g.grid_z) + " K slices, not " +

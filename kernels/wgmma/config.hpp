@@ -161,6 +161,16 @@ struct WgmmaConfig {
     const long long wanted = tiles < capacity ? tiles * per_tile : capacity;
     return wanted < capacity ? wanted : capacity;
   }
+  /// Stream-K's sharing blocks on `tiles` tiles of `steps` K steps each and a grid of `grid`
+  /// blocks: the tiles past the last whole wave (tiles % grid) are shared by at most stream_k
+  /// blocks each and at most one per K step, and by no more blocks than the grid has. 0: the
+  /// tiles fill whole waves. The kernel's plan (kernels/wgmma/gemm.cuh, WgmmaStreamK) and the
+  /// schedule rule (kernels/wgmma/family.cpp) both read it.
+  COALESCE_HD constexpr int stream_k_sharing(int tiles, int steps, int grid) const {
+    const int shared = tiles % grid;
+    const int per_tile = stream_k < steps ? stream_k : steps;
+    return shared * per_tile < grid ? shared * per_tile : grid;
+  }
   /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warps
   /// writes the rounded C chunk over its first half and stores it from there).
   COALESCE_HD constexpr int slot_bytes() const { return bm * kSlotRowBytes; }

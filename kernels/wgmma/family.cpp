@@ -143,10 +143,9 @@ class WgmmaFamily final : public Family {
   }
   /// Stream-K's grid and the blocks that share tiles (kernels/wgmma/gemm.cuh, WgmmaStreamK).
   std::pair<long long, long long> stream_k_plan(const WgmmaConfig& c, const Problem& problem, const Target& target) const {
-    const long long tiles = c.grid_blocks(problem.m, problem.n);
     const long long grid = geometry(from_wgmma(c), problem, target).grid_x;
-    const long long shared = tiles % grid;
-    return {grid, std::min(grid, shared * std::min<long long>(c.stream_k, steps(c, problem)))};
+    return {grid, c.stream_k_sharing(static_cast<int>(c.grid_blocks(problem.m, problem.n)),
+                                     static_cast<int>(steps(c, problem)), static_cast<int>(grid))};
   }
   const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
   TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const override {

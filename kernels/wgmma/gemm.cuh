@@ -268,19 +268,21 @@ struct WgmmaUnit {
 /// when there are fewer tiles than blocks) are "shared": their K steps, `shared_steps` in all,
 /// are cut into ranges of `per_block` steps (the last shorter), one per block from block 0,
 /// each contiguous in the walk's order, so one range may end inside a tile and the next start
-/// in it. At most `sharing` blocks share: S per shared tile and one per K step of it, so every
-/// range has at least one step. The other tiles are taken whole afterwards, tile shared + b,
+/// in it. At most `sharing` blocks share (WgmmaConfig::stream_k_sharing): S per shared tile
+/// and one per K step of it, so every range has at least one step. The other tiles are taken whole afterwards, tile shared + b,
 /// shared + b + grid, ... by block b. A block's range has at most one piece that is not a
 /// tile's first K steps, its first, whose f32 sums it stores in its slot of the workspace; the
 /// block holding the tile's first steps ends its range with them, by when the others have
 /// started theirs, and adds their sums in block order. (32-bit counts: the shared steps are
 /// fewer than the grid times the steps of K.)
+template <class Tile>
 struct WgmmaStreamK {
   int shared, shared_steps, per_block;
-  __device__ __forceinline__ WgmmaStreamK(int tiles, int steps, int segments) {
+  __device__ __forceinline__ WgmmaStreamK(int tiles, int steps) {
+    constexpr WgmmaConfig c = Tile::config;  // a local copy: device code cannot read the static member at run time
     const int grid = static_cast<int>(gridDim.x);
     shared = tiles % grid;
-    const int sharing = min(grid, shared * min(segments, steps));
+    const int sharing = c.stream_k_sharing(tiles, steps, grid);
     shared_steps = shared * steps;
     per_block = sharing > 0 ? (shared_steps + sharing - 1) / sharing : 0;
   }
@@ -304,7 +306,7 @@ struct WgmmaWork {
     next_index = walk.first();
     pos = end = shared_index = shared_k = 0;
     if constexpr (cfg.stream_k > 0) {
-      const WgmmaStreamK plan(walk.count(), k_steps.count, cfg.stream_k);
+      const WgmmaStreamK<Tile> plan(walk.count(), k_steps.count);
       const int b = static_cast<int>(blockIdx.x);
       pos = plan.start(b);
       end = plan.start(b + 1);
@@ -331,7 +333,7 @@ struct WgmmaWork {
     if constexpr (cfg.stream_k > 0) {
       if (shared_unit && k_begin == 0 && k_count < steps) {
         // The blocks after this one whose ranges start inside the tile.
-        const WgmmaStreamK plan(walk.count(), steps, cfg.stream_k);
+        const WgmmaStreamK<Tile> plan(walk.count(), steps);
         peers_end = static_cast<int>(blockIdx.x) + 1;
         while (plan.start(peers_end) < min((index + 1) * steps, plan.shared_steps)) ++peers_end;
       }
