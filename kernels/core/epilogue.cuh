@@ -24,34 +24,40 @@ __device__ __forceinline__ float exp2f_approx(float x) {
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+/// 1/x by the SFU (`rcp.approx.ftz.f32`: one MUFU.RCP, within 1 ulp for normal x; __fdividef
+/// adds a range test and two multiplies for denominators above 2^126, which normal_cdf's never are).
+__device__ __forceinline__ float rcp_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
-/// Φ(x), the standard normal CDF, as erfc(-x/√2)/2 from one branch-free evaluation of erfc at
-/// z = |x|/√2 ≥ 0 (erfc(-z) = 2 - erfc(z)), so the lower tail keeps its relative accuracy:
-///   erfc(z) = t · exp(-z² + P(t)),  t = 1/(1 + z/2),
-/// P of degree 9 with the coefficients of Numerical Recipes' erfcc (Press et al., 2nd ed.,
-/// §6.2: fractional error below 1.2e-7 for every z ≥ 0). Evaluated in base 2 for the one
-/// `ex2.approx`: the coefficients below are NR's times log2(e), the constant one also carrying
-/// log2(1/2) for the halving; z² is split exactly (z² = hi + lo by FMA) so that its rounding is
-/// not lost in the exponent. Measured against fp64 on the H200 by tests/gpu/epilogue_test.cu.
+/// Φ(x), the standard normal CDF, as erfc(-x/√2)/2 from one branch-free evaluation of
+/// h = erfc(z)/2 at z = |x|/√2 ≥ 0 (erfc(-z) = 2 - erfc(z)), so the lower tail keeps its relative
+/// accuracy:
+///   h = t · 2^(P(t) - w²),  t = 1/(1 + 0.3·z),  w = z·√log2(e),
+/// P of degree 7 fitted (minimax, scripts/fit_gelu.py) to log2(erfcx(z)/2t) on z ∈ [0, 10]:
+/// within 7.5e-7 there, i.e. h within 5.2e-7 relative before f32 rounding. Folding log2(e) into w
+/// makes the exponent one FMA, -w·w + P, whose product is exact; the halving is in P's constant.
+/// About 17 instructions with the select, against 26 for Numerical Recipes' erfcc of degree 9
+/// with z² split exactly and __fdividef, which this replaced (same accuracy band by band; run
+/// FA, docs/results.md). Measured against fp64 on the H200 by tests/gpu/epilogue_test.cu.
 __device__ __forceinline__ float normal_cdf(float x) {
-  constexpr float kLog2e = 1.44269504088896341f;
-  // erfc(10) = 2e-45 is below f32's range: clamping there keeps z² finite for any input
+  constexpr float kW = 0.849321800288019f;  // √(log2(e)/2): w = |x|·kW
+  constexpr float kT = 0.249766383347309f;  // 0.3/√log2(e): 1 + 0.3·z = 1 + kT·w
+  // z = 10 (erfc(10) = 2e-45, below f32's range): clamping there keeps w² finite for any input
   // (GELU(+inf) = +inf as with erff) and changes no finite result.
-  const float z = fminf(fabsf(x) * static_cast<float>(gelu::kInvSqrt2), 10.0f);
-  const float t = __fdividef(1.0f, fmaf(0.5f, z, 1.0f));
-  float p = 2.465172979e-01f;
-  p = fmaf(p, t, -1.186114945e+00f);
-  p = fmaf(p, t, 2.147474464e+00f);
-  p = fmaf(p, t, -1.637753152e+00f);
-  p = fmaf(p, t, 4.023215817e-01f);
-  p = fmaf(p, t, -2.687568603e-01f);
-  p = fmaf(p, t, 1.396300565e-01f);
-  p = fmaf(p, t, 5.397006155e-01f);
-  p = fmaf(p, t, 1.442729204e+00f);
-  p = fmaf(p, t, -2.825748218e+00f);
-  const float hi = z * z, lo = fmaf(z, z, -hi);
-  const float e = fmaf(-lo, kLog2e, fmaf(-hi, kLog2e, p));  // log2(erfc(z) / 2t)
-  const float half_erfc = t * exp2f_approx(e);
+  const float w = fminf(fabsf(x) * kW, 12.0112241f);
+  const float t = rcp_approx(fmaf(kT, w, 1.0f));
+  float p = 6.887498918e-01f;
+  p = fmaf(p, t, -2.810837639e+00f);
+  p = fmaf(p, t, 4.097010205e+00f);
+  p = fmaf(p, t, -2.961826964e+00f);
+  p = fmaf(p, t, 1.782545041e+00f);
+  p = fmaf(p, t, 2.714603231e-01f);
+  p = fmaf(p, t, 1.499075255e+00f);
+  p = fmaf(p, t, -3.566176858e+00f);
+  const float half_erfc = t * exp2f_approx(fmaf(-w, w, p));
   return x >= 0.0f ? 1.0f - half_erfc : half_erfc;
 }
 
