@@ -32,30 +32,6 @@ __device__ __forceinline__ float rcp_approx(float x) {
   return y;
 }
 
-/// The pieces of normal_cdf below (its formula is there).
-namespace gelu_detail {
-constexpr float kW = 0.849321800288019f;  // √(log2(e)/2): w = |x|·kW
-constexpr float kT = 0.249766383347309f;  // 0.3/√log2(e): 1 + 0.3·z = 1 + kT·w
-/// w, clamped at z = 10 (erfc(10) = 2e-45, below f32's range): the clamp keeps w² finite for any
-/// input (GELU(+inf) = +inf as with erff) and changes no finite result.
-__device__ __forceinline__ float w_of(float x) { return fminf(fabsf(x) * kW, 12.0112241f); }
-/// 1/t = 1 + 0.3·z, in [1, 4].
-__device__ __forceinline__ float d_of(float w) { return fmaf(kT, w, 1.0f); }
-/// Φ(x) from w and t.
-__device__ __forceinline__ float cdf(float x, float w, float t) {
-  float p = 6.887498918e-01f;
-  p = fmaf(p, t, -2.810837639e+00f);
-  p = fmaf(p, t, 4.097010205e+00f);
-  p = fmaf(p, t, -2.961826964e+00f);
-  p = fmaf(p, t, 1.782545041e+00f);
-  p = fmaf(p, t, 2.714603231e-01f);
-  p = fmaf(p, t, 1.499075255e+00f);
-  p = fmaf(p, t, -3.566176858e+00f);
-  const float half_erfc = t * exp2f_approx(fmaf(-w, w, p));
-  return x >= 0.0f ? 1.0f - half_erfc : half_erfc;
-}
-}  // namespace gelu_detail
-
 /// Φ(x), the standard normal CDF, as erfc(-x/√2)/2 from one branch-free evaluation of
 /// h = erfc(z)/2 at z = |x|/√2 ≥ 0 (erfc(-z) = 2 - erfc(z)), so the lower tail keeps its relative
 /// accuracy:
@@ -67,64 +43,47 @@ __device__ __forceinline__ float cdf(float x, float w, float t) {
 /// with z² split exactly and __fdividef, which this replaced (same accuracy band by band; run
 /// FA, docs/results.md). Measured against fp64 on the H200 by tests/gpu/epilogue_test.cu.
 __device__ __forceinline__ float normal_cdf(float x) {
-  const float w = gelu_detail::w_of(x);
-  return gelu_detail::cdf(x, w, rcp_approx(gelu_detail::d_of(w)));
-}
-
-/// Φ at two points with one reciprocal: r = 1/(d0·d1) (d in [1, 4], so the product is in
-/// [1, 16]), t0 = r·d1, t1 = r·d0. The SFU computes 16 results per clock per SM on sm_90 against
-/// 128 FMAs, so with two SFU operations per element (rcp and ex2) it bounds the GELU as much as
-/// its 15 FMA-pipe instructions do; pairing trades one of them for two multiplies.
-__device__ __forceinline__ void normal_cdf2(float x0, float x1, float& phi0, float& phi1) {
-  const float w0 = gelu_detail::w_of(x0), w1 = gelu_detail::w_of(x1);
-  const float d0 = gelu_detail::d_of(w0), d1 = gelu_detail::d_of(w1);
-  const float r = rcp_approx(d0 * d1);
-  phi0 = gelu_detail::cdf(x0, w0, r * d1);
-  phi1 = gelu_detail::cdf(x1, w1, r * d0);
+  constexpr float kW = 0.849321800288019f;  // √(log2(e)/2): w = |x|·kW
+  constexpr float kT = 0.249766383347309f;  // 0.3/√log2(e): 1 + 0.3·z = 1 + kT·w
+  // z = 10 (erfc(10) = 2e-45, below f32's range): clamping there keeps w² finite for any input
+  // (GELU(+inf) = +inf as with erff) and changes no finite result.
+  const float w = fminf(fabsf(x) * kW, 12.0112241f);
+  const float t = rcp_approx(fmaf(kT, w, 1.0f));
+  float p = 6.887498918e-01f;
+  p = fmaf(p, t, -2.810837639e+00f);
+  p = fmaf(p, t, 4.097010205e+00f);
+  p = fmaf(p, t, -2.961826964e+00f);
+  p = fmaf(p, t, 1.782545041e+00f);
+  p = fmaf(p, t, 2.714603231e-01f);
+  p = fmaf(p, t, 1.499075255e+00f);
+  p = fmaf(p, t, -3.566176858e+00f);
+  const float half_erfc = t * exp2f_approx(fmaf(-w, w, p));
+  return x >= 0.0f ? 1.0f - half_erfc : half_erfc;
 }
 
 /// The exact GELU, x · Φ(x), as the fused kernels compute it: the same function as gelu_erf,
 /// without erff's per-element polynomial selection and branch (so several elements' chains
 /// interleave), and accurate in the lower tail where 1 + erff(x/√2) cancels.
 __device__ __forceinline__ float gelu_exact(float x) { return x * normal_cdf(x); }
-/// gelu_exact at two points, through normal_cdf2 (one reciprocal for both).
-__device__ __forceinline__ void gelu_exact2(float& x0, float& x1) {
-  float phi0, phi1;
-  normal_cdf2(x0, x1, phi0, phi1);
-  x0 *= phi0;
-  x1 *= phi1;
-}
 __device__ __forceinline__ float gelu_tanh(float x) {
   return 0.5f * x *
          (1.0f + tanhf(static_cast<float>(gelu::kSqrt2OverPi) * (x + static_cast<float>(gelu::kCubic) * x * x * x)));
 }
 
-/// Every epilogue's apply2(x0, b0, x1, b1): two elements at once, x_i = apply(x_i, b_i). The
-/// kernels call it where they hold pairs (the wgmma stores, the mma staged store); an epilogue
-/// that can share work between the two defines its own (the exact GELU: one reciprocal).
-template <class E>
-struct ApplyEach {
-  template <class Acc>
-  __device__ __forceinline__ static void apply2(Acc& x0, Acc b0, Acc& x1, Acc b1) {
-    x0 = E::apply(x0, b0);
-    x1 = E::apply(x1, b1);
-  }
-};
-
 /// C = acc
-struct EpilogueNone : ApplyEach<EpilogueNone> {
+struct EpilogueNone {
   static constexpr bool kUsesBias = false;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc) { return acc; }
 };
 /// C = acc + bias[n]
-struct EpilogueBias : ApplyEach<EpilogueBias> {
+struct EpilogueBias {
   static constexpr bool kUsesBias = true;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return acc + b; }
 };
 /// C = max(acc + bias[n], 0)
-struct EpilogueBiasRelu : ApplyEach<EpilogueBiasRelu> {
+struct EpilogueBiasRelu {
   static constexpr bool kUsesBias = true;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return fmaxf(acc + b, Acc(0)); }
@@ -135,21 +94,16 @@ struct EpilogueBiasGeluErf {
   static constexpr bool kUsesBias = true;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_exact(acc + b); }
-  __device__ __forceinline__ static void apply2(float& x0, float b0, float& x1, float b1) {
-    x0 += b0;
-    x1 += b1;
-    gelu_exact2(x0, x1);
-  }
 };
 /// C = gelu_erf(acc + bias[n]) — the same GELU in PyTorch's own formula (erff), for the unfused
 /// baseline's bias+GELU kernel, which stands for what Inductor emits
-struct EpilogueBiasGeluTorch : ApplyEach<EpilogueBiasGeluTorch> {
+struct EpilogueBiasGeluTorch {
   static constexpr bool kUsesBias = true;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_erf(acc + b); }
 };
 /// C = gelu_tanh(acc + bias[n]) — cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS
-struct EpilogueBiasGeluTanh : ApplyEach<EpilogueBiasGeluTanh> {
+struct EpilogueBiasGeluTanh {
   static constexpr bool kUsesBias = true;
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_tanh(acc + b); }

@@ -451,9 +451,7 @@ __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.w
     for (int r = my_row; r < 16; r += Staged::kRowsPerPass, c += c_step) {
       if (group_row + r >= M) break;
       const float4 v = *reinterpret_cast<const float4*>(stage + r * Staged::kStride + my_col);
-      float out[4] = {v.x, v.y, v.z, v.w};
-      Epi::apply2(out[0], b[0], out[1], b[1]);
-      Epi::apply2(out[2], b[2], out[3], b[3]);
+      const float out[4] = {Epi::apply(v.x, b[0]), Epi::apply(v.y, b[1]), Epi::apply(v.z, b[2]), Epi::apply(v.w, b[3])};
       if (vectors) {
         if (col < N) mma_detail::store4(c, out);
       } else {

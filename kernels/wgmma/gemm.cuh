@@ -500,10 +500,9 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
       for (int h = 0; h < 2; ++h) {
         const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
-        float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
-        Epi::apply2(v0, b0, v1, b1);
-        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) =
-            detail::pack_pair(from_float<CT>(v0).bits, from_float<CT>(v1).bits);
+        const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
+        const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
+        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
       }
   }
 }
@@ -683,10 +682,9 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
-          float v0 = acc[mi][4 * j + 2 * h], v1 = acc[mi][4 * j + 2 * h + 1];
-          Epi::apply2(v0, b.lo(jj), v1, b.hi(jj));
-          sm90::st_shared_b32(wgmma_staged_word(chunk, r, j % 8, lane),
-                              detail::pack_pair(from_float<CT>(v0).bits, from_float<CT>(v1).bits));
+          const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b.lo(jj)));
+          const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b.hi(jj)));
+          sm90::st_shared_b32(wgmma_staged_word(chunk, r, j % 8, lane), detail::pack_pair(lo.bits, hi.bits));
         }
     }
   }

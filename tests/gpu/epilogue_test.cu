@@ -1,8 +1,7 @@
 // The fused kernels' exact GELU (kernels/core/epilogue.cuh, gelu_exact = x·Φ(x) from one erfc
-// evaluation, and gelu_exact2, two at a time with one reciprocal) against fp64, band by band over
-// x, beside PyTorch's formula gelu_erf (x/2·(1 + erff(x/√2)), what the baselines compute): both
-// must stay within a few f32 ulps where GELU is not tiny, and be at least as accurate as
-// PyTorch's formula in every band.
+// evaluation) against fp64, band by band over x, beside PyTorch's formula gelu_erf
+// (x/2·(1 + erff(x/√2)), what the baselines compute): gelu_exact must stay within a few f32 ulps
+// where GELU is not tiny, and be at least as accurate as PyTorch's formula in every band.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -15,43 +14,19 @@
 
 namespace {
 
-// gelu_exact, its paired form gelu_exact2 (each x[i] paired with x[(i + n/2) % n], so the two
-// values of a pair lie far apart), and PyTorch's formula.
-__global__ void both_gelus(const float* x, float* exact, float* paired, float* torch, int n) {
+__global__ void both_gelus(const float* x, float* exact, float* torch, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     exact[i] = coalesce::gelu_exact(x[i]);
-    float x0 = x[i], x1 = x[(i + n / 2) % n];
-    coalesce::gelu_exact2(x0, x1);
-    paired[i] = x0;
     torch[i] = coalesce::gelu_erf(x[i]);
   }
 }
 
-struct Gelus {
-  std::vector<float> exact, paired, torch;
-};
-
-Gelus run_gelus(const std::vector<float>& x) {
-  const int n = static_cast<int>(x.size());
-  float *dx = nullptr, *de = nullptr, *dp = nullptr, *dt = nullptr;
-  for (float** p : {&dx, &de, &dp, &dt}) COALESCE_CUDA(cudaMalloc(p, n * sizeof(float)));
-  COALESCE_CUDA(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  both_gelus<<<(n + 255) / 256, 256>>>(dx, de, dp, dt, n);
-  COALESCE_CUDA(cudaGetLastError());
-  Gelus g{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)};
-  COALESCE_CUDA(cudaMemcpy(g.exact.data(), de, n * sizeof(float), cudaMemcpyDeviceToHost));
-  COALESCE_CUDA(cudaMemcpy(g.paired.data(), dp, n * sizeof(float), cudaMemcpyDeviceToHost));
-  COALESCE_CUDA(cudaMemcpy(g.torch.data(), dt, n * sizeof(float), cudaMemcpyDeviceToHost));
-  for (float* p : {dx, de, dp, dt}) COALESCE_CUDA(cudaFree(p));
-  return g;
-}
-
 struct Band {
   float lo, hi;
-  double bound;  // the largest relative error gelu_exact (and gelu_exact2) may have in the band
-  double exact = 0, paired = 0, torch = 0;
-  float exact_at = 0, paired_at = 0;
+  double bound;  // the largest relative error gelu_exact may have in the band
+  double exact = 0, torch = 0;
+  float exact_at = 0;
 };
 
 TEST(Epilogue, ExactGeluIsWithinAFewUlpsAndNoWorseThanPyTorchsFormula) {
@@ -62,7 +37,19 @@ TEST(Epilogue, ExactGeluIsWithinAFewUlpsAndNoWorseThanPyTorchsFormula) {
   const int n = 1 << 22;
   std::vector<float> x(n);
   for (int i = 0; i < n; ++i) x[i] = -12.0f + 22.0f * static_cast<float>(i) / static_cast<float>(n - 1);
-  const Gelus g = run_gelus(x);
+  float *dx = nullptr, *de = nullptr, *dt = nullptr;
+  COALESCE_CUDA(cudaMalloc(&dx, n * sizeof(float)));
+  COALESCE_CUDA(cudaMalloc(&de, n * sizeof(float)));
+  COALESCE_CUDA(cudaMalloc(&dt, n * sizeof(float)));
+  COALESCE_CUDA(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  both_gelus<<<(n + 255) / 256, 256>>>(dx, de, dt, n);
+  COALESCE_CUDA(cudaGetLastError());
+  std::vector<float> exact(n), torch(n);
+  COALESCE_CUDA(cudaMemcpy(exact.data(), de, n * sizeof(float), cudaMemcpyDeviceToHost));
+  COALESCE_CUDA(cudaMemcpy(torch.data(), dt, n * sizeof(float), cudaMemcpyDeviceToHost));
+  COALESCE_CUDA(cudaFree(dx));
+  COALESCE_CUDA(cudaFree(de));
+  COALESCE_CUDA(cudaFree(dt));
 
   for (int i = 0; i < n; ++i) {
     const double xi = x[i];
@@ -70,39 +57,42 @@ TEST(Epilogue, ExactGeluIsWithinAFewUlpsAndNoWorseThanPyTorchsFormula) {
     if (ref == 0.0) continue;  // x = 0
     for (Band& b : bands) {
       if (x[i] < b.lo || x[i] >= b.hi) continue;
-      const double e = std::fabs(g.exact[i] - ref) / std::fabs(ref), p = std::fabs(g.paired[i] - ref) / std::fabs(ref),
-                   t = std::fabs(g.torch[i] - ref) / std::fabs(ref);
+      const double e = std::fabs(exact[i] - ref) / std::fabs(ref), t = std::fabs(torch[i] - ref) / std::fabs(ref);
       if (e > b.exact) b.exact = e, b.exact_at = x[i];
-      if (p > b.paired) b.paired = p, b.paired_at = x[i];
       if (t > b.torch) b.torch = t;
     }
   }
   for (const Band& b : bands) {
-    std::printf("  x in [%6.1f, %5.1f): gelu_exact %.3g (at %g), gelu_exact2 %.3g (at %g), PyTorch's formula %.3g, "
-                "bound %.3g\n",
-                b.lo, b.hi, b.exact, b.exact_at, b.paired, b.paired_at, b.torch, b.bound);
+    std::printf("  x in [%6.1f, %5.1f): gelu_exact %.3g (at %g), PyTorch's formula %.3g, bound %.3g\n", b.lo, b.hi,
+                b.exact, b.exact_at, b.torch, b.bound);
     EXPECT_LE(b.exact, b.bound) << "band [" << b.lo << ", " << b.hi << ") at x = " << b.exact_at;
-    EXPECT_LE(b.paired, b.bound) << "band [" << b.lo << ", " << b.hi << ") at x = " << b.paired_at;
     EXPECT_LE(b.exact, b.torch) << "band [" << b.lo << ", " << b.hi << ")";
-    EXPECT_LE(b.paired, b.torch) << "band [" << b.lo << ", " << b.hi << ")";
   }
 }
 
-// Infinities as erff's formula gives them; NaN propagates; in a pair, neither value disturbs the
-// other (each of the six is paired with the one three places on).
+// Infinities as erff's formula gives them; NaN propagates.
 TEST(Epilogue, ExactGeluAtTheEdgesOfF32) {
   COALESCE_REQUIRE_GPU();
   const std::vector<float> x = {INFINITY, -INFINITY, NAN, 0.0f, 1e30f, -1e30f};
-  const Gelus g = run_gelus(x);
-  for (const std::vector<float>* v : {&g.exact, &g.paired}) {
-    const std::vector<float>& e = *v;
-    EXPECT_EQ(e[0], INFINITY);
-    EXPECT_TRUE(std::isnan(e[1]) && std::isnan(g.torch[1]));  // -inf · 0, both ways
-    EXPECT_TRUE(std::isnan(e[2]));
-    EXPECT_EQ(e[3], 0.0f);
-    EXPECT_EQ(e[4], 1e30f);
-    EXPECT_EQ(e[5], g.torch[5]);
-  }
+  const int n = static_cast<int>(x.size());
+  float *dx = nullptr, *de = nullptr, *dt = nullptr;
+  COALESCE_CUDA(cudaMalloc(&dx, n * sizeof(float)));
+  COALESCE_CUDA(cudaMalloc(&de, n * sizeof(float)));
+  COALESCE_CUDA(cudaMalloc(&dt, n * sizeof(float)));
+  COALESCE_CUDA(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  both_gelus<<<1, 32>>>(dx, de, dt, n);
+  std::vector<float> exact(n), torch(n);
+  COALESCE_CUDA(cudaMemcpy(exact.data(), de, n * sizeof(float), cudaMemcpyDeviceToHost));
+  COALESCE_CUDA(cudaMemcpy(torch.data(), dt, n * sizeof(float), cudaMemcpyDeviceToHost));
+  COALESCE_CUDA(cudaFree(dx));
+  COALESCE_CUDA(cudaFree(de));
+  COALESCE_CUDA(cudaFree(dt));
+  EXPECT_EQ(exact[0], INFINITY);
+  EXPECT_TRUE(std::isnan(exact[1]) && std::isnan(torch[1]));  // -inf · 0, both ways
+  EXPECT_TRUE(std::isnan(exact[2]));
+  EXPECT_EQ(exact[3], 0.0f);
+  EXPECT_EQ(exact[4], 1e30f);
+  EXPECT_EQ(exact[5], torch[5]);
 }
 
 }  // namespace
