@@ -49,15 +49,14 @@ __device__ __forceinline__ float normal_cdf(float x) {
   // (GELU(+inf) = +inf as with erff) and changes no finite result.
   const float w = fminf(fabsf(x) * kW, 12.0112241f);
   const float t = rcp_approx(fmaf(kT, w, 1.0f));
-  // P(t) by Estrin's scheme: three dependent steps after t instead of Horner's seven, for two
-  // more multiplies (t², t⁴). The epilogue runs with two warps per scheduler and 128
-  // accumulators live, so its chains wait on each other's latency (Nsight Compute, run FG).
-  const float t2 = t * t, t4 = t2 * t2;
-  const float p01 = fmaf(1.499075255e+00f, t, -3.566176858e+00f);
-  const float p23 = fmaf(1.782545041e+00f, t, 2.714603231e-01f);
-  const float p45 = fmaf(4.097010205e+00f, t, -2.961826964e+00f);
-  const float p67 = fmaf(6.887498918e-01f, t, -2.810837639e+00f);
-  const float p = fmaf(fmaf(p67, t2, p45), t4, fmaf(p23, t2, p01));
+  float p = 6.887498918e-01f;
+  p = fmaf(p, t, -2.810837639e+00f);
+  p = fmaf(p, t, 4.097010205e+00f);
+  p = fmaf(p, t, -2.961826964e+00f);
+  p = fmaf(p, t, 1.782545041e+00f);
+  p = fmaf(p, t, 2.714603231e-01f);
+  p = fmaf(p, t, 1.499075255e+00f);
+  p = fmaf(p, t, -3.566176858e+00f);
   const float half_erfc = t * exp2f_approx(fmaf(-w, w, p));
   return x >= 0.0f ? 1.0f - half_erfc : half_erfc;
 }
