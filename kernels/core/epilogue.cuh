@@ -46,8 +46,9 @@ __device__ __forceinline__ float normal_cdf(float x) {
   constexpr float kW = 0.849321800288019f;  // √(log2(e)/2): w = |x|·kW
   constexpr float kT = 0.249766383347309f;  // 0.3/√log2(e): 1 + 0.3·z = 1 + kT·w
   // z = 10 (erfc(10) = 2e-45, below f32's range): clamping there keeps w² finite for any input
-  // (GELU(+inf) = +inf as with erff) and changes no finite result.
-  const float w = fminf(fabsf(x) * kW, 12.0112241f);
+  // (GELU(+inf) = +inf as with erff) and changes no finite result. w = z·kW/(1/√2).
+  constexpr float kWMax = 10.0f * kW / static_cast<float>(gelu::kInvSqrt2);
+  const float w = fminf(fabsf(x) * kW, kWMax);
   const float t = rcp_approx(fmaf(kT, w, 1.0f));
   float p = 6.887498918e-01f;
   p = fmaf(p, t, -2.810837639e+00f);
