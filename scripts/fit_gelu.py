@@ -50,17 +50,26 @@ def fma(a, b, c):
     return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(F)
 
 
+def horner(coeffs, t):
+    """P(t) in f32, highest coefficient first in the chain, as the kernel's fmaf chain."""
+    poly = np.full_like(t, F(coeffs[-1]))
+    for c in coeffs[-2::-1]:
+        poly = fma(poly, t, np.full_like(t, F(c)))
+    return poly
+
+
+def gelu_from(x, t, exponent):
+    """x·Phi(x) in f32 from h = t·2^exponent = erfc(|x|/sqrt(2))/2 (the kernel's select)."""
+    h = (t * np.exp2(exponent.astype(np.float64)).astype(F)).astype(F)
+    return (x * np.where(x >= 0, (F(1) - h).astype(F), h)).astype(F)
+
+
 def gelu_f32(x, coeffs, p, zmax):
     """normal_cdf and gelu_exact as the kernel computes them, in f32."""
     x = x.astype(F)
     w = np.minimum((np.abs(x) * F(np.sqrt(LOG2E / 2.0))).astype(F), F(zmax * np.sqrt(LOG2E)))
     t = (1.0 / fma(w, np.full_like(w, F(p / np.sqrt(LOG2E))), np.ones_like(w)).astype(np.float64)).astype(F)
-    poly = np.full_like(t, F(coeffs[-1]))
-    for c in coeffs[-2::-1]:
-        poly = fma(poly, t, np.full_like(t, F(c)))
-    h = (t * np.exp2(fma(-w, w, poly).astype(np.float64)).astype(F)).astype(F)
-    phi = np.where(x >= 0, (F(1) - h).astype(F), h)
-    return (x * phi).astype(F)
+    return gelu_from(x, t, fma(-w, w, horner(coeffs, t)))
 
 
 def previous_gelu_f32(x):
@@ -71,14 +80,10 @@ def previous_gelu_f32(x):
           4.023215817e-01, -1.637753152e00, 2.147474464e00, -1.186114945e00, 2.465172979e-01]
     z = np.minimum((np.abs(x) * F(1.0 / np.sqrt(2.0))).astype(F), F(10.0))
     t = (1.0 / fma(np.full_like(z, F(0.5)), z, np.ones_like(z)).astype(np.float64)).astype(F)
-    poly = np.full_like(t, F(nr[-1]))
-    for c in nr[-2::-1]:
-        poly = fma(poly, t, np.full_like(t, F(c)))
     hi = (z * z).astype(F)
     lo = fma(z, z, -hi)
     log2e = np.full_like(z, F(LOG2E))
-    h = (t * np.exp2(fma(-lo, log2e, fma(-hi, log2e, poly)).astype(np.float64)).astype(F)).astype(F)
-    return (x * np.where(x >= 0, (F(1) - h).astype(F), h)).astype(F)
+    return gelu_from(x, t, fma(-lo, log2e, fma(-hi, log2e, horner(nr, t))))
 
 
 def main():
