@@ -28,6 +28,16 @@ inline std::optional<L2FlushMode> parse_l2_flush_mode(std::string_view name) {
   return std::nullopt;
 }
 
+/// A run is in the steady state when every method was timed at least this many times, back to
+/// back (no sample gap): a second or more of work per large kernel, long enough for the GPU to
+/// settle at the clocks and power it holds under load. The database's v_measurements.steady_state
+/// (schema/migrations/0007_steady_state.sql) applies the same rule to a run's stored settings,
+/// and its ranking puts those rows first (docs/tuner.md, "The steady state").
+inline constexpr int kSteadyStateMinSamples = 1000;
+
+struct TimingSettings;
+bool steady_state(const TimingSettings& s);
+
 /// The harness settings a measurement is stamped with (stored as JSON with every run).
 struct TimingSettings {
   /// The flush buffer is this many times the device's L2: writing 2× L2 evicts every line of the
@@ -58,6 +68,10 @@ struct TimingSettings {
   /// GPU time of warm-up before each later kernel: module load, instruction cache and TLBs.
   double warmup_ms = 50;
 };
+
+inline bool steady_state(const TimingSettings& s) {
+  return s.min_samples >= kSteadyStateMinSamples && !(s.sample_gap_ms > 0);
+}
 
 inline void to_json(nlohmann::json& j, const TimingSettings& s) {
   j = nlohmann::json{{"l2_flush_factor", s.l2_flush_factor}, {"min_samples", s.min_samples},

@@ -527,7 +527,7 @@ Table top_table(const db::Database& db, const SqlFilter& f, int top) {
   auto rs = db.query(R"sql(
     WITH ranked AS (
       SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
-                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
+                                     ORDER BY v.steady_state DESC, v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                          f.where + R"sql()
     SELECT )sql" + device_label_sql("r") + R"sql(, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
@@ -889,7 +889,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
   auto best = db.query(R"sql(
     WITH ranked AS (
       SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
-                                     ORDER BY v.median_ms, v.measurement_id) AS best_rank
+                                     ORDER BY v.steady_state DESC, v.median_ms, v.measurement_id) AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                            f.where + R"sql()
     SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,

@@ -85,7 +85,8 @@ std::string measurement_label(const std::string& r, int depth) {
   return r + ".method || ' ' || ifnull(" + label_of("configs", r + ".config_id", depth) +
          ", 'baseline') || ' of ' || " + label_of("problems", r + ".problem_id", depth) + " || ' on ' || " +
          label_of("devices", r + ".device_id", depth) + " || CASE WHEN " + r +
-         ".config_id IS NULL THEN ' in the ' || " + label_of("runs", r + ".run_id", depth) + " ELSE '' END";
+         ".config_id IS NULL THEN ' in the ' || " + label_of("runs", r + ".run_id", depth) + " WHEN " + r +
+         ".steady_state = 1 THEN ' in the steady state' ELSE '' END";
 }
 
 std::string profile_label(const std::string& r, int depth) {
@@ -120,10 +121,11 @@ const std::vector<TableRule>& rules() {
        {"compile_ms", "attempts", "log", "created_at"}, build_label,
        {"registers", "spill_stores_bytes", "spill_loads_bytes", "stack_bytes", "smem_bytes",
         "blocks_per_sm"}},
-      // The schema's two unique indexes: a config once per device × problem × method whatever
-      // the run (measurements_config_once), a baseline once per run (measurements_baseline_per_run).
+      // The schema's two unique indexes: a config once per device × problem × method × regime
+      // whatever the run (measurements_config_once), a baseline once per run
+      // (measurements_baseline_per_run).
       {"measurements", "measurement",
-       {{{"device_id", "problem_id", "method", "config_id"}, "$.config_id IS NOT NULL"},
+       {{{"device_id", "problem_id", "method", "config_id", "steady_state"}, "$.config_id IS NOT NULL"},
         {{"run_id", "device_id", "problem_id", "method"}, "$.config_id IS NULL"}},
        true, {}, measurement_label},
       {"math_peaks", "math peak", {{{"cc_major", "cc_minor", "math"}, ""}}, true, {}, peak_label},

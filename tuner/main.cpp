@@ -488,6 +488,14 @@ int main(int argc, char** argv) {
                     "timed samples per kernel at most (it stops earlier once the mean is known to 0.5% or its 2 s budget is spent)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  sweep->add_option("--steady-top", so.steady_top,
+                    "then time each problem's and family's N fastest configs again in the steady state, with the "
+                    "baselines, as a run the ranking prefers (docs/tuner.md, \"The steady state\")")
+      ->check(CLI::Range(1, 1000));
+  std::optional<int> steady_samples;
+  sweep->add_option("--steady-samples", steady_samples,
+                    "--steady-top: samples of each method, back to back (default 3000; at least " +
+                        std::to_string(kSteadyStateMinSamples) + ")");
   int sweep_max_workspace_mib = 1024;
   sweep->add_option("--max-workspace", sweep_max_workspace_mib,
                     "MiB of workspace (split-K's partial sums) a config may ask for; larger ones are pruned")
@@ -583,6 +591,18 @@ int main(int argc, char** argv) {
       if (so.timing.max_samples < so.timing.min_samples)
         throw UsageError("--max-samples (" + std::to_string(so.timing.max_samples) + ") is below --min-samples (" +
                          std::to_string(so.timing.min_samples) + ")");
+      if (steady_samples) {
+        if (so.steady_top == 0) throw UsageError("--steady-samples sets the samples of --steady-top N; give that too");
+        if (*steady_samples < kSteadyStateMinSamples)
+          throw UsageError("--steady-samples " + std::to_string(*steady_samples) + " is below " +
+                           std::to_string(kSteadyStateMinSamples) + ", the fewest samples the steady state is timed with");
+        so.steady_samples = *steady_samples;
+      }
+      if (so.steady_top > 0 && so.dry_run)
+        throw UsageError("--steady-top times configs again on the GPU; a --dry-run measures nothing");
+      if (so.steady_top > 0 && steady_state(so.timing))
+        throw UsageError("--min-samples " + std::to_string(so.timing.min_samples) +
+                         " already times this sweep in the steady state; --steady-top re-times a sweep of the default sampling");
       for (const std::string& name : so.configs) {
         auto named = parse_config_name(name);
         if (!named) throw UsageError("--config '" + name + "' is not the name of a config of any family (" + family_names() + ")");

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -401,9 +402,12 @@ struct Shared {
 // several devices, one of these per device, on its own thread, with `shared` and its lane.
 class Sweep {
  public:
-  Sweep(const SweepOptions& o, std::ostream& out, Shared* shared = nullptr, std::size_t lane = 0)
+  /// `db`: a database this sweep's caller already holds open for writing (the steady-state pass
+  /// of --steady-top), used instead of opening o.db_path again.
+  Sweep(const SweepOptions& o, std::ostream& out, Shared* shared = nullptr, std::size_t lane = 0,
+        db::Database* db = nullptr)
       : o_(o), out_(shared ? static_cast<std::ostream&>(local_) : out), hooks_(TestHooks::from_env()),
-        shared_(shared), lane_(lane) {}
+        shared_(shared), lane_(lane), db_(db) {}
 
   int run() {
     try {
@@ -426,15 +430,16 @@ class Sweep {
     ThreadPool& pool = shared_ ? *shared_->pool : own_pool.emplace(pool_threads());
 
     if (!o_.dry_run) {
-      db_ = shared_ ? shared_->db : &own_db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
+      if (shared_) db_ = shared_->db;
+      if (!db_) db_ = &own_db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
       resume_unfinished_run();
       worker_.emplace(hooks_.standin_worker.empty() ? self_exe() : fs::path(hooks_.standin_worker), o_.timeout_s);
       signal(SIGINT, on_interrupt);
       signal(SIGTERM, on_interrupt);
     }
+    std::vector<std::vector<Plan>> plans;
     try {
       // Every problem's compiles are queued before the first is measured, so the pool never idles.
-      std::vector<std::vector<Plan>> plans;
       for (std::size_t i = 0; i < o_.problems.size(); ++i) plans.push_back(plan_problem(o_.problems[i], i, pool));
       for (const std::string& name : o_.configs)
         if (std::find(named_found_.begin(), named_found_.end(), name) == named_found_.end())
@@ -461,7 +466,7 @@ class Sweep {
       return 130;
     }
     publish();
-    return 0;
+    return o_.steady_top > 0 && db_ ? time_steady_state(plans) : 0;
   }
 
   // On a sweep over several devices, the lines this device wrote so far, whole, to stdout.
@@ -686,7 +691,7 @@ class Sweep {
 
   std::string best_so_far(const Problem& problem, const Family& family) const {
     if (!db_) return {};
-    auto best = db_->best_config(device_id_, problem, std::string(family.name()));
+    auto best = db_->best_config(device_id_, problem, std::string(family.name()), steady_state(o_.timing));
     if (!best) return {};
     return fixed(best->median_ms, 3) + " ms (" + fixed(problem.flops() / (best->median_ms * 1e-3) / 1e12, 1) +
            " TFLOP/s) " + best->name;
@@ -700,6 +705,60 @@ class Sweep {
     std::vector<Candidate> chosen;
     std::vector<std::future<Prepared>> prepared;
   };
+
+  // --steady-top: each problem's and family's fastest configs on this device, by their rows
+  // outside the steady state, timed again in it as a sweep of those configs alone with the
+  // steady sampling: a run of its own per problem and family, with its own baselines. The names
+  // are sorted, so a command interrupted here finds the same run again and resumes it.
+  int time_steady_state(const std::vector<std::vector<Plan>>& plans) {
+    worker_.reset();  // each steady-state sweep starts its own worker for its problem
+    for (std::size_t i = 0; i < plans.size(); ++i)
+      for (const Plan& plan : plans[i]) {
+        if (g_interrupted) return 130;
+        const Problem& problem = o_.problems[i];
+        const std::string family(plan.family->name());
+        SweepOptions steady = o_;
+        steady.problems = {problem};
+        steady.families = {family};
+        steady.strategy = Strategy::exhaustive;
+        steady.budget = -1;
+        steady.shard = 0, steady.shards = 1;
+        steady.configs = fastest_outside_steady_state(problem, plan, static_cast<std::size_t>(o_.steady_top));
+        steady.timing.min_samples = steady.timing.max_samples = o_.steady_samples;
+        steady.steady_top = 0;
+        const std::string what = shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
+                                 std::string(to_string(problem.epilogue)) + " " + family;
+        if (steady.configs.empty()) {
+          out_ << device_tag() << "steady state: " << what << ": no config measured ok to time again\n";
+          continue;
+        }
+        std::sort(steady.configs.begin(), steady.configs.end());
+        out_ << device_tag() << "steady state: " << what << ": the " << steady.configs.size()
+             << " fastest configs and the baselines again, " << o_.steady_samples << " samples each back to back\n";
+        publish();
+        if (const int rc = Sweep(steady, out_, shared_, lane_, db_).run(); rc != 0) return rc;
+      }
+    return 0;
+  }
+
+  // Up to n names of the problem's configs of this family, fastest first by their best median
+  // on this device outside the steady state, among the configs the family still lists.
+  std::vector<std::string> fastest_outside_steady_state(const Problem& problem, const Plan& plan, std::size_t n) {
+    std::set<std::string> listed;
+    for (const Candidate& c : plan.space.candidates)
+      if (!c.pruned()) listed.insert(c.name);
+    const db::ResultSet rs = db_->query(
+        "SELECT config_name FROM v_measurements WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3 "
+        "AND method = 'coalesce' AND status = 'ok' AND steady_state = 0 "
+        "GROUP BY config_name ORDER BY MIN(median_ms), MIN(measurement_id)",
+        {db::Value(device_id_), db::Value(db_->upsert_problem(problem)), db::Value(std::string(plan.family->name()))});
+    std::vector<std::string> names;
+    for (const auto& row : rs.rows) {
+      if (names.size() == n) break;
+      if (std::string name = db::as_text(row[0]); listed.contains(name)) names.push_back(std::move(name));
+    }
+    return names;
+  }
 
   std::vector<Plan> plan_problem(const Problem& problem, std::size_t index, ThreadPool& pool) {
     std::vector<Plan> plans;
@@ -833,7 +892,7 @@ class Sweep {
     std::optional<db::ConfigId> id;
     if (db_) {
       id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, cr.source_hash));
-      if (db_->measured(device_id_, problem_id_, *id, "coalesce")) {
+      if (db_->measured(device_id_, problem_id_, *id, "coalesce", steady_state(o_.timing))) {
         ++resumed;
         return "already measured";
       }
@@ -898,8 +957,9 @@ class Sweep {
   // kernel, stored as method `coalesce_unfused` under the winner's config.
   void measure_winner_unfused(const Problem& problem, const Family& family, ThreadPool& pool) {
     if (problem.epilogue == Epilogue::none) return;
-    auto best = db_->best_config(device_id_, problem, std::string(family.name()));
-    if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused")) return;
+    auto best = db_->best_config(device_id_, problem, std::string(family.name()), steady_state(o_.timing));
+    if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused", steady_state(o_.timing)))
+      return;
     auto named = parse_config_name(best->name);
     if (!named) throw std::runtime_error("the best config's name does not parse: " + best->name);
     Problem gemm_only = problem;
@@ -1008,7 +1068,7 @@ class Sweep {
   std::map<std::string, Jit> jits_;
   std::vector<std::string> named_found_;  // the --config names some problem's space holds
   std::optional<db::Database> own_db_;
-  db::Database* db_ = nullptr;  // own_db_, or the one shared by a sweep over several devices
+  db::Database* db_ = nullptr;  // own_db_, the one shared by a sweep over several devices, or the caller's
   std::optional<WorkerProcess> worker_;
   db::DeviceId device_id_ = 0;
   db::RunId run_ = 0;

@@ -42,6 +42,13 @@ struct SweepOptions {
   /// How each kernel is timed (harness/timing.hpp): the flush, the rest between samples, the
   /// sample counts. Stored in the run's harness_json; a non-default one is part of the resume key.
   TimingSettings timing;
+  /// `--steady-top N`: once the sweep is done, each problem's and family's N fastest configs on
+  /// this device (by their rows outside the steady state) are timed again in the steady state,
+  /// `steady_samples` samples of each method back to back, beside the baselines timed the same
+  /// way: one run per problem and family, which the database ranks ahead of the sweep's own
+  /// rows (docs/tuner.md, "The steady state"). 0: no second pass.
+  int steady_top = 0;
+  int steady_samples = 3000;  ///< at least kSteadyStateMinSamples
   /// The most workspace one config may ask for (split-K's partials); larger ones are pruned
   /// (`workspace`). Target::max_workspace_bytes.
   long long max_workspace_bytes = 1LL << 30;

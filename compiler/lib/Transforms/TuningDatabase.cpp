@@ -12,8 +12,16 @@ namespace mlir::coalesce {
 namespace {
 
 // v_ranked holds only the ok rows of tuned kernels (a wrong result is never a timing), one per
-// device x problem x config; ties go to the earlier measurement, as the view ranks them.
+// device x problem x config; across families they are ordered as the view ranks them within one:
+// the steady-state rows first (schema 7), then by median, ties to the earlier measurement.
 constexpr const char* kRankedConfigsSql = R"sql(
+SELECT config_name FROM v_ranked
+ WHERE device_name = ?1 AND (?2 = '' OR family = ?2) AND m = ?3 AND n = ?4 AND k = ?5
+   AND dtype = ?6 AND epilogue = ?7
+ ORDER BY steady_state DESC, median_ms, measurement_id
+)sql";
+// The same for a schema before 7, whose rows carry no steady_state.
+constexpr const char* kRankedConfigsSqlBefore7 = R"sql(
 SELECT config_name FROM v_ranked
  WHERE device_name = ?1 AND (?2 = '' OR family = ?2) AND m = ?3 AND n = ?4 AND k = ?5
    AND dtype = ?6 AND epilogue = ?7
@@ -67,12 +75,13 @@ std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, st
   if (version > latest)
     return refuse("'" + path + "' was written by a newer Coalesce (schema version " + std::to_string(version) +
                   "; this compiler reads up to " + std::to_string(latest) + "); use a newer build");
+  const char* sql = version >= 7 ? kRankedConfigsSql : kRankedConfigsSqlBefore7;
   sqlite3_stmt* probe = nullptr;
-  rc = sqlite3_prepare_v2(db, kRankedConfigsSql, -1, &probe, nullptr);
+  rc = sqlite3_prepare_v2(db, sql, -1, &probe, nullptr);
   sqlite3_finalize(probe);
   if (rc != SQLITE_OK)
     return refuse("'" + path + "' is not a Coalesce results database (" + sqlite3_errmsg(db) + ")");
-  return std::unique_ptr<TuningDatabase>(new TuningDatabase(db));
+  return std::unique_ptr<TuningDatabase>(new TuningDatabase(db, sql));
 }
 
 TuningDatabase::~TuningDatabase() { sqlite3_close(db_); }
@@ -82,7 +91,7 @@ bool TuningDatabase::rankedConfigs(const std::string& device, const std::string&
                                    const std::string& dtype, const std::string& epilogue,
                                    std::vector<std::string>& names, std::string& error) const {
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, kRankedConfigsSql, -1, &stmt, nullptr);
+  int rc = sqlite3_prepare_v2(db_, sql_, -1, &stmt, nullptr);
   if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 1, device.c_str(), -1, SQLITE_TRANSIENT);
   if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 2, family.c_str(), -1, SQLITE_TRANSIENT);
   if (rc == SQLITE_OK) rc = sqlite3_bind_int64(stmt, 3, m);

@@ -31,8 +31,9 @@ class TuningDatabase {
                      std::string& error) const;
 
  private:
-  explicit TuningDatabase(sqlite3* db) : db_(db) {}
+  TuningDatabase(sqlite3* db, const char* sql) : db_(db), sql_(sql) {}
   sqlite3* db_;
+  const char* sql_;  ///< the ranking query this file's schema answers
 };
 
 }  // namespace mlir::coalesce

@@ -1,7 +1,9 @@
 // Opening a results database: a fresh file is initialized, a re-open changes nothing, and every
 // file that is not a current Coalesce database is refused with one sentence and left untouched.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include "harness/timing_settings.hpp"
 #include "schema/db.hpp"
 #include "test_util.hpp"
 
@@ -234,13 +236,104 @@ TEST(Migrations, VersionFourUpgradesToFloorsKeepingEveryMeasurement) {
     EXPECT_THROW(db.insert_measurement(floor), Error);
   }
   std::string after = measurement_dump(path);
-  // 0005's column, NULL on every row written before it, is the one difference.
+  // 0005's column, NULL on every row written before it, and 0007's, 0 on the rows of a run that
+  // was not in the steady state, are the differences.
   for (std::size_t at; (at = after.find("workspace_bytes=NULL;")) != std::string::npos;) after.erase(at, 21);
+  for (std::size_t at; (at = after.find("steady_state=0;")) != std::string::npos;) after.erase(at, 15);
   EXPECT_EQ(after.substr(0, before.size()), before);
   EXPECT_NE(after.find("method=read_b;"), std::string::npos);
   EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM v_comparison WHERE cublas_gemm_ms = 0.0179"), 1);
   EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(dir.listing(), "v4.db");
+}
+
+// A database written at version 6 upgrades to regimes (0007): each row takes its run's
+// (a run asked for 1,000 samples or more back to back is in the steady state), a config may then
+// be measured once in each regime, the ranking takes the steady-state rows first, and a row that
+// claims another regime than its run's is refused.
+TEST(Migrations, VersionSixUpgradesToRegimesRankingTheSteadyStateFirst) {
+  TempDir dir;
+  auto path = dir / "v6.db";
+  const std::vector<Migration> v6(builtin_migrations().begin(), builtin_migrations().begin() + 6);
+  { EXPECT_EQ(Database::open(path, Mode::read_write, v6).schema_version(), 6); }
+  raw_sql(path,
+          "INSERT INTO devices (uuid, name, arch, cc_major, cc_minor, sm_count, l2_bytes, global_mem_bytes,"
+          " max_sm_clock_mhz, fp32_lanes_per_sm, smem_per_block_optin, smem_per_sm, max_threads_per_block,"
+          " max_threads_per_sm, regs_per_sm, max_regs_per_thread, max_blocks_per_sm)"
+          " VALUES ('GPU-v6', 'NVIDIA H200', 'sm_90', 9, 0, 132, 62914560, 1, 1980, 128, 232448, 233472, 1024,"
+          " 2048, 65536, 255, 32);"
+          "INSERT INTO runs (device_id, resume_key, tool, tool_version, git_revision, command_line, host, harness_json)"
+          " VALUES (1, 'k1', 'coalesce-tune', '0.1.0', 'abc', 'sweep', 'h', '{\"min_samples\":20,\"max_samples\":1000}'),"
+          " (1, 'k2', 'coalesce-tune', '0.1.0', 'abc', 'sweep', 'h', '{\"min_samples\":3000,\"max_samples\":3000}'),"
+          " (1, 'k3', 'coalesce-tune', '0.1.0', 'abc', 'sweep', 'h',"
+          "  '{\"min_samples\":3000,\"max_samples\":3000,\"sample_gap_ms\":5}');"
+          "INSERT INTO problems (m, n, k, dtype, epilogue) VALUES (4096, 4096, 4096, 'bf16', 'bias_gelu');"
+          "INSERT INTO configs (family, name, params_json, source_hash) VALUES ('wgmma', 'wgmma_a', '{}', 'h'),"
+          " ('wgmma', 'wgmma_b', '{}', 'h');"
+          "INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, status, median_ms, min_ms,"
+          " max_ms, p10_ms, p90_ms, rel_spread, samples, tflops, rel_err, max_abs_err)"
+          " VALUES (1, 1, 1, 'coalesce', 1, 'ok', 0.200, 0.200, 0.200, 0.200, 0.200, 0, 40, 687, 1e-3, 1e-2),"
+          " (2, 1, 1, 'coalesce', 2, 'ok', 0.210, 0.210, 0.210, 0.210, 0.210, 0, 3000, 654, 1e-3, 1e-2),"
+          " (3, 1, 1, 'cublas_gemm', NULL, 'ok', 0.180, 0.180, 0.180, 0.180, 0.180, 0, 3000, 763, 1e-3, 1e-2);");
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    // The rule in SQL (v_run_regimes) and in C++ (harness/timing_settings.hpp) agree: a rested
+    // run (sample_gap_ms) is not in the steady state however many samples it took.
+    EXPECT_EQ(as_text(db.query("SELECT group_concat(steady_state, ',') FROM (SELECT steady_state FROM v_run_regimes "
+                               "ORDER BY run_id)").rows[0][0]),
+              "0,1,0");
+    TimingSettings t;
+    EXPECT_FALSE(steady_state(t));
+    t.min_samples = t.max_samples = 3000;
+    EXPECT_TRUE(steady_state(t));
+    t.sample_gap_ms = 5;
+    EXPECT_FALSE(steady_state(t));
+    t.sample_gap_ms = 0, t.min_samples = kSteadyStateMinSamples - 1;
+    EXPECT_FALSE(steady_state(t));
+    EXPECT_EQ(as_text(db.query("SELECT group_concat(steady_state, ',') FROM (SELECT steady_state FROM measurements "
+                               "ORDER BY id)").rows[0][0]),
+              "0,1,0");
+    // Config 2 is slower (0.210 ms against 0.200) and ranked first: its row is in the steady state.
+    EXPECT_EQ(as_text(db.query("SELECT config_name FROM v_best").rows[0][0]), "wgmma_b");
+    EXPECT_EQ(as_int(db.query("SELECT rank FROM v_ranked WHERE config_name = 'wgmma_a'").rows[0][0]), 2);
+    // Config 1 again, in the steady state: a row of its own; in its first regime again: refused.
+    MeasurementRow again;
+    again.run = 2;
+    again.device = 1;
+    again.problem = 1;
+    again.method = "coalesce";
+    again.config = 1;
+    again.status = Status::ok;
+    again.rel_err = 1e-3;
+    again.max_abs_err = 1e-2;
+    again.timing = Timing{0.190, 0.19, 0.19, 0.19, 0.19, 3000};
+    EXPECT_FALSE(db.measured(1, 1, 1, "coalesce", true));
+    EXPECT_TRUE(db.measured(1, 1, 1, "coalesce", false));
+    EXPECT_TRUE(db.measured(1, 1, 1, "coalesce"));
+    EXPECT_TRUE(db.insert_measurement(again));
+    EXPECT_TRUE(db.measured(1, 1, 1, "coalesce", true));
+    again.run = 1;
+    EXPECT_FALSE(db.insert_measurement(again)) << "config 1 is measured once outside the steady state";
+    EXPECT_EQ(as_text(db.query("SELECT config_name FROM v_best").rows[0][0]), "wgmma_a");
+  }
+  // A row that claims the steady state in a run that is not, or the reverse, is refused.
+  auto refused = [&](const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    std::string msg = err ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return rc == SQLITE_CONSTRAINT ? msg : "not refused (" + std::to_string(rc) + ")";
+  };
+  const std::string why = "a measurement's steady_state must be its run's (v_run_regimes)";
+  EXPECT_EQ(refused("INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, status, rel_err,"
+                    " max_abs_err, steady_state) VALUES (1, 1, 1, 'coalesce', 2, 'wrong_result', 1, 1, 1)"),
+            why);
+  EXPECT_EQ(refused("UPDATE measurements SET steady_state = 0 WHERE run_id = 2"), why);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM measurements"), 4);
 }
 
 TEST(Migrations, FreshDatabaseIsInitialized) {

@@ -103,6 +103,20 @@ out=$("$tune" sweep --shape 256 --min-samples 50 --max-samples 10 --db "$db" --c
 check "sweep --min-samples 50 --max-samples 10: status 2, one line" \
   '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "--max-samples (10) is below --min-samples (50)"'
 check "sweep --min-samples 50 --max-samples 10: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+# --steady-top re-times a sweep of the default sampling on the GPU: with a sampling that is
+# already the steady state, with --dry-run, with too few --steady-samples, or --steady-samples
+# alone, it is bad usage in one sentence.
+for bad in "--steady-top 3 --min-samples 3000 --max-samples 3000|already times this sweep in the steady state" \
+           "--steady-top 3 --dry-run|a --dry-run measures nothing" \
+           "--steady-top 3 --steady-samples 500|--steady-samples 500 is below 1000" \
+           "--steady-samples 3000|give that too" \
+           "--steady-top 0|--steady-top"; do
+  opts=${bad%%|*} want=${bad#*|}
+  out=$("$tune" sweep --shape 256 $opts --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+  check "sweep $opts: status 2, one line" \
+    '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q -- "$want"'
+  check "sweep $opts: database untouched" '[ "$(sha256sum "$db")" = "$sum" ]'
+done
 out=$(SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=3 "$tune" sweep --shape 256 --db "$db" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
 check "sweep in a Slurm array task outside the array: status 2, one line" \
   '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "SLURM_ARRAY_TASK_ID 3 is not one of the array.s 3 tasks"'

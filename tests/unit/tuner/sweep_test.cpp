@@ -238,6 +238,93 @@ TEST_F(StandInSweep, ACompletedSweepRunAgainHasNothingToDo) {
   EXPECT_EQ(row_set(db, false), before);
 }
 
+// --steady-top N: after the sweep, its N fastest configs and the baselines are timed again in
+// the steady state (3,000 samples each) as a run of their own; the stand-in answers that run
+// 2 ms slower, and the ranking still takes its rows first. The same command again finds both
+// runs done.
+TEST_F(StandInSweep, SteadyTopTimesTheFastestAgainAndTheRankingTakesThemFirst) {
+  const fs::path db = dir_ / "steady.db";
+  std::vector<std::string> a = args(db);
+  a.insert(a.end(), {"--steady-top", "2"});
+  Exit e = run(COALESCE_TUNE, a, {kStandIn});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("steady state: 256x256x256 f32 bias_gelu simt: the 2 fastest configs and the baselines again, "
+                       "3000 samples each back to back"),
+            std::string::npos)
+      << e.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'completed'"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_run_regimes WHERE run_id = 1 AND steady_state = 0"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_run_regimes WHERE run_id = 2 AND steady_state = 1"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE id = 2 AND json_extract(harness_json, '$.min_samples') = 3000 "
+                      "AND json_extract(harness_json, '$.max_samples') = 3000"),
+            1);
+  // Run 2 holds the two configs run 1 timed fastest, its own baselines and the winner unfused,
+  // every row in the steady state.
+  const std::string fastest_of_run_1 =
+      "SELECT config_id FROM measurements WHERE run_id = 1 AND method = 'coalesce' AND status = 'ok' "
+      "ORDER BY median_ms, id LIMIT 2";
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE run_id = 2 AND method = 'coalesce'"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE run_id = 2 AND method = 'coalesce' AND status = 'ok' "
+                      "AND config_id IN (" + fastest_of_run_1 + ")"),
+            2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE run_id = 2 AND config_id IS NULL AND status = 'ok'"), 4);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE run_id = 2 AND method = 'coalesce_unfused'"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE run_id = 2 AND (steady_state <> 1 OR samples <> 3000)"), 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements WHERE run_id = 1 AND steady_state <> 0"), 0);
+  // Slower, and ranked first: the winner and the comparison's baselines come from run 2.
+  EXPECT_GT(count(db, "SELECT MIN(median_ms) * 1000 FROM measurements WHERE run_id = 2 AND method = 'coalesce'"),
+            count(db, "SELECT MAX(median_ms) * 1000 FROM measurements WHERE run_id = 1 AND method = 'coalesce' "
+                      "AND status = 'ok'"));
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_best WHERE run_id = 2 AND steady_state = 1"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_ranked WHERE rank <= 2 AND steady_state = 1"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_comparison WHERE run_id = 2 AND cublas_gemm_ms IS NOT NULL"), 1);
+  EXPECT_NE(e.out.find("(run 2)"), std::string::npos) << e.out;
+
+  const long long rows = count(db, "SELECT COUNT(*) FROM measurements");
+  Exit again = run(COALESCE_TUNE, a, {kStandIn});
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("nothing to do: every config of this sweep is already measured on this device (run 1)"),
+            std::string::npos)
+      << again.out;
+  EXPECT_NE(again.out.find("nothing to do: every config of this sweep is already measured on this device (run 2)"),
+            std::string::npos)
+      << again.out;
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM measurements"), rows);
+}
+
+// A steady-state pass cut off by Ctrl-C resumes in its own run: the same command finds the
+// first run done, chooses the same configs again and times only those it had left.
+TEST_F(StandInSweep, AnInterruptedSteadyStatePassResumesItsRun) {
+  const fs::path whole = dir_ / "steady-whole.db", stopped = dir_ / "steady-stopped.db";
+  std::vector<std::string> a = args(whole), b = args(stopped);
+  a.insert(a.end(), {"--steady-top", "3"});
+  b.insert(b.end(), {"--steady-top", "3"});
+  ASSERT_EQ(run(COALESCE_TUNE, a, {kStandIn}).code, 0);
+  const fs::path out = dir_ / "stdout";
+  pid_t pid = spawn(COALESCE_TUNE, b, {kStandIn, "STANDIN_DELAY=0.5"}, out);
+  // Interrupt once the steady-state run holds a config.
+  for (int i = 0; i < 900; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    try {
+      if (count(stopped, "SELECT COUNT(*) FROM measurements WHERE method = 'coalesce' AND steady_state = 1") >= 1) break;
+    } catch (const db::Error&) {
+      // not yet a database, or not yet a steady-state row
+    }
+  }
+  kill(pid, SIGINT);
+  Exit first = finish(pid, out);
+  EXPECT_EQ(first.code, 130) << first.out;
+  EXPECT_EQ(count(stopped, "SELECT COUNT(*) FROM runs WHERE id = 2 AND status = 'interrupted'"), 1);
+  EXPECT_LT(count(stopped, "SELECT COUNT(*) FROM measurements WHERE run_id = 2 AND method = 'coalesce'"), 3);
+
+  Exit again = run(COALESCE_TUNE, b, {kStandIn});
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(count(stopped, "SELECT COUNT(*) FROM runs"), 2);
+  EXPECT_EQ(count(stopped, "SELECT COUNT(*) FROM runs WHERE id = 2 AND status = 'completed' AND resumed = 1"), 1);
+  EXPECT_EQ(content_diff(deterministic_content(stopped), deterministic_content(whole)), "");
+}
+
 // A sweep that finds part of its work done (here: one more problem) opens a run for what is
 // new only: the done problem gets no baselines in it.
 TEST_F(StandInSweep, ASweepWithSomeWorkDoneMeasuresOnlyTheRest) {
