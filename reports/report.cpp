@@ -292,6 +292,7 @@ Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_devi
                col("family", "family"),
                col("config", "config", -1, false),
                col("run", "run"),
+               col("sampling", "sampling"),
                col("fused_ms", "fused (ms)", 4),
                col("library_method", "fastest library path"),
                col("library_ms", "its time (ms)", 4),
@@ -329,7 +330,8 @@ Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_devi
     t.rows.push_back({text(fused.device), text(fused.dtype), text(fused.epilogue),
                       text(shape_text(fused.m, fused.n, fused.k)), integer(fused.m),
                       integer(fused.n), integer(fused.k), text(fused.family), text(fused.config),
-                      integer(fused.run), Value(fused.best_median_ms),
+                      integer(fused.run), text(fused.steady_state ? "steady state" : "default"),
+                      Value(fused.best_median_ms),
                       library ? text(library->method) : Value(),
                       library ? Value(*library->median_ms) : Value(),
                       speedup(library ? library->median_ms : std::nullopt), verdict,
@@ -342,7 +344,10 @@ Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_devi
       "other's median ÷ the fused median: above 1 the fused kernel is faster, below 1 slower. "
       "\"fused is\" compares the fused kernel with the fastest library path by their [p10, p90] "
       "intervals: faster or slower only when they do not overlap, otherwise within noise. cuBLAS "
-      "GEMM alone computes no epilogue: it is the ceiling, not a path."};
+      "GEMM alone computes no epilogue: it is the ceiling, not a path. \"sampling\": how that "
+      "run timed every method, the default (20 samples or more, until the mean is known to "
+      "0.5%) or the steady state (1,000 or more back to back, as `sweep --steady-top` times a "
+      "sweep's fastest configs again); a steady-state best outranks any other (docs/tuner.md)."};
   if (cross_device_shown)
     t.notes.push_back("Every ratio here is of one run on one device: the peers taken from another "
                       "device of the same model (--same-model) are in the comparison only, marked "
@@ -877,8 +882,8 @@ ProblemBlocks fastest_family_blocks(const std::vector<ComparisonEntry>& entries)
     const ComparisonEntry& e = entries[block.first];
     const auto key = std::make_pair(e.device_id, e.problem_id);
     auto it = chosen.find(key);
-    if (it == chosen.end() || e.best_median_ms < entries[it->second.first].best_median_ms)
-      chosen[key] = block;
+    auto rank = [&](const ComparisonEntry& x) { return std::make_pair(!x.steady_state, x.best_median_ms); };
+    if (it == chosen.end() || rank(e) < rank(entries[it->second.first])) chosen[key] = block;
   }
   return chosen;
 }
@@ -894,7 +899,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
                            f.where + R"sql()
     SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,
            r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
-           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops, r.measurement_id
+           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops, r.measurement_id, r.steady_state
     FROM ranked r
     WHERE r.best_rank = 1
     ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
@@ -923,6 +928,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     e.p90_ms = e.best_p90_ms = as_double(r[15]);
     e.tflops = opt_double(r[16]);
     e.measurement_id = as_int(r[17]);
+    e.steady_state = as_int(r[18]) != 0;
     out.push_back(e);
     // A floor (read_b) is a bound, not a peer: it is in no comparison block (m_sweep_table shows it).
     auto others = db.query(R"sql(

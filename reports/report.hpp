@@ -90,6 +90,9 @@ struct ComparisonEntry {
   std::string message;
   double best_median_ms = 0, best_p10_ms = 0, best_p90_ms = 0;  ///< the family's best row
   std::int64_t measurement_id = 0;  ///< the family's best row's measurement
+  /// The family's best row was timed in the steady state (measurements.steady_state), as the
+  /// baselines of its run were; such a row outranks any that was not (docs/tuner.md).
+  bool steady_state = false;
   /// A peer measured on another device of the model (PeerScope::same_model): that device's id
   /// and label, "NVIDIA H200 (device 2)"; 0 and empty for a row of this device.
   std::int64_t measured_on_id = 0;
@@ -109,7 +112,8 @@ struct ComparisonEntry {
 std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Filters& f,
                                                 PeerScope peers = PeerScope::same_device);
 
-/// Per (device id, problem id): the comparison block of the fastest family, as [begin, end) of
+/// Per (device id, problem id): the comparison block of the fastest family (a steady-state best
+/// before any that is not, as v_ranked orders rows), as [begin, end) of
 /// `entries` (its best row, then the rows of its run and the peers). The summary and the
 /// workloads read each problem's methods from it.
 using ProblemBlocks = std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>>;

@@ -247,6 +247,69 @@ TEST(Report, RunFilterRanksWithinTheRun) {
   EXPECT_NE(entries[0].config.find("_bk16_"), std::string::npos) << entries[0].config;  // A
 }
 
+// A family's best timed in the steady state outranks a faster one that was not (as v_ranked
+// and the compiler rank them): here an mma row of a steady-state run at 4096³ (3.5 ms) against
+// the fixture's simt sweep (2.902 ms). The summary takes the mma block, its run's own baselines,
+// and says how that run was timed.
+TEST(Report, ASteadyStateBestOutranksAFasterOneAndTheSummarySaysSo) {
+  const auto dir = std::filesystem::temp_directory_path() / ("report_test_steady_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "steady.db";
+  std::filesystem::copy_file(fixture("fixture.db"), path, std::filesystem::copy_options::overwrite_existing);
+  {
+    auto db = db::Database::open(path, db::Mode::read_write);
+    db::RunInfo info;
+    info.device = 1;
+    info.tool = "coalesce-tune";
+    info.resume_key = "steady";
+    info.harness_json = R"({"min_samples":3000,"max_samples":3000})";
+    const db::RunId run = db.begin_run(info);
+    const db::ProblemId problem = db.upsert_problem({4096, 4096, 4096, Dtype::f32, Epilogue::bias_gelu});
+    auto row = [&](const std::string& method, std::optional<db::ConfigId> config, double ms) {
+      db::MeasurementRow r;
+      r.run = run;
+      r.device = 1;
+      r.problem = problem;
+      r.method = method;
+      r.config = config;
+      r.timing = db::Timing{ms, ms * 0.99, ms * 1.01, ms * 0.995, ms * 1.005, 3000};
+      r.rel_err = 2e-7;
+      r.max_abs_err = 4e-5;
+      EXPECT_TRUE(db.insert_measurement(r));
+    };
+    row("coalesce", db.upsert_config({"mma", "mma_f32_steady_test_bias_gelu", "{}", "h"}), 3.5);
+    row("cublas_gemm", std::nullopt, 2.8);
+    row("eager", std::nullopt, 3.6);
+    db.end_run(run, db::RunStatus::completed);
+  }
+  auto db = db::Database::open(path, db::Mode::read_only);
+  Filters f;
+  f.shapes = {{4096, 4096, 4096}};
+  const std::vector<ComparisonEntry> entries = comparison_entries(db, f);
+  const Document doc = build_report(db, f, {});
+  const auto summary = std::find_if(doc.tables.begin(), doc.tables.end(), [](const Table& x) { return x.name == "summary"; });
+  ASSERT_NE(summary, doc.tables.end());
+  const Table& t = *summary;
+  ASSERT_EQ(t.rows.size(), 1u);
+  auto at = [&](const std::string& key) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+      if (t.columns[i].key == key) return t.rows[0][i];
+    throw std::runtime_error("no column " + key);
+  };
+  EXPECT_EQ(db::as_text(at("family")), "mma");
+  EXPECT_EQ(db::as_text(at("sampling")), "steady state");
+  EXPECT_DOUBLE_EQ(db::as_double(at("fused_ms")), 3.5);
+  EXPECT_DOUBLE_EQ(db::as_double(at("vs_cublas_gemm")), 2.8 / 3.5);
+  EXPECT_DOUBLE_EQ(db::as_double(at("vs_eager")), 3.6 / 3.5);
+  // The fixture's own best is still there, ranked within its family, and says it was not.
+  const auto simt = std::find_if(entries.begin(), entries.end(),
+                                 [](const ComparisonEntry& e) { return e.method == "coalesce" && e.family == "simt"; });
+  ASSERT_NE(simt, entries.end());
+  EXPECT_FALSE(simt->steady_state);
+  EXPECT_DOUBLE_EQ(simt->best_median_ms, 2.902);
+  std::filesystem::remove_all(dir);
+}
+
 /// The peer rows (method -> entry) shown beside the best of one problem.
 std::map<std::string, ComparisonEntry> peers_at(const db::Database& db, int n, Filters f = {}) {
   f.shapes = {{n, n, n}};
