@@ -67,6 +67,10 @@ DTYPES = {
 #: sooner (their rows say so: "stop: budget").
 QUICK_BUDGET_MS = 500.0
 
+#: --steady-samples: the fewest samples the steady state is timed with (harness/timing_settings.hpp
+#: kSteadyStateMinSamples, the rule of the database's v_run_regimes).
+STEADY_MIN_SAMPLES = 1000
+
 #: The most launches queued between two events during warm-up, as harness/timing.cpp's
 #: kMaxWarmupBatch: enough to hide launch gaps, few enough to stop near the warm-up target.
 MAX_WARMUP_BATCH = 256
@@ -283,7 +287,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true",
                    help=f"sampling budget {QUICK_BUDGET_MS:g} ms instead of 2000 and the first "
                         f"{QUICK_TRITON_CONFIGS} Triton configs only")
+    p.add_argument("--steady-samples", type=int, metavar="N",
+                   help=f"time every method N times back to back (at least {STEADY_MIN_SAMPLES}): "
+                        "the steady state, as `coalesce-tune sweep --steady-top` times the tuned "
+                        "kernels (docs/tuner.md)")
     args = p.parse_args(argv)
+    if args.steady_samples is not None and args.steady_samples < STEADY_MIN_SAMPLES:
+        raise UsageError(f"bad --steady-samples {args.steady_samples}: the steady state is "
+                         f"{STEADY_MIN_SAMPLES} samples or more")
     shapes = []
     for s in args.shape:
         shape = parse_shape(s)
@@ -309,7 +320,8 @@ def resume_key(args: argparse.Namespace) -> str:
     shapes = ",".join(f"{m}x{n}x{k}" for m, n, k in args.shapes)
     return (f"{TOOL} shapes={shapes} dtype={args.dtype} epilogue={args.epilogue} "
             f"methods={','.join(args.methods)} compile_mode={args.compile_mode} seed={args.seed} "
-            f"quick={int(args.quick)}")
+            f"quick={int(args.quick)}"
+            + (f" steady_samples={args.steady_samples}" if args.steady_samples else ""))
 
 
 def find_tune(given: Optional[str]) -> str:
@@ -402,6 +414,8 @@ class Peers:
                    **self.env.get("harness", {}), **self.env["versions"]}
         if self.args.quick:
             harness["budget_ms"] = QUICK_BUDGET_MS
+        if self.args.steady_samples:
+            harness["min_samples"] = harness["max_samples"] = self.args.steady_samples
         return {
             "kind": "run",
             "tool": TOOL,

@@ -213,6 +213,8 @@ class Refusals(unittest.TestCase):
         self.refused("invalid choice: 'f64'", 2, self.db, "--dtype", "f64")
         self.refused("bad --device -1", 2, self.db, "--device", "-1")
         self.refused("unrecognized arguments", 2, self.db, "--no-such-flag")
+        self.refused("bad --steady-samples 999: the steady state is 1000 samples or more", 2,
+                     self.db, "--steady-samples", "999")
         self.refused("--tune /nonexistent is not an executable", 2, self.db, "--tune",
                      "/nonexistent")
         self.fake_torch("raise ImportError(\"No module named 'torch'\")\n")
@@ -303,6 +305,22 @@ class Feed(unittest.TestCase):
         self.assertEqual(again.measured, [])
         self.assertIn("nothing stored: every config was measured on this device before", out)
         self.assertEqual(query(self.db, "SELECT COUNT(*) AS n FROM runs")[0]["n"], "3")
+
+    def test_steady_samples_time_every_method_that_often_as_a_run_of_the_steady_state(self):
+        # The same configs as a default run already stored: a row of their own, in the other
+        # regime, each with exactly the samples asked for.
+        args = ["--shape", "64", "--quick", "--method", "torch_eager"]
+        self.assertEqual(self.invoke(FakeBackend(), *args)[0], 0)
+        code, out = self.invoke(FakeBackend(), *args, "--steady-samples", "1000")
+        self.assertEqual(code, 0, out)
+        rows = query(self.db, """
+            SELECT x.run_id, x.samples, x.steady_state, json_extract(r.harness_json, '$.min_samples')
+                   AS min_samples, json_extract(r.harness_json, '$.max_samples') AS max_samples
+            FROM measurements x JOIN runs r ON r.id = x.run_id
+            WHERE x.method = 'torch_eager' ORDER BY x.run_id""")
+        self.assertEqual([(r["samples"], r["steady_state"]) for r in rows], [("20", "0"), ("1000", "1")])
+        self.assertEqual((rows[1]["min_samples"], rows[1]["max_samples"]), ("1000", "1000"))
+        self.assertNotEqual(rows[0]["run_id"], rows[1]["run_id"])
 
     def test_an_interrupted_run_resumes(self):
         args = ["--shape", "64", "--quick", "--method", "triton", "--method", "torch_eager"]
