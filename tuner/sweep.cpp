@@ -1020,8 +1020,18 @@ class Sweep {
     const auto& row = rs.rows.front();
     const double best_ms = db::as_double(row[1]);
     auto tflops = [&](double ms) { return problem.flops() / (ms * 1e-3) / 1e12; };
+    const bool steady_best = db::as_int(db_->query("SELECT steady_state FROM v_run_regimes WHERE run_id = ?1",
+                                                   {row[7]}).rows.at(0).at(0)) != 0;
     out_ << "  best             " << fixed(best_ms, 3) << " ms  " << fixed(tflops(best_ms), 1) << " TFLOP/s  "
-         << db::as_text(row[0]) << " (run " << db::as_text(row[7]) << ")\n";
+         << db::as_text(row[0]) << " (run " << db::as_text(row[7]) << (steady_best ? ", steady state" : "") << ")\n";
+    // A sweep of the default sampling whose problem already has steady-state rows on this device:
+    // those rank first (docs/tuner.md, "The steady state"), so its own best is said beside them.
+    if (steady_best && !steady_state(o_.timing)) {
+      if (auto own = db_->best_config(device_id_, problem, family_name, false))
+        out_ << "  default sampling " << fixed(own->median_ms, 3) << " ms  " << fixed(tflops(own->median_ms), 1)
+             << " TFLOP/s  " << own->name << " (run " << own->run << "); the steady state ranks first: "
+             << "--steady-top times the fastest again in it\n";
+    }
     const char* names[] = {"cublas_gemm", "eager", "unfused", "cublaslt_fused", "coalesce_unfused"};
     for (int i = 0; i < 5; ++i) {
       const db::Value& v = row[2 + i];
