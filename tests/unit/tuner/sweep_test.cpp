@@ -541,6 +541,33 @@ TEST_F(SeveralDevices, AllDevicesMeasureWhatTheirShardsMeasure) {
   EXPECT_EQ(count(all, "SELECT COUNT(*) FROM runs"), 2);
 }
 
+// --steady-top over several devices: each device times its own problems' fastest again, in a
+// steady-state run per problem on that device, beside its default-sampling run.
+TEST_F(SeveralDevices, EachDeviceTimesItsOwnFastestInTheSteadyState) {
+  const fs::path db = dir_ / "steady.db";
+  Exit e = sweep(db, {"--devices", "all", "--steady-top", "1"});
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("device 0: steady state: 256x256x256 f32 bias_gelu simt: the 1 fastest configs"),
+            std::string::npos)
+      << e.out;
+  EXPECT_NE(e.out.find("device 1: steady state: 64x256x256 f32 bias_gelu simt: the 1 fastest configs"),
+            std::string::npos)
+      << e.out;
+  // Two default-sampling runs (one per device) and four steady-state runs (one per problem).
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs r JOIN v_run_regimes g ON g.run_id = r.id "
+                      "WHERE r.status = 'completed' AND g.steady_state = 0"),
+            2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs r JOIN v_run_regimes g ON g.run_id = r.id "
+                      "WHERE r.status = 'completed' AND g.steady_state = 1"),
+            4);
+  // Each steady-state row is of the device that swept its problem, and is that problem's best.
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements v WHERE v.method = 'coalesce' AND v.steady_state = 1"), 4);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_best b JOIN v_measurements d ON d.problem_id = b.problem_id "
+                      "AND d.method = 'coalesce' AND d.steady_state = 0 AND d.device_id <> b.device_id"),
+            0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_best WHERE steady_state = 1"), 4);
+}
+
 TEST_F(SeveralDevices, ADeviceThatIsLostStopsAloneAndTheSameCommandFinishes) {
   const fs::path db = dir_ / "lost.db", whole = dir_ / "whole.db";
   ASSERT_EQ(sweep(whole, {"--devices", "all"}).code, 0);
