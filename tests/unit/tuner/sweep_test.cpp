@@ -328,6 +328,34 @@ TEST_F(StandInSweep, AnInterruptedSteadyStatePassResumesItsRun) {
   EXPECT_EQ(content_diff(deterministic_content(stopped), deterministic_content(whole)), "");
 }
 
+// Issue 11: a shape one family cannot take is refused by that family with its reason, in the
+// database as in `coalesce-tune space`, never a crash, and `--family all` still measures the
+// families that can. bf16 with N = 260: wgmma needs N % 8 == 0 (TMA's 16-byte row strides), so
+// every wgmma config is stored pruned `divisibility`; mma takes the shape and is measured; simt
+// computes no bf16 and is skipped with its reason.
+TEST_F(StandInSweep, FamilyAllMeasuresTheFamiliesThatCanTakeAShapeTheOthersRefuseWithTheirReason) {
+  const fs::path db = dir_ / "all-families.db";
+  Exit e = run(COALESCE_TUNE,
+               {"sweep", "--shape", "256x260x256", "--dtype", "bf16", "--family", "all", "--strategy", "random",
+                "--budget", "2", "--seed", "5", "--db", db.string(), "--cache-dir", cache().string()},
+               {kStandIn});
+  ASSERT_EQ(e.code, 0) << e.out;
+  const long long wgmma = count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'wgmma'");
+  EXPECT_GT(wgmma, 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'wgmma' AND status = 'pruned' "
+                      "AND prune_reason IN ('divisibility', 'smem')"),
+            wgmma);
+  EXPECT_GT(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'wgmma' AND prune_reason = 'divisibility' "
+                      "AND message = 'N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) "
+                      "to be multiples of 16 bytes'"),
+            0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'wgmma' AND build_id IS NOT NULL"), 0);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'mma' AND method = 'coalesce' AND status = 'ok'"), 2);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_comparison WHERE family = 'mma'"), 1);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'simt'"), 0);
+  EXPECT_NE(e.out.find("no config of wgmma measured ok"), std::string::npos) << e.out;
+}
+
 // A sweep that finds part of its work done (here: one more problem) opens a run for what is
 // new only: the done problem gets no baselines in it.
 TEST_F(StandInSweep, ASweepWithSomeWorkDoneMeasuresOnlyTheRest) {
