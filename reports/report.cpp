@@ -121,6 +121,7 @@ Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std:
                col("sm_clock_max_mhz", "SM clock max (MHz, before/after samples)"),
                col("host", "host"),
                col("command_line", "command"),
+               col("sampling", "sampling"),
                col("harness", "harness settings")};
   auto rs = db.query(R"sql(
     SELECT r.id, CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = d.name) > 1
@@ -133,7 +134,8 @@ Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std:
            (SELECT MAX(c) FROM (SELECT sm_clock_before_mhz AS c FROM measurements WHERE run_id = r.id
                                 UNION ALL
                                 SELECT sm_clock_after_mhz FROM measurements WHERE run_id = r.id)),
-           r.host, r.command_line, r.harness_json
+           r.host, r.command_line, r.harness_json,
+           (SELECT g.steady_state FROM v_run_regimes g WHERE g.run_id = r.id)
     FROM runs r LEFT JOIN devices d ON d.id = r.device_id
     WHERE r.id IN (SELECT v.run_id FROM v_measurements v WHERE )sql" +
                          f.where + ")" + or_in("r.id", also) + R"sql(
@@ -142,7 +144,8 @@ Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std:
   for (auto& r : rs.rows) {
     t.rows.push_back({r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
                       r[8], text(cuda_version(as_int(r[9]))), text(cuda_version(as_int(r[10]))),
-                      r[11], r[12], r[13], r[14], r[15], r[16]});
+                      r[11], r[12], r[13], r[14], r[15],
+                      text(as_int(r[17]) != 0 ? "steady state" : "default"), r[16]});
   }
   return t;
 }

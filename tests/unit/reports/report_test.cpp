@@ -301,6 +301,20 @@ TEST(Report, ASteadyStateBestOutranksAFasterOneAndTheSummarySaysSo) {
   EXPECT_DOUBLE_EQ(db::as_double(at("fused_ms")), 3.5);
   EXPECT_DOUBLE_EQ(db::as_double(at("vs_cublas_gemm")), 2.8 / 3.5);
   EXPECT_DOUBLE_EQ(db::as_double(at("vs_eager")), 3.6 / 3.5);
+  // The runs table says how each run was timed.
+  const auto runs = std::find_if(doc.tables.begin(), doc.tables.end(), [](const Table& x) { return x.name == "runs"; });
+  ASSERT_NE(runs, doc.tables.end());
+  std::map<std::string, std::string> sampling;
+  for (const auto& row : runs->rows) {
+    std::string run, how;
+    for (std::size_t i = 0; i < runs->columns.size(); ++i) {
+      if (runs->columns[i].key == "run") run = db::as_text(row[i]);
+      if (runs->columns[i].key == "sampling") how = db::as_text(row[i]);
+    }
+    sampling[run] = how;
+  }
+  EXPECT_EQ(sampling[db::as_text(at("run"))], "steady state");
+  EXPECT_EQ(sampling["1"], "default");
   // The fixture's own best is still there, ranked within its family, and says it was not.
   const auto simt = std::find_if(entries.begin(), entries.end(),
                                  [](const ComparisonEntry& e) { return e.method == "coalesce" && e.family == "simt"; });
