@@ -35,9 +35,6 @@ inline std::optional<L2FlushMode> parse_l2_flush_mode(std::string_view name) {
 /// and its ranking puts those rows first (docs/tuner.md, "The steady state").
 inline constexpr int kSteadyStateMinSamples = 1000;
 
-struct TimingSettings;
-bool steady_state(const TimingSettings& s);
-
 /// The harness settings a measurement is stamped with (stored as JSON with every run).
 struct TimingSettings {
   /// The flush buffer is this many times the device's L2: writing 2× L2 evicts every line of the

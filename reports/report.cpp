@@ -100,6 +100,11 @@ std::string or_in(const std::string& column, const std::set<std::int64_t>& ids) 
   return " OR " + column + " IN (" + list + ")";
 }
 
+/// How the report ranks a device's rows of one problem and family, best first: as v_ranked does
+/// (schema/migrations/0007_steady_state.sql), the steady state first, then the fastest median, ties
+/// to the earlier row; over `v`, the filtered v_measurements.
+constexpr const char* kBestFirst = "v.steady_state DESC, v.median_ms, v.measurement_id";
+
 Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std::int64_t>& also) {
   Table t;
   t.name = "runs";
@@ -535,7 +540,7 @@ Table top_table(const db::Database& db, const SqlFilter& f, int top) {
   auto rs = db.query(R"sql(
     WITH ranked AS (
       SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
-                                     ORDER BY v.steady_state DESC, v.median_ms, v.measurement_id) AS best_rank
+                                     ORDER BY )sql" + std::string(kBestFirst) + R"sql() AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                          f.where + R"sql()
     SELECT )sql" + device_label_sql("r") + R"sql(, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.best_rank,
@@ -897,7 +902,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
   auto best = db.query(R"sql(
     WITH ranked AS (
       SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.device_id, v.problem_id, v.family
-                                     ORDER BY v.steady_state DESC, v.median_ms, v.measurement_id) AS best_rank
+                                     ORDER BY )sql" + std::string(kBestFirst) + R"sql() AS best_rank
       FROM v_measurements v WHERE v.method = 'coalesce' AND v.status = 'ok' AND )sql" +
                            f.where + R"sql()
     SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,

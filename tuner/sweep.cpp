@@ -52,6 +52,12 @@ std::string shape(const Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
 }
 
+// "4096x4096x4096 bf16 bias_gelu wgmma": a problem and family as progress lines name them.
+std::string label(const Problem& p, std::string_view family) {
+  return shape(p) + " " + std::string(to_string(p.dtype)) + " " + std::string(to_string(p.epilogue)) + " " +
+         std::string(family);
+}
+
 std::string first_line(const std::string& text) {
   std::istringstream in(text);
   std::string line;
@@ -726,8 +732,7 @@ class Sweep {
         steady.configs = fastest_outside_steady_state(problem, plan, static_cast<std::size_t>(o_.steady_top));
         steady.timing.min_samples = steady.timing.max_samples = o_.steady_samples;
         steady.steady_top = 0;
-        const std::string what = shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
-                                 std::string(to_string(problem.epilogue)) + " " + family;
+        const std::string what = label(problem, family);
         if (steady.configs.empty()) {
           out_ << device_tag() << "steady state: " << what << ": no config measured ok to time again\n";
           continue;
@@ -821,9 +826,7 @@ class Sweep {
       }
     }
 
-    Progress progress(shape(problem) + " " + std::string(to_string(problem.dtype)) + " " +
-                          std::string(to_string(problem.epilogue)) + " " + std::string(family.name()),
-                      chosen.size(), shared_ ? shared_->board : nullptr, lane_);
+    Progress progress(label(problem, family.name()), chosen.size(), shared_ ? shared_->board : nullptr, lane_);
     std::size_t done = 0, pruned_after = 0, failed = 0, resumed = 0;
     int measured_now = 0;
     std::string best = best_so_far(problem, family);
