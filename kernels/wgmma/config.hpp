@@ -363,6 +363,13 @@ enum WgmmaHazard : int {
   /// Epilogue warps (epilogue_slots > 0): a slot goes back to the consumers as soon as its TMA
   /// stores are issued, before the TMA engine has read the rounded C out of it.
   kWgmmaHazardEarlySlotRelease = 32,
+  /// wgmma.wait_group is one group short for the slot it releases: after committing slice kb's
+  /// group the consumer waits until 1 group is pending, which completes the groups before it,
+  /// and then releases slot kb itself, whose group may still be queued or reading it (the
+  /// kernel waits so and releases slot kb-1; slot kb needs wait_group 0). Its warpgroup meets
+  /// at a named barrier first, as with kWgmmaHazardEarlyRelease, so that only the data's
+  /// lifetime is broken and not the ring's phases.
+  kWgmmaHazardReleaseInFlight = 64,
 };
 
 }  // namespace coalesce

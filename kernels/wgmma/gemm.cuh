@@ -920,7 +920,8 @@ __device__ __forceinline__ void wgmma_stream_k_fixup(float (&acc)[Tile::config.m
 
 /// The named barriers that order ping-pong consumers: consumer c waits on kPingPongOrder + c.
 constexpr unsigned kPingPongOrder = 1;
-/// The named barriers of the planted early release (kWgmmaHazardEarlyRelease): 4 + consumer.
+/// The named barriers of the planted early releases (kWgmmaHazardEarlyRelease,
+/// kWgmmaHazardReleaseInFlight): 4 + consumer.
 constexpr unsigned kEarlyReleaseBarrier = 4;
 
 /// A consumer warpgroup: for each of the block's tiles, multiply its rows of the tile over K
@@ -937,6 +938,9 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   // while the previous slot goes back to the producer. The planted hazard waits for too little.
   constexpr int kReleaseDepth = (HAZARDS & kWgmmaHazardShallowWait) ? cfg.stages : 1;
   constexpr bool kEarlyRelease = (HAZARDS & kWgmmaHazardEarlyRelease) != 0;
+  constexpr bool kReleaseInFlight = (HAZARDS & kWgmmaHazardReleaseInFlight) != 0;
+  // The planted hazards that release a slot at a point of their own instead of the kernel's.
+  constexpr bool kOwnRelease = kEarlyRelease || kReleaseInFlight;
   const bool releaser = threadIdx.x % WgmmaConfig::kWarpgroup == 0;
 
   // Descriptors of slot 0 for this consumer's rows; a slot, an m64 block and a K step are
@@ -982,6 +986,12 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   auto release = [&](int slot) {
     sm90::mbarrier_arrive(sm.empty(slot));
     if constexpr (WgmmaTileWalk<Tile>::kCluster > 1) sm90::mbarrier_arrive_cluster(sm.empty(slot), rank ^ 1);
+  };
+  // The planted kWgmmaHazardReleaseInFlight: every warp of the warpgroup has issued the group
+  // reading `slot` (so has seen its phase; see kEarlyRelease below) when it goes back.
+  auto release_in_flight = [&](int slot) {
+    sm90::named_barrier_sync(kEarlyReleaseBarrier + consumer, WgmmaConfig::kWarpgroup);
+    if (releaser) release(slot);
   };
   RingCursor<cfg.stages> ring;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
@@ -1042,7 +1052,8 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
             }
           sm90::wgmma_commit_group();
           sm90::wgmma_wait_group<kReleaseDepth>();
-          if (group == 0 && !kEarlyRelease && kb > 0 && releaser) release(previous);
+          if (group == 0 && !kOwnRelease && kb > 0 && releaser) release(previous);
+          if (group == 1 && kReleaseInFlight) release_in_flight(ring.slot);
         }
       } else {
         sm90::wgmma_fence();
@@ -1061,7 +1072,8 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<kReleaseDepth>();
         // The group of slice kb-1 is complete: its slot goes back to the producer.
-        if (!kEarlyRelease && kb > 0 && releaser) release(previous);
+        if (!kOwnRelease && kb > 0 && releaser) release(previous);
+        if constexpr (kReleaseInFlight) release_in_flight(ring.slot);
       }
       previous = ring.slot;
       ring.advance();
@@ -1075,7 +1087,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int i = 0; i < NC / 2; ++i) sm90::fence_operand(acc[mi][i]);
-    if (!kEarlyRelease && releaser && (cfg.split == 1 || k_blocks > 0)) release(previous);
+    if (!kOwnRelease && releaser && (cfg.split == 1 || k_blocks > 0)) release(previous);
 
     if constexpr (cfg.stream_k > 0) {
       // A shared tile: a piece after its first K steps goes to the workspace for the block that

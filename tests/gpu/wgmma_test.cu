@@ -1,9 +1,8 @@
 // The wgmma family on the GPU (nvcc, sm_90a only): configs in bf16, f16 and tf32 through the harness
 // (kernel_method: tensor maps, geometry, launch) against the fp64 reference on normal and bend
 // inputs, at 4096^3, at an edge shape and at shapes smaller than one tile; bit-identical reruns;
-// shapes the family refuses are refused, not launched; the three planted pipeline hazards
-// (issue 11, item 5) each fail the check on random inputs while the same config without them
-// passes; and split-K configs (partials + the harness's reduce) at skinny, uneven-K and edge
+// shapes the family refuses are refused, not launched; the planted pipeline hazards (issue 11,
+// item 5) fail the check on random inputs while the same config without them passes; and split-K configs (partials + the harness's reduce) at skinny, uneven-K and edge
 // shapes, deterministic run to run; and stream-K configs, their planted bugs caught.
 #include <cstdio>
 #include <cstring>
@@ -317,20 +316,30 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   EXPECT_GE(failures(instance<HazardTile, D, E, kWgmmaHazardEarlyRelease>(), ws,
                      "slot released before the MMAs reading it are issued"),
             1);
-  // Two planted hazards are memory-model violations that run B on the H200 never exposed (0 of 10
-  // runs each): the slot released under in-flight wgmmas (their shared-memory reads finish long
-  // before the TMA refill lands) and C staged without fence.proxy.async (the rows had always
-  // landed before the TMA engine read them). Their counts are reported, not asserted; the NVRTC
-  // test proves each changes the instruction it should. (A third, the accumulators read before
-  // the last wait_group, cannot be planted: ptxas inserts the wait itself, warning C7518.)
+  // A wait one group short for the slot it releases: the group just committed may still be
+  // queued behind the one before it, or reading the slot, when the refill lands.
+  EXPECT_GE(failures(instance<HazardTile, D, E, kWgmmaHazardReleaseInFlight>(), ws,
+                     "wait_group 1 taken for the slot of the group just committed"),
+            1);
+  // Two planted hazards are memory-model violations that runs on the H200 never exposed (0 of 10
+  // runs each): slot kb-1 released with no wait at all (its wgmmas have always read it by the
+  // time the refill lands) and C staged without fence.proxy.async (the rows had always landed
+  // before the TMA engine read them). Their counts are reported, not asserted; the NVRTC test
+  // proves each changes the instruction it should. (Two more cannot be planted: the accumulators
+  // read before the last wait_group, where ptxas inserts the wait itself, warning C7518; and the
+  // tf32 A fragments loaded without the wgmma.fence before their wgmmas, where ptxas inserts the
+  // WARPGROUP.ARRIVE itself and the SASS is the same.)
   RecordProperty("shallow_wait_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardShallowWait>(), ws,
-                          "wgmma.wait_group waits for too little before a release"));
+                          "no wait before slot kb-1 is released"));
   // Ping-pong gives each slot one consumer: a slot released early there is refilled with the other
   // consumer's tile while it is read.
   EXPECT_EQ(failures(instance<PingPongHazardTile, D, E>(), ws, "ping-pong, no hazard (control)"), 0);
   EXPECT_GE(failures(instance<PingPongHazardTile, D, E, kWgmmaHazardEarlyRelease>(), ws,
                      "ping-pong: slot released before the MMAs reading it are issued"),
+            1);
+  EXPECT_GE(failures(instance<PingPongHazardTile, D, E, kWgmmaHazardReleaseInFlight>(), ws,
+                     "ping-pong: wait_group 1 taken for the group just committed"),
             1);
   RecordProperty("no_proxy_fence_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
@@ -347,6 +356,12 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   EXPECT_GE(failures(instance<Cluster2x1, D, E, kWgmmaHazardEarlyRelease>(), ws,
                      "2x1 cluster: slot released before the MMAs reading it are issued"),
             1);
+  EXPECT_GE(failures(instance<Cluster2x1, D, E, kWgmmaHazardReleaseInFlight>(), ws,
+                     "2x1 cluster: wait_group 1 taken for the group just committed"),
+            1);
+  EXPECT_GE(failures(instance<One64x128, D, E, kWgmmaHazardReleaseInFlight>(), ws,
+                     "one 64-row consumer: wait_group 1 taken for the group just committed"),
+            1);
   // tf32: its fragment loads and wgmmas read the slot, so an early release shows there too.
   {
     Workspace t({4096, 4096, 4096, Dtype::tf32, E}, 78, stream.get());
@@ -354,10 +369,16 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
     EXPECT_GE(failures(instance<Tf32Persistent128x256, Dtype::tf32, E, kWgmmaHazardEarlyRelease>(), t,
                        "tf32: slot released before the MMAs reading it are issued"),
               1);
+    EXPECT_GE(failures(instance<Tf32Persistent128x256, Dtype::tf32, E, kWgmmaHazardReleaseInFlight>(), t,
+                       "tf32: wait_group 1 taken for the group just committed"),
+              1);
     RecordProperty("tf32_shallow_wait_failures",
                    failures(instance<Tf32Persistent128x256, Dtype::tf32, E, kWgmmaHazardShallowWait>(), t,
-                            "tf32: wgmma.wait_group waits for too little before a release"));
+                            "tf32: no wait before slot kb-1 is released"));
   }
+  RecordProperty("tma_store_128x128_no_proxy_fence_failures",
+                 failures(instance<TmaStore128x128, D, E, kWgmmaHazardNoProxyFence>(), ws,
+                          "128x128: C staged without fence.proxy.async before the TMA store"));
   RecordProperty("epilogue_warps_no_proxy_fence_failures",
                  failures(instance<EpilogueWarpsHazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
                           "epilogue warps: C rounded without fence.proxy.async before the TMA store"));

@@ -354,7 +354,7 @@ TEST(WgmmaNvrtc, EachPlantedHazardChangesOneInstruction) {
   EXPECT_EQ(count(clean, "fence.proxy.async.shared::cta;"), 1);
   const int clean_arrivals = count(clean, "mbarrier.arrive.shared::cta.b64");
 
-  // Waits until 4 (the stage count) groups are pending instead of 1 before a release.
+  // Waits until 4 (the stage count) groups are pending instead of 1 before a release: no wait.
   const std::string shallow = ptx_of(hazard_source(kWgmmaHazardShallowWait));
   EXPECT_EQ(count(shallow, "wgmma.wait_group.sync.aligned 1;"), 0);
   EXPECT_EQ(count(shallow, "wgmma.wait_group.sync.aligned 4;"), 1);
@@ -369,6 +369,14 @@ TEST(WgmmaNvrtc, EachPlantedHazardChangesOneInstruction) {
   const std::string early = ptx_of(hazard_source(kWgmmaHazardEarlyRelease));
   EXPECT_EQ(count(early, "mbarrier.arrive.shared::cta.b64"), clean_arrivals - 1);
   EXPECT_EQ(count(early, "fence.proxy.async.shared::cta;"), 1);
+
+  // The release of the slot just committed, after the same wait_group 1, in place of the two
+  // releases of the slot before it; its warpgroup's named barrier comes with it.
+  const std::string in_flight = ptx_of(hazard_source(kWgmmaHazardReleaseInFlight));
+  EXPECT_EQ(count(in_flight, "mbarrier.arrive.shared::cta.b64"), clean_arrivals - 1);
+  EXPECT_EQ(count(in_flight, "wgmma.wait_group.sync.aligned 1;"), 1);
+  EXPECT_EQ(count(in_flight, "bar.sync"), count(clean, "bar.sync") + 1);
+  EXPECT_EQ(count(in_flight, "fence.proxy.async.shared::cta;"), 1);
 }
 
 }  // namespace
