@@ -286,8 +286,8 @@ TEST(Wgmma, RefusesWhatItCannotTake) {
 // The planted hazards, each on the config whose pipeline it breaks: 128x256 tiles (the longest
 // MMAs per slot, so the widest window for a slot reused while it is read), persistent, C through
 // the TMA store (the path the missing fence is on). Races are probabilistic: each variant runs
-// kRuns times on fresh random inputs; the clean kernel must pass every run and the early release
-// must fail at least once.
+// kRuns times on fresh random inputs; the clean kernel must pass every run, and the early
+// releases and the short wait must each fail at least once.
 constexpr int kRuns = 10;
 using HazardTile = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1>;
 using PingPongHazardTile = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1>;
@@ -317,14 +317,15 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
                      "slot released before the MMAs reading it are issued"),
             1);
   // A wait one group short for the slot it releases: the group just committed may still be
-  // queued behind the one before it, or reading the slot, when the refill lands.
+  // queued behind the one before it, or reading the slot, when the refill lands (run HA: caught
+  // in 40 of 40 runs here, with a 2x1 cluster and in tf32).
   EXPECT_GE(failures(instance<HazardTile, D, E, kWgmmaHazardReleaseInFlight>(), ws,
                      "wait_group 1 taken for the slot of the group just committed"),
             1);
-  // Two planted hazards are memory-model violations that runs on the H200 never exposed (0 of 10
-  // runs each): slot kb-1 released with no wait at all (its wgmmas have always read it by the
-  // time the refill lands) and C staged without fence.proxy.async (the rows had always landed
-  // before the TMA engine read them). Their counts are reported, not asserted; the NVRTC test
+  // Two planted hazards are memory-model violations that the H200 never exposed (0 of 10 runs
+  // in run B, 0 of 40 in run HA, each): slot kb-1 released with no wait at all (its wgmmas have
+  // always read it by the time the refill lands) and C staged without fence.proxy.async (the
+  // rows had always landed before the TMA engine read them). Their counts are reported, not asserted; the NVRTC test
   // proves each changes the instruction it should. (Two more cannot be planted: the accumulators
   // read before the last wait_group, where ptxas inserts the wait itself, warning C7518; and the
   // tf32 A fragments loaded without the wgmma.fence before their wgmmas, where ptxas inserts the
@@ -338,9 +339,12 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   EXPECT_GE(failures(instance<PingPongHazardTile, D, E, kWgmmaHazardEarlyRelease>(), ws,
                      "ping-pong: slot released before the MMAs reading it are issued"),
             1);
-  EXPECT_GE(failures(instance<PingPongHazardTile, D, E, kWgmmaHazardReleaseInFlight>(), ws,
-                     "ping-pong: wait_group 1 taken for the group just committed"),
-            1);
+  // Where a slot's group is short, the slot has been read before the refill lands: a ping-pong
+  // consumer's 128x128 group (one warpgroup's, against two on the tensor cores above) and a 64x128
+  // one were never caught (run HA: 0 of 40 runs each). Reported, not asserted.
+  RecordProperty("pingpong_release_in_flight_failures",
+                 failures(instance<PingPongHazardTile, D, E, kWgmmaHazardReleaseInFlight>(), ws,
+                          "ping-pong: wait_group 1 taken for the group just committed"));
   RecordProperty("no_proxy_fence_failures",
                  failures(instance<HazardTile, D, E, kWgmmaHazardNoProxyFence>(), ws,
                           "C staged without fence.proxy.async before the TMA store"));
@@ -359,9 +363,9 @@ TEST(Wgmma, TheCheckCatchesEachPlantedHazard) {
   EXPECT_GE(failures(instance<Cluster2x1, D, E, kWgmmaHazardReleaseInFlight>(), ws,
                      "2x1 cluster: wait_group 1 taken for the group just committed"),
             1);
-  EXPECT_GE(failures(instance<One64x128, D, E, kWgmmaHazardReleaseInFlight>(), ws,
-                     "one 64-row consumer: wait_group 1 taken for the group just committed"),
-            1);
+  RecordProperty("one_consumer_64x128_release_in_flight_failures",
+                 failures(instance<One64x128, D, E, kWgmmaHazardReleaseInFlight>(), ws,
+                          "one 64-row consumer: wait_group 1 taken for the group just committed"));
   // tf32: its fragment loads and wgmmas read the slot, so an early release shows there too.
   {
     Workspace t({4096, 4096, 4096, Dtype::tf32, E}, 78, stream.get());
