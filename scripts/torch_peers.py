@@ -71,6 +71,11 @@ QUICK_BUDGET_MS = 500.0
 #: kSteadyStateMinSamples, the rule of the database's v_run_regimes).
 STEADY_MIN_SAMPLES = 1000
 
+#: --spin-cycles: the GPU spin before each sample, in clock cycles (about 250 µs at 1.98 GHz).
+#: It hides Python's enqueue of the timed launch, and it also rests the GPU: a power-capped GEMM
+#: that starts behind it runs faster than one that does not (docs/results.md, run HA).
+DEFAULT_SPIN_CYCLES = 500_000
+
 #: The most launches queued between two events during warm-up, as harness/timing.cpp's
 #: kMaxWarmupBatch: enough to hide launch gaps, few enough to stop near the warm-up target.
 MAX_WARMUP_BATCH = 256
@@ -291,7 +296,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help=f"time every method N times back to back (at least {STEADY_MIN_SAMPLES}): "
                         "the steady state, as `coalesce-tune sweep --steady-top` times the tuned "
                         "kernels (docs/tuner.md)")
+    p.add_argument("--spin-cycles", type=int, default=DEFAULT_SPIN_CYCLES, metavar="N",
+                   help=f"GPU spin before each sample, in clock cycles (default {DEFAULT_SPIN_CYCLES}, "
+                        "about 250 us at 1.98 GHz): it keeps Python's enqueue out of the samples and "
+                        "rests the GPU before each; 0 times as coalesce-tune does, each sample "
+                        "behind only the output reset and the L2 flush")
     args = p.parse_args(argv)
+    if args.spin_cycles < 0:
+        raise UsageError(f"bad --spin-cycles {args.spin_cycles}: a spin is 0 cycles or more")
     if args.steady_samples is not None and args.steady_samples < STEADY_MIN_SAMPLES:
         raise UsageError(f"bad --steady-samples {args.steady_samples}: the steady state is "
                          f"{STEADY_MIN_SAMPLES} samples or more")
@@ -321,7 +333,8 @@ def resume_key(args: argparse.Namespace) -> str:
     return (f"{TOOL} shapes={shapes} dtype={args.dtype} epilogue={args.epilogue} "
             f"methods={','.join(args.methods)} compile_mode={args.compile_mode} seed={args.seed} "
             f"quick={int(args.quick)}"
-            + (f" steady_samples={args.steady_samples}" if args.steady_samples else ""))
+            + (f" steady_samples={args.steady_samples}" if args.steady_samples else "")
+            + (f" spin_cycles={args.spin_cycles}" if args.spin_cycles != DEFAULT_SPIN_CYCLES else ""))
 
 
 def find_tune(given: Optional[str]) -> str:
@@ -411,6 +424,7 @@ class Peers:
         """The run header: the device as torch and the driver see it, the tool, the settings."""
         harness = {"input_seed": self.args.seed, "quick": self.args.quick,
                    "compile_mode": self.args.compile_mode, "tf32": DTYPES[self.args.dtype].tf32,
+                   "gpu_spin_cycles_before_each_sample": self.args.spin_cycles,
                    **self.env.get("harness", {}), **self.env["versions"]}
         if self.args.quick:
             harness["budget_ms"] = QUICK_BUDGET_MS
@@ -615,14 +629,14 @@ class ColdTimer:
     each sample goes to `coalesce-tune record`, whose stopping rule says when enough were taken.
     The flush size and warm-up times are the harness settings the recorder answered with."""
 
-    #: Before the start event the stream gets a GPU spin of this many clock cycles (about 250 µs
-    #: at 1.98 GHz), so that Python's time to enqueue the launch (tens of µs for eager's three
-    #: ops or a compiled wrapper) passes while the GPU is busy and stays out of the window: the
-    #: window then holds what the C++ harness' holds, the GPU's time for the launch (nvbench's
-    #: blocking kernel serves the same purpose). Each row states the slowest enqueue it saw.
-    SPIN_CYCLES = 500_000
+    #: Before the start event the stream gets a GPU spin of `spin_cycles` clock cycles
+    #: (--spin-cycles, default about 250 µs at 1.98 GHz), so that Python's time to enqueue the
+    #: launch (tens of µs for eager's three ops or a compiled wrapper) passes while the GPU is
+    #: busy and stays out of the window (nvbench's blocking kernel serves the same purpose). The
+    #: spin also rests the GPU, which the C++ harness' samples do not get: with 0 the window opens
+    #: behind only the reset and the flush, as there. Each row states the slowest enqueue it saw.
 
-    def __init__(self, torch, device, harness: dict, l2_bytes: int, nvml: Nvml):
+    def __init__(self, torch, device, harness: dict, l2_bytes: int, nvml: Nvml, spin_cycles: int):
         self.torch = torch
         self.harness = harness
         self.nvml = nvml
@@ -630,7 +644,8 @@ class ColdTimer:
                                  device=device)
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
-        self.spin = getattr(torch.cuda, "_sleep", None)
+        self.spin = getattr(torch.cuda, "_sleep", None) if spin_cycles > 0 else None
+        self.spin_cycles = spin_cycles
         self.process_warmed = False
 
     def _elapsed_ms(self) -> float:
@@ -661,7 +676,7 @@ class ColdTimer:
             reset()
             self.flush.zero_()
             if self.spin is not None:
-                self.spin(self.SPIN_CYCLES)
+                self.spin(self.spin_cycles)
             self.start.record()
             t0 = time.perf_counter()
             launch()
@@ -781,8 +796,8 @@ class TorchBackend:
             "runtime_version": cuda_version_number(torch.version.cuda),
             "versions": {"torch": torch.__version__, "cuda": torch.version.cuda,
                          "triton": getattr(triton, "__version__", "none")},
-            "harness": {"gpu_spin_cycles_before_each_sample": ColdTimer.SPIN_CYCLES
-                        if hasattr(torch.cuda, "_sleep") else 0},
+            # A torch without the spin times without it, and the run says so.
+            **({} if hasattr(torch.cuda, "_sleep") else {"harness": {"gpu_spin_cycles_before_each_sample": 0}}),
         }
 
     def skip_reason(self, method: str) -> Optional[str]:
@@ -885,7 +900,7 @@ class TorchBackend:
         p = planned.problem
         if self.timer is None:
             self.timer = ColdTimer(torch, self.device, harness, self.props.L2_cache_size,
-                                   self.nvml)
+                                   self.nvml, self.args.spin_cycles)
         self.set_precision(DTYPES[p.dtype])
         a, b, bias = self.inputs(p, seed)
         ref = self.reference(p, a, b, bias)
@@ -954,9 +969,12 @@ class TorchBackend:
             if kernels:
                 note += f"; {kernels}"
         # The spin's duration at the device's top clock (1980 MHz, the H200's, when NVML is absent).
-        spin_us = ColdTimer.SPIN_CYCLES / (self.nvml.max_sm_clock_mhz() or 1980)
+        spin_us = self.args.spin_cycles / (self.nvml.max_sm_clock_mhz() or 1980)
         enqueue = f"slowest host enqueue {t['slowest_enqueue_us']:.0f} us"
-        if self.timer.spin is None:
+        if self.args.spin_cycles == 0:
+            enqueue += (" (no GPU spin, --spin-cycles 0: an enqueue longer than the reset and the "
+                        "flush puts host time in that sample)")
+        elif self.timer.spin is None:
             enqueue += " (no GPU spin available: host time may be in the samples)"
         elif t["slowest_enqueue_us"] > spin_us:
             enqueue += f" exceeded the {spin_us:.0f} us GPU spin: host time may be in a sample"

@@ -215,6 +215,8 @@ class Refusals(unittest.TestCase):
         self.refused("unrecognized arguments", 2, self.db, "--no-such-flag")
         self.refused("bad --steady-samples 999: the steady state is 1000 samples or more", 2,
                      self.db, "--steady-samples", "999")
+        self.refused("bad --spin-cycles -1: a spin is 0 cycles or more", 2, self.db,
+                     "--spin-cycles", "-1")
         self.refused("--tune /nonexistent is not an executable", 2, self.db, "--tune",
                      "/nonexistent")
         self.fake_torch("raise ImportError(\"No module named 'torch'\")\n")
@@ -321,6 +323,26 @@ class Feed(unittest.TestCase):
         self.assertEqual([(r["samples"], r["steady_state"]) for r in rows], [("20", "0"), ("1000", "1")])
         self.assertEqual((rows[1]["min_samples"], rows[1]["max_samples"]), ("1000", "1000"))
         self.assertNotEqual(rows[0]["run_id"], rows[1]["run_id"])
+
+    def test_the_spin_before_each_sample_is_a_setting_of_the_run(self):
+        # The default spin and none, on two GPUs, are two runs, each saying its spin; the same
+        # command again finds its own run's rows. (On one GPU the second would find the configs
+        # measured: the spin is a setting of the run, not part of a row's regime.)
+        args = ["--shape", "64", "--quick", "--method", "torch_eager"]
+        other = "GPU-5e1f0c2a-0000-4000-8000-fixture00002"
+        self.assertEqual(self.invoke(FakeBackend(), *args)[0], 0)
+        code, out = self.invoke(FakeBackend(uuid=other), *args, "--spin-cycles", "0")
+        self.assertEqual(code, 0, out)
+        runs = query(self.db, """
+            SELECT id, json_extract(harness_json, '$.gpu_spin_cycles_before_each_sample') AS spin,
+                   resume_key FROM runs WHERE tool = 'torch_peers.py' ORDER BY id""")
+        self.assertEqual([r["spin"] for r in runs], ["500000", "0"])
+        self.assertNotIn("spin_cycles", runs[0]["resume_key"])
+        self.assertIn("spin_cycles=0", runs[1]["resume_key"])
+        again = FakeBackend(uuid=other)
+        code, out = self.invoke(again, *args, "--spin-cycles", "0")
+        self.assertEqual(code, 0, out)
+        self.assertEqual(again.measured, [])
 
     def test_an_interrupted_run_resumes(self):
         args = ["--shape", "64", "--quick", "--method", "triton", "--method", "torch_eager"]
