@@ -9,8 +9,8 @@
 // tiles whose accumulators stay in registers. K is walked in slices of BK_BYTES bytes per row of
 // A through a STAGES-deep shared-memory ring filled with 16-byte (or narrower) cp.async, so the
 // copy of slice k+STAGES-1 overlaps the arithmetic on slice k. Fragments are read from shared
-// memory with ldmatrix (A for every dtype, B with .trans for bf16/f16; tf32 B with 32-bit
-// loads) one 32-byte k-step ahead of the mma that uses them. A ([BM][BK]) and B ([BK][BN]) keep
+// memory with ldmatrix (A for every dtype, B with .trans for bf16/f16; tf32 B with 8-byte
+// loads, below) one 32-byte k-step ahead of the mma that uses them. A ([BM][BK]) and B ([BK][BN]) keep
 // their global row-major layout in shared memory, either XOR-swizzled or padded (the `swizzle`
 // knob) so that no fragment read or copy has a bank conflict. Edges are predicated: a copy past
 // the matrix reads nothing and zero-fills (cp.async src-size 0), and stores are guarded, so any
@@ -30,9 +30,19 @@
 //   tf32 B (8×8):       reg0 (k = t, n = g), reg1 (k = t+4, n = g)
 //   C (16×8, f32):      c0, c1 (g, 2t..2t+1), c2, c3 (g+8, 2t..2t+1)
 // ldmatrix.x4 hands lane l row l/4, bytes 4·(l%4)..+3 of each of four 8-row × 16-byte matrices,
-// whose row addresses lanes 8i..8i+7 supply: for A that is exactly reg0..reg3 above in both
-// dtypes (a tf32 value is the 4 bytes ldmatrix moves as two b16); .trans hands lane l the
-// 16-bit elements (2·(l%4), l/4) and (2·(l%4)+1, l/4), exactly a B register of bf16/f16.
+// whose row addresses lanes 8i..8i+7 supply: for bf16/f16 A that is exactly reg0..reg3 above;
+// .trans hands lane l the 16-bit elements (2·(l%4), l/4) and (2·(l%4)+1, l/4), exactly a B
+// register of bf16/f16.
+//
+// tf32 swaps the operands, because ldmatrix cannot transpose 32-bit elements and B is K×N with N
+// contiguous: each mma computes D^T = B^T · A^T, a 16-column block of C's warp tile by an 8-row
+// block. Its A operand is B^T with the block's 16 columns permuted (operand row g is column 2g,
+// row g+8 column 2g+1), so a0a1 and a2a3 are two adjacent f32 of B each, one 8-byte load per
+// pair; its B operand is A^T, which an ldmatrix of A hands over untransposed (a tf32 value is the
+// 4 bytes ldmatrix moves as two b16). Unswapped, B took two 32-bit loads per 8 columns; swapped it
+// takes two 8-byte loads per 16, and every loaded register pair is already the consecutive pair
+// the mma instruction reads, so no register moves are needed (mma_layout::Tf32ALanes, Tf32BLanes,
+// Tf32SwappedTiles; the epilogue stages D^T back to C, StagedEpilogue).
 //
 // Device-safe: compiles under nvcc and NVRTC (no standard headers).
 #pragma once
@@ -112,14 +122,13 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned add
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
-__device__ __forceinline__ unsigned ld_shared_b32(unsigned addr) {
-  unsigned v;
-  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
-  return v;
+__device__ __forceinline__ void ld_shared_v2_b32(unsigned (&r)[2], unsigned addr) {
+  asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
 }
 
-/// The tensor-core instruction of a math mode and how its B fragments are read. Dispatch tag:
-/// a math mode without a specialization fails to compile with a sentence.
+/// The tensor-core instruction of a math mode, how its fragments are read and which of them an
+/// accumulator tile's mma takes. Dispatch tag: a math mode without a specialization fails to
+/// compile with a sentence.
 template <Math M>
 struct MmaMath {
   static_assert(M == Math::bf16 || M == Math::f16 || M == Math::tf32,
@@ -131,6 +140,8 @@ struct MmaMath {
 template <Math M>
 struct MmaMath16 {
   static constexpr int kBSpread = 1;
+  static constexpr bool kSwapped = false;
+  using ALanes = mma_layout::LdmatrixLanes;
   using BLanes = mma_layout::LdmatrixLanes;
   /// Reads the B fragments of one k-step (16 k-rows, ks·16 rows into the slice) for NI 8-column
   /// tiles, two per ldmatrix; `lane_off` is BTile's offset of the lane's BLanes position.
@@ -147,6 +158,15 @@ struct MmaMath16 {
     }
   }
   __device__ __forceinline__ static unsigned a_value(unsigned r) { return r; }
+  /// The j-th accumulator tile of tile row mi in issue order: serpentine, so that consecutive
+  /// mma share an A or a B fragment.
+  template <int NI>
+  __device__ __forceinline__ static constexpr int tile_at(int mi, int j) { return mi % 2 ? NI - 1 - j : j; }
+  template <int MI, int NI>
+  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[MI][4], const unsigned (&b)[NI][2],
+                                                  int mi, int ni) {
+    mma(d, a[mi], b[ni]);
+  }
   __device__ __forceinline__ static void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]);
 };
 template <>
@@ -168,8 +188,14 @@ __device__ __forceinline__ void MmaMath16<Math::f16>::mma(float (&d)[4], const u
 template <> struct MmaMath<Math::bf16> : MmaMath16<Math::bf16> {};
 template <> struct MmaMath<Math::f16> : MmaMath16<Math::f16> {};
 
-/// tf32: mma.m16n8k8 on f32 storage. ldmatrix cannot transpose 32-bit elements, so B is read
-/// with 32-bit loads: lane (g, t) reads k-rows t and t+4 of column g of each 8-column tile.
+/// tf32: mma.m16n8k8 on f32 storage, operands swapped (the top-of-file comment): accumulator
+/// tile (mi, ni) is D^T of B's 16-column block ni / 2 by A's rows 16·mi + 8·(ni % 2)
+/// (mma_layout::Tf32SwappedTiles). Per k-step and 16 columns a lane loads two 8-byte pairs of B,
+/// each pair half of the mma's A operand; the ldmatrix of A hands it the B operands of two 8-row
+/// blocks. Since the four registers of an A operand and the two of a B operand are each one
+/// load's consecutive destinations, ptxas needs no moves to assemble them (a first try with
+/// 16-byte loads of one k-row across four 8-column tiles put the values in the wrong registers
+/// and was 6% slower for the moves).
 /// Operands go to the tensor core as f32 bits, which it truncates to TF32 (the low 13 bits are
 /// ignored). Rounding each one with cvt.rna.tf32.f32 first was measured on the H200 (run B,
 /// 24 random configs at 4096³): 0.806 ms at best, 46% of cuBLAS TF32, with three issue slots per
@@ -179,23 +205,40 @@ template <> struct MmaMath<Math::f16> : MmaMath16<Math::f16> {};
 template <>
 struct MmaMath<Math::tf32> {
   static constexpr int kBSpread = 2;
+  static constexpr bool kSwapped = true;
+  using ALanes = mma_layout::Tf32ALanes;
   using BLanes = mma_layout::Tf32BLanes;
-  /// Reads the B fragments of one k-step (8 k-rows, ks·8 rows into the slice) for NI 8-column
-  /// tiles; `lane_off` is BTile's offset of the lane's BLanes position.
+  using Tiles = mma_layout::Tf32SwappedTiles;
+  /// Reads the B fragments of one k-step (8 k-rows, ks·8 rows into the slice) for NI/2 16-column
+  /// blocks: b[2p] is k-row t, b[2p+1] k-row t+4 of block p; `lane_off` is BTile's offset of the
+  /// lane's BLanes position.
   template <class BTile, int NI>
   __device__ __forceinline__ static void load_b(unsigned (&b)[NI][2], unsigned b_stage, int ks, int lane_off) {
 #pragma unroll
-    for (int j = 0; j < NI; ++j) {
-      b[j][0] = ld_shared_b32(b_stage + BTile::shifted(lane_off, ks * 8, j * 32));
-      b[j][1] = ld_shared_b32(b_stage + BTile::shifted(lane_off, ks * 8 + 4, j * 32));
+    for (int p = 0; p < NI / 2; ++p) {
+      ld_shared_v2_b32(b[2 * p], b_stage + BTile::shifted(lane_off, ks * 8, p * 64));
+      ld_shared_v2_b32(b[2 * p + 1], b_stage + BTile::shifted(lane_off, ks * 8 + 4, p * 64));
     }
   }
   __device__ __forceinline__ static unsigned a_value(unsigned r) { return r; }
-  __device__ __forceinline__ static void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  /// Issue order: tiles 2p and 2p+1 share B's block p, so each pair is issued together, in
+  /// alternating order (0, 1, 3, 2, 4, 5, ...) so that the step from one pair to the next shares
+  /// A's rows; odd tile rows run backwards, so the step between rows shares B's block.
+  template <int NI>
+  __device__ __forceinline__ static constexpr int tile_at(int mi, int j) {
+    const int s = mi % 2 ? NI - 1 - j : j;
+    return s ^ ((s / 2) % 2);
+  }
+  template <int MI, int NI>
+  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[MI][4], const unsigned (&b)[NI][2],
+                                                  int mi, int ni) {
+    const unsigned(&bt_lo)[2] = b[2 * Tiles::column_block(ni)];
+    const unsigned(&bt_hi)[2] = b[2 * Tiles::column_block(ni) + 1];
+    const int h = 2 * Tiles::row_half(ni);
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        : "r"(bt_lo[0]), "r"(bt_lo[1]), "r"(bt_hi[0]), "r"(bt_hi[1]), "r"(a[mi][h]), "r"(a[mi][h + 1]));
   }
 };
 
@@ -334,10 +377,9 @@ struct MmaMainloop {
       b_rows_left -= B_ROWS;
     };
 
-    // Fragment reads (mma_layout::LdmatrixLanes, Tf32BLanes): each lane's offset in the warp's
-    // tiles is computed once; every read is a shift of it (SmemTile::shifted).
-    const int a_lane_off = ATile::offset(warp_m * WM + mma_layout::LdmatrixLanes::row(lane),
-                                         mma_layout::LdmatrixLanes::col(lane));
+    // Fragment reads (mma_layout::LdmatrixLanes; tf32: Tf32ALanes, Tf32BLanes): each lane's
+    // offset in the warp's tiles is computed once; every read is a shift of it (SmemTile::shifted).
+    const int a_lane_off = ATile::offset(warp_m * WM + Math::ALanes::row(lane), Math::ALanes::col(lane));
     const int b_lane_off =
         BTile::offset(Math::BLanes::row(lane), warp_n * WN * kElem + Math::BLanes::col(lane));
 
@@ -388,13 +430,12 @@ struct MmaMainloop {
           mma_detail::cp_async_commit();
           write_stage = write_stage + kStageBytes == ring_end ? smem_base : write_stage + kStageBytes;
         }
-        // Serpentine order: consecutive mma share an A or a B fragment.
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
           for (int j = 0; j < NI; ++j) {
-            const int ni = mi % 2 ? NI - 1 - j : j;
-            Math::mma(acc[mi][ni], a_frag[ks % 2][mi], b_frag[ks % 2][ni]);
+            const int ni = Math::template tile_at<NI>(mi, j);
+            Math::template mma_tile<MI, NI>(acc[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
           }
       }
     }
@@ -409,16 +450,18 @@ struct MmaMainloop {
 /// predicated at the matrix edges. Staging makes the stores row-contiguous and keeps the
 /// epilogue's code small: the activation is written once per 16-row pass instead of once per
 /// accumulator (an erf GELU on 128 accumulators, fully unrolled, tripled NVRTC's compile time).
-/// `smem` is the mainloop's ring, free once every warp has passed the barrier below. `BiasT` and
-/// `CT` are the GEMM's bias and C types, or (split-K's partial sums, EpilogueNone) f32 for C.
-template <class Tile, class Epi, class BiasT, class CT>
+/// `smem` is the mainloop's ring, free once every warp has passed the barrier below. `MATH` is the
+/// GEMM's math, which decides the accumulators' fragment layout (tf32's tiles are swapped);
+/// `BiasT` and `CT` are the GEMM's bias and C types, or (split-K's partial sums, EpilogueNone)
+/// f32 for C whatever the math.
+template <class Tile, Math MATH, class Epi, class BiasT, class CT>
 __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.wm / 16][Tile::config.wn / 8][4],
                                                const BiasT* __restrict__ bias, CT* __restrict__ C, int M, int N,
                                                int m0, int n0, unsigned char* smem) {
   constexpr MmaConfig cfg = Tile::config;
   constexpr int MI = cfg.wm / 16, NI = cfg.wn / 8;
-  using Staged = mma_layout::StagedEpilogue<cfg.wn>;
-  static_assert(Staged::kStride == MmaConfig::epilogue_row_floats(cfg.wn), "MmaConfig::epilogue_bytes() sizes the stage");
+  using Staged = mma_layout::StagedEpilogue<cfg.wn, mma_detail::MmaMath<MATH>::kSwapped>;
+  static_assert(Staged::kStride <= MmaConfig::epilogue_row_floats(cfg.wn), "MmaConfig::epilogue_bytes() sizes the stage");
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_m = warp / (cfg.bn / cfg.wn), warp_n = warp % (cfg.bn / cfg.wn);
   float* stage = reinterpret_cast<float*>(smem) + warp * 16 * Staged::kStride;
@@ -440,7 +483,7 @@ __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.w
 #pragma unroll
       for (int h = 0; h < 2; ++h)
         *reinterpret_cast<float2*>(stage + Staged::fragment_offset(lane, ni, h)) =
-            make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+            make_float2(acc[mi][ni][Staged::value(h, 0)], acc[mi][ni][Staged::value(h, 1)]);
     __syncwarp();
     // The lane's rows ascend, so the first one past M ends the pass. Two rows per iteration
     // (unroll 2) halve the loop's own instructions, which were 5 per element against the GELU's 17.
@@ -501,10 +544,10 @@ __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restri
     const int kt_end = min(k_slices, kt_begin + per_slice);
     Mainloop::run(A, B, M, N, K, m0, n0, kt_begin, kt_end, mma_smem, acc);
     float* partial = reinterpret_cast<float*>(C) + static_cast<long long>(blockIdx.z) * M * N;
-    mma_store_tile<Tile, EpilogueNone>(acc, bias, partial, M, N, m0, n0, mma_smem);
+    mma_store_tile<Tile, Gemm::math, EpilogueNone>(acc, bias, partial, M, N, m0, n0, mma_smem);
   } else {
     Mainloop::run(A, B, M, N, K, m0, n0, 0, k_slices, mma_smem, acc);
-    mma_store_tile<Tile, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
+    mma_store_tile<Tile, Gemm::math, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
   }
 }
 

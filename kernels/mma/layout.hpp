@@ -11,10 +11,11 @@
 namespace coalesce::mma_layout {
 
 /// An operand tile of ROWS rows of ROW_BYTES bytes in shared memory, addressed in 16-byte
-/// chunks (the unit of a 16-byte cp.async and of an ldmatrix row). A warp's fragment read
-/// touches 8 rows at one chunk position (ldmatrix: SPREAD 1) or 4 rows at two adjacent chunk
-/// positions (tf32 B: SPREAD 2); either layout puts those 8 chunks in the 8 different 16-byte
-/// bank groups of a 128-byte line, so each read is one shared-memory wavefront:
+/// chunks (the unit of a 16-byte cp.async and of an ldmatrix row). A fragment read's wavefront
+/// touches 8 rows at one chunk position (an ldmatrix phase: SPREAD 1) or 4 rows at two adjacent
+/// chunk positions, the first even (a half-warp's 8-byte loads of tf32 B: SPREAD 2); either
+/// layout puts those 8 chunks in the 8 different 16-byte bank groups of a 128-byte line, so
+/// each wavefront is conflict-free:
 ///   swizzled: 128-byte lines of 8 chunks (one row, or 128/ROW_BYTES rows), chunk position p of
 ///             line L stored at position p ^ ((L·SPREAD) % 8);
 ///   padded:   every row followed by 16·SPREAD bytes, so consecutive rows start 1 (SPREAD 2:
@@ -73,40 +74,76 @@ struct CopyPlan {
 /// Where lane `lane` points a fragment read, relative to its warp tile's first row and first
 /// byte column in the operand tile, and how far each further read is shifted.
 ///
-/// ldmatrix.x4 (A of every dtype; B of bf16/f16 with .trans): lanes 8i..8i+7 address the 8
-/// rows of matrix i. A k-step of A is 16 rows × 32 bytes: matrices 0..3 are (rows 0-7, bytes
-/// 0-15), (rows 8-15, bytes 0-15), (rows 0-7, bytes 16-31), (rows 8-15, bytes 16-31): lane l
-/// addresses row l % 16, byte (l / 16)·16. A k-step of B (16-bit) for two 8-column tiles is
-/// 16 k-rows × 32 bytes, the same pattern: matrices (k 0-7, cols 0-7), (k 8-15, cols 0-7),
-/// (k 0-7, cols 8-15), (k 8-15, cols 8-15).
+/// ldmatrix.x4 (A of bf16/f16; B of bf16/f16 with .trans): lanes 8i..8i+7 address the 8 rows
+/// of matrix i. A k-step of A is 16 rows × 32 bytes: matrices 0..3 are (rows 0-7, bytes 0-15),
+/// (rows 8-15, bytes 0-15), (rows 0-7, bytes 16-31), (rows 8-15, bytes 16-31): lane l addresses
+/// row l % 16, byte (l / 16)·16. A k-step of B (16-bit) for two 8-column tiles is 16 k-rows ×
+/// 32 bytes, the same pattern: matrices (k 0-7, cols 0-7), (k 8-15, cols 0-7), (k 0-7, cols
+/// 8-15), (k 8-15, cols 8-15).
 struct LdmatrixLanes {
   COALESCE_HD static constexpr int row(int lane) { return lane % 16; }
   COALESCE_HD static constexpr int col(int lane) { return (lane / 16) * 16; }
 };
-/// tf32 B, 32-bit loads: lane (g = lane/4, t = lane%4) reads k-rows t and t+4 of column g of an
-/// 8-column tile.
+
+/// tf32 swaps the mma's operands (kernels/mma/gemm.cuh, MmaMath<Math::tf32>): each mma computes
+/// D^T = B^T · A^T, a 16-column block of the warp tile by an 8-row block, so that B, whose 32-bit
+/// elements ldmatrix cannot transpose, becomes the operand with the wide fragment.
+///
+/// The mma's B operand is A^T over 8 rows: b0 = A[g][t], b1 = A[g][t+4]. One ldmatrix.x4 over
+/// 16 rows × 32 bytes hands a lane these pairs for both 8-row halves when its matrices are (rows
+/// 0-7, bytes 0-15), (rows 0-7, bytes 16-31), (rows 8-15, bytes 0-15), (rows 8-15, bytes
+/// 16-31): registers {0, 1} are the rows 0-7 pair and {2, 3} the rows 8-15 pair, each already
+/// the consecutive register pair mma.sync takes. Lane l addresses row l % 8 + 8·(l / 16), byte
+/// ((l / 8) % 2)·16; the phases read the same 8-row × 16-byte pieces as LdmatrixLanes.
+struct Tf32ALanes {
+  COALESCE_HD static constexpr int row(int lane) { return lane % 8 + 8 * (lane / 16); }
+  COALESCE_HD static constexpr int col(int lane) { return ((lane / 8) % 2) * 16; }
+};
+/// The mma's A operand is B^T over a block of 16 columns whose order the operand permutes: its
+/// row g is column 2g of the block and its row g+8 column 2g+1. Lane (g = lane/4, t = lane%4)
+/// then finds a0, a1 (rows g, g+8 at k = t) side by side at column 2g of k-row t, and a2, a3 at
+/// k-row t+4: two 8-byte loads per block and k-step, where the unswapped B operand took two
+/// 32-bit loads per 8 columns.
 struct Tf32BLanes {
   COALESCE_HD static constexpr int row(int lane) { return lane % 4; }
-  COALESCE_HD static constexpr int col(int lane) { return (lane / 4) * 4; }
+  COALESCE_HD static constexpr int col(int lane) { return (lane / 4) * 8; }
+};
+/// Which fragments an accumulator tile's mma takes under the swap. The accumulators keep the
+/// shape [WM/16][WN/8] of the unswapped tiles so that the epilogue's 16-row pass mi finds all its
+/// values in tile row mi: tile (mi, ni) is D^T of column block ni / 2 (its A operand: the
+/// 8-byte loads b[ni / 2 * 2] of k-row t and b[ni / 2 * 2 + 1] of k-row t+4) by rows
+/// 16·mi + 8·(ni % 2) (its B operand: registers 2·(ni % 2) and 2·(ni % 2) + 1 of a[mi]).
+struct Tf32SwappedTiles {
+  COALESCE_HD static constexpr int column_block(int ni) { return ni / 2; }
+  COALESCE_HD static constexpr int row_half(int ni) { return ni % 2; }
 };
 
 /// The epilogue's staging of one warp's accumulators, 16 rows (one row of mma tiles) at a time,
-/// in rows of WN + 8 floats. Lane (g = lane/4, t = lane%4) writes accumulators c0c1 of 8-column
-/// tile ni at (g, 8·ni + 2t) and c2c3 at (g + 8, 8·ni + 2t), 8 bytes each (the C fragment
-/// layout of mma.m16n8k16 and m16n8k8); then lane l reads 4 adjacent floats at column
-/// 4·(l % (WN/4)) of rows l / (WN/4), + 32/(WN/4), ... With the 8-float padding a half-warp's
-/// 8-byte writes fall in 16 different bank pairs, and a quarter-warp's 16-byte reads cover one
-/// contiguous 128-byte row piece (WN >= 32).
-template <int WN>
+/// in rows of kStride floats; then lane l reads 4 adjacent floats at column 4·(l % (WN/4)) of
+/// rows l / (WN/4), + 32/(WN/4), ..., and a quarter-warp's 16-byte reads cover one contiguous
+/// 128-byte row piece (WN >= 32). The writes are 8 bytes per lane, so a half-warp's must fall in
+/// 16 different bank pairs:
+///   unswapped (bf16/f16): lane (g = lane/4, t = lane%4) writes c0c1 of tile ni at
+///     (g, 8·ni + 2t) and c2c3 at (g + 8, 8·ni + 2t), the C fragment layout of mma.m16n8k16.
+///     Rows g = 0..3 of a half-warp must start 8 words apart mod 32: kStride = WN + 8.
+///   SWAPPED (tf32, Tf32SwappedTiles): tile ni holds D^T, so c0 is C[8s + 2t][16p + 2g] (s =
+///     ni % 2, p = ni / 2), c2 the next column and c1, c3 the row below; the lane writes c0c2 at
+///     (8s + 2t, 16p + 2g) and c1c3 at (8s + 2t + 1, 16p + 2g). Rows 2t = 0, 2, 4, 6 of a
+///     half-warp must start 8 words apart mod 32: kStride = WN + 4 (within the WN + 8 floats a
+///     row that MmaConfig::epilogue_bytes() sizes).
+template <int WN, bool SWAPPED = false>
 struct StagedEpilogue {
-  static constexpr int kStride = WN + 8;
+  static constexpr int kStride = WN + (SWAPPED ? 4 : 8);
   static constexpr int kLanesPerRow = WN / 4;
   static constexpr int kRowsPerPass = 32 / kLanesPerRow;
   static_assert(WN % 16 == 0 && WN <= 128, "a warp tile row is read by at most 32 lanes, 4 floats each");
-  /// Float offset of accumulators 2h and 2h+1 of tile ni in the 16-row stage.
+  /// Float offset of the pair `h` (0 or 1) of tile ni's accumulators in the 16-row stage.
   COALESCE_HD static constexpr int fragment_offset(int lane, int ni, int h) {
+    if (SWAPPED) return (8 * (ni % 2) + 2 * (lane % 4) + h) * kStride + 16 * (ni / 2) + 2 * (lane / 4);
     return (lane / 4 + 8 * h) * kStride + ni * 8 + 2 * (lane % 4);
   }
+  /// Which accumulator (0..3) of the tile is element v (0 or 1) of pair h.
+  COALESCE_HD static constexpr int value(int h, int v) { return SWAPPED ? h + 2 * v : 2 * h + v; }
   COALESCE_HD static constexpr int read_row(int lane) { return lane / kLanesPerRow; }
   COALESCE_HD static constexpr int read_col(int lane) { return (lane % kLanesPerRow) * 4; }
 };
