@@ -2,21 +2,28 @@
 // the layout functions the kernel itself calls (kernels/mma/layout.hpp), and checks that
 //   - the block's copies put every byte of an A or B tile in shared memory exactly once, where
 //     SmemTile::offset says it is;
-//   - every ldmatrix (emulated as the PTX ISA describes it) and every 32-bit load of tf32 B hands
+//   - every ldmatrix (emulated as the PTX ISA describes it) and every 8-byte load of tf32 B hands
 //     each lane exactly the elements the mma fragment layouts of the PTX ISA ask for, in the
-//     order the kernel passes them to mma.sync;
+//     order the kernel passes them to mma.sync (tf32: with the operands swapped, A^T as the
+//     B operand and B^T with its 16 columns permuted as the A operand);
 //   - no fragment read has a shared-memory bank conflict (one wavefront per 8 ldmatrix rows,
-//     per 32 words of a 32-bit load);
-//   - the epilogue's staging puts every accumulator of the C fragment layout at its row and
-//     column and reads each back exactly once, without bank conflicts.
+//     per half-warp of 8-byte loads);
+//   - the epilogue's staging puts every accumulator of the C fragment layout (tf32: of the
+//     swapped tiles) at its row and column and reads each back exactly once, without bank
+//     conflicts;
+//   - tf32 end to end: one slice of random A and B through the copies, every warp's fragment
+//     reads, the mma as the PTX ISA defines it on the fragments the kernel passes, and the
+//     staging gives the plain product.
 // This is the part of the kernel a wrong index would break silently; the GPU test
-// (tests/gpu/mma_test.cu) checks the arithmetic end to end.
+// (tests/gpu/mma_test.cu) checks the arithmetic on the device.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/mma/config.hpp"
@@ -52,9 +59,10 @@ struct Smem {
   std::uint32_t half(int at) const { return bytes.at(static_cast<std::size_t>(at)) | (bytes.at(static_cast<std::size_t>(at) + 1) << 8); }
 };
 
-// Fills a tile through the kernel's copies (MmaMainloop::run's load_slice) and checks coverage.
-template <class Tile, class Plan, int THREADS, int VEC>
-Smem copy_tile(int operand, int rows, int row_bytes, std::vector<std::string>& errors) {
+// Fills a tile through the kernel's copies (MmaMainloop::run's load_slice) with byte(row, col) of
+// the logical tile and checks coverage.
+template <class Tile, class Plan, int THREADS, int VEC, class Byte>
+Smem copy_tile(Byte byte, int rows, int row_bytes, std::vector<std::string>& errors) {
   Smem s{std::vector<std::uint8_t>(Tile::kBytes, 0)};
   std::vector<int> written(Tile::kBytes, 0);
   std::set<long> logical;
@@ -72,7 +80,7 @@ Smem copy_tile(int operand, int rows, int row_bytes, std::vector<std::string>& e
       if (dst != Tile::offset(row, col)) errors.push_back("a copy's shifted offset differs from offset()");
       logical.insert(static_cast<long>(row) * row_bytes + col);
       for (int b = 0; b < VEC; ++b) {
-        s.bytes[static_cast<std::size_t>(dst + b)] = logical_byte(operand, row, col + b);
+        s.bytes[static_cast<std::size_t>(dst + b)] = byte(row, col + b);
         ++written[static_cast<std::size_t>(dst + b)];
       }
     }
@@ -86,7 +94,7 @@ Smem copy_tile(int operand, int rows, int row_bytes, std::vector<std::string>& e
     errors.push_back("the copies do not cover the tile exactly once");
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < row_bytes; ++col)
-      if (s.bytes[static_cast<std::size_t>(Tile::offset(row, col))] != logical_byte(operand, row, col)) {
+      if (s.bytes[static_cast<std::size_t>(Tile::offset(row, col))] != byte(row, col)) {
         errors.push_back("offset(" + std::to_string(row) + ", " + std::to_string(col) + ") does not hold its byte");
         return s;
       }
@@ -119,13 +127,20 @@ bool ldmatrix_conflict_free(const int (&addr)[32]) {
   }
   return true;
 }
-// A 32-bit load: distinct words must sit in distinct banks.
-bool words_conflict_free(const int (&addr)[32]) {
-  for (int a = 0; a < 32; ++a)
+// An 8-byte load, one wavefront per half-warp: within a half-warp, distinct aligned 8-byte words
+// must sit in distinct bank pairs.
+bool pairs_conflict_free(const int (&addr)[32]) {
+  for (int a = 0; a < 32; ++a) {
+    if (addr[a] % 8 != 0) return false;
     for (int b = a + 1; b < 32; ++b)
-      if (addr[a] != addr[b] && (addr[a] / 4) % 32 == (addr[b] / 4) % 32) return false;
+      if (a / 16 == b / 16 && addr[a] != addr[b] && (addr[a] / 8) % 16 == (addr[b] / 8) % 16) return false;
+  }
   return true;
 }
+
+// tf32's permutation of a 16-column block of B as the mma's A operand (kernels/mma/gemm.cuh):
+// operand row i is column 2i of the block, row i+8 column 2i+1.
+int swapped_column(int i) { return i < 8 ? 2 * i : 2 * (i - 8) + 1; }
 
 // Every copy and fragment read of one config for one element size (2: bf16/f16, 4: tf32).
 template <int BM, int BN, int BK, int WM, int WN, int VEC, int SWIZZLE, int ELEM>
@@ -139,19 +154,25 @@ std::vector<std::string> replay() {
   using BTile = SmemTile<B_ROWS, BN * ELEM, SWIZZLE != 0, TF32 ? 2 : 1>;
   static_assert(ATile::kBytes + BTile::kBytes == cfg.stage_bytes(), "the layouts are MmaConfig's stage");
   std::vector<std::string> errors;
-  const Smem a = copy_tile<ATile, CopyPlan<BM, BK, VEC, THREADS>, THREADS, VEC>(0, BM, BK, errors);
-  const Smem b = copy_tile<BTile, CopyPlan<B_ROWS, BN * ELEM, VEC, THREADS>, THREADS, VEC>(1, B_ROWS, BN * ELEM, errors);
+  const Smem a = copy_tile<ATile, CopyPlan<BM, BK, VEC, THREADS>, THREADS, VEC>(
+      [](int row, int col) { return logical_byte(0, row, col); }, BM, BK, errors);
+  const Smem b = copy_tile<BTile, CopyPlan<B_ROWS, BN * ELEM, VEC, THREADS>, THREADS, VEC>(
+      [](int row, int col) { return logical_byte(1, row, col); }, B_ROWS, BN * ELEM, errors);
   if (!errors.empty()) return errors;
 
+  using ALanes = std::conditional_t<TF32, Tf32ALanes, LdmatrixLanes>;
   for (int warp = 0; warp < THREADS / 32; ++warp) {
     const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
     for (int ks = 0; ks < KS; ++ks) {
-      // A: for tile mi the lane receives reg i = row g + 8(i%2), bytes 16(i/2) + 4t of the
-      // k-step: bf16/f16 a0a1, a2a3, a4a5, a6a7 and tf32 a0, a1, a2, a3 of the PTX layouts.
+      // A: for tile row mi the lane receives
+      //   bf16/f16: reg i = row g + 8(i%2), bytes 16(i/2) + 4t of the k-step, a0a1, a2a3, a4a5,
+      //     a6a7 of the PTX A layout;
+      //   tf32: reg i = row g + 8(i/2), bytes 16(i%2) + 4t, i.e. regs {2h, 2h+1} = b0, b1 of the
+      //     PTX B layout (k = t and t+4, n = g) of A^T over rows 16mi + 8h.
       for (int mi = 0; mi < MI; ++mi) {
         int addr[32];
         for (int l = 0; l < 32; ++l) {
-          const int row = warp_m * WM + LdmatrixLanes::row(l), col = LdmatrixLanes::col(l);
+          const int row = warp_m * WM + ALanes::row(l), col = ALanes::col(l);
           addr[l] = ATile::shifted(ATile::offset(row, col), mi * 16, ks * 32);
           if (addr[l] != ATile::offset(row + mi * 16, col + ks * 32)) errors.push_back("A: shifted() != offset()");
         }
@@ -161,7 +182,8 @@ std::vector<std::string> replay() {
         for (int l = 0; l < 32; ++l)
           for (int i = 0; i < 4; ++i) {
             const int g = l / 4, t = l % 4;
-            const int row = warp_m * WM + mi * 16 + g + 8 * (i % 2), col = ks * 32 + 16 * (i / 2) + 4 * t;
+            const int row = warp_m * WM + mi * 16 + g + 8 * (TF32 ? i / 2 : i % 2),
+                      col = ks * 32 + 16 * (TF32 ? i % 2 : i / 2) + 4 * t;
             if (r[l][i] != logical_bytes(0, row, col, 4))
               errors.push_back("A fragment: warp " + std::to_string(warp) + " ks " + std::to_string(ks) + " mi " +
                                std::to_string(mi) + " lane " + std::to_string(l) + " reg " + std::to_string(i));
@@ -191,23 +213,26 @@ std::vector<std::string> replay() {
             }
         }
       } else {
-        // B (tf32): b[j][h] holds k = t + 4h of column g, one 32-bit load each.
-        for (int j = 0; j < NI; ++j)
+        // B (tf32) as the swapped mma's A operand B^T over 16-column block p: b[2p + h][j], one
+        // 8-byte load per h, is PTX A register 2h + j, i.e. operand row g + 8j (column
+        // swapped_column(g + 8j) = 2g + j of the block) at k = t + 4h.
+        for (int p = 0; p < NI / 2; ++p)
           for (int h = 0; h < 2; ++h) {
             int addr[32];
             for (int l = 0; l < 32; ++l) {
               const int row = Tf32BLanes::row(l), col = warp_n * WN * ELEM + Tf32BLanes::col(l);
-              addr[l] = BTile::shifted(BTile::offset(row, col), ks * 8 + 4 * h, j * 32);
-              if (addr[l] != BTile::offset(row + ks * 8 + 4 * h, col + j * 32))
+              addr[l] = BTile::shifted(BTile::offset(row, col), ks * 8 + 4 * h, p * 64);
+              if (addr[l] != BTile::offset(row + ks * 8 + 4 * h, col + p * 64))
                 errors.push_back("tf32 B: shifted() != offset()");
             }
-            if (!words_conflict_free(addr)) errors.push_back("tf32 B: bank conflict");
-            for (int l = 0; l < 32; ++l) {
-              const int g = l / 4, t = l % 4;
-              const int n = warp_n * WN + j * 8 + g, k = ks * 8 + t + 4 * h;
-              if (b.word(addr[l]) != logical_bytes(1, k, 4 * n, 4))
-                errors.push_back("tf32 B fragment: warp " + std::to_string(warp) + " lane " + std::to_string(l));
-            }
+            if (!pairs_conflict_free(addr)) errors.push_back("tf32 B: bank conflict");
+            for (int l = 0; l < 32; ++l)
+              for (int j = 0; j < 2; ++j) {
+                const int g = l / 4, t = l % 4;
+                const int n = warp_n * WN + 16 * p + swapped_column(g + 8 * j), k = ks * 8 + t + 4 * h;
+                if (b.word(addr[l] + 4 * j) != logical_bytes(1, k, 4 * n, 4))
+                  errors.push_back("tf32 B fragment: warp " + std::to_string(warp) + " lane " + std::to_string(l));
+              }
           }
       }
       if (errors.size() > 20) return errors;
@@ -216,33 +241,156 @@ std::vector<std::string> replay() {
   return errors;
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int VEC, int SWIZZLE>
-void replay_both(const char* what) {
-  for (const auto& [elem, errors] :
-       {std::pair{2, replay<BM, BN, BK, WM, WN, VEC, SWIZZLE, 2>()}, std::pair{4, replay<BM, BN, BK, WM, WN, VEC, SWIZZLE, 4>()}}) {
-    std::string all;
-    for (std::size_t i = 0; i < errors.size() && i < 8; ++i) all += "\n  " + errors[i];
-    EXPECT_TRUE(errors.empty()) << what << (elem == 2 ? " (bf16/f16)" : " (tf32)") << ": " << errors.size()
-                                << " problems:" << all;
+// mma.m16n8k8 with tf32 operands as the PTX ISA defines it on the 32 lanes' registers:
+// a0..a3 = A(g, t), A(g+8, t), A(g, t+4), A(g+8, t+4); b0, b1 = B(t, g), B(t+4, g);
+// d0..d3 += D(g, 2t), D(g, 2t+1), D(g+8, 2t), D(g+8, 2t+1). The values are small integers, so
+// TF32's truncation and the order of the sums do not matter.
+void mma_m16n8k8(const std::uint32_t (&a)[32][4], const std::uint32_t (&b)[32][2], float (&d)[32][4]) {
+  auto as_float = [](std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  float am[16][8], bm[8][8];
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int r = 0; r < 4; ++r) am[g + 8 * (r % 2)][t + 4 * (r / 2)] = as_float(a[l][r]);
+    for (int r = 0; r < 2; ++r) bm[t + 4 * r][g] = as_float(b[l][r]);
+  }
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int r = 0; r < 4; ++r)
+      for (int k = 0; k < 8; ++k) d[l][r] += am[g + 8 * (r / 2)][k] * bm[k][2 * t + r % 2];
   }
 }
 
-// The epilogue's staging for a warp tile WN wide: writes of the C fragments (c0c1 at
-// (g, 8ni + 2t), c2c3 at (g + 8, ...)) and the 16-byte reads.
-template <int WN>
+// tf32 end to end: one slice of random A (BM × BK/4) and B (BK/4 × BN) through the kernel's
+// copies, each warp's fragment reads of every k-step, the swapped mma on the registers
+// MmaMath<Math::tf32>::mma_tile passes (B^T pairs b[2·column_block], b[2·column_block + 1] as
+// a0a1, a2a3; a[mi] registers 2·row_half, 2·row_half + 1 as b0b1), then the staging and its
+// read-back, against the plain product.
+template <int BM, int BN, int BK, int WM, int WN, int VEC, int SWIZZLE>
+std::vector<std::string> replay_tf32_product() {
+  constexpr MmaConfig cfg{BM, BN, BK, WM, WN, 3, VEC, SWIZZLE, 8, 1};
+  constexpr int THREADS = cfg.threads(), KS = cfg.k_steps(), MI = WM / 16, NI = WN / 8, K = BK / 4;
+  using ATile = SmemTile<BM, BK, SWIZZLE != 0, 1>;
+  using BTile = SmemTile<K, BN * 4, SWIZZLE != 0, 2>;
+  using Staged = StagedEpilogue<WN, true>;
+  std::vector<std::string> errors;
+
+  std::mt19937 rng(static_cast<unsigned>(BM * 131 + BN * 17 + BK * 7 + WM * 5 + WN * 3 + VEC + SWIZZLE));
+  std::uniform_int_distribution<int> value(-8, 8);
+  std::vector<float> A(static_cast<std::size_t>(BM) * K), B(static_cast<std::size_t>(K) * BN);
+  for (float& x : A) x = static_cast<float>(value(rng));
+  for (float& x : B) x = static_cast<float>(value(rng));
+  auto bytes_of = [](const std::vector<float>& m, int cols) {
+    return [&m, cols](int row, int col) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &m[static_cast<std::size_t>(row) * cols + col / 4], 4);
+      return static_cast<std::uint8_t>(bits >> (8 * (col % 4)));
+    };
+  };
+  const Smem a = copy_tile<ATile, CopyPlan<BM, BK, VEC, THREADS>, THREADS, VEC>(bytes_of(A, K), BM, BK, errors);
+  const Smem b = copy_tile<BTile, CopyPlan<K, BN * 4, VEC, THREADS>, THREADS, VEC>(bytes_of(B, BN), K, BN * 4, errors);
+  if (!errors.empty()) return errors;
+
+  for (int warp = 0; warp < THREADS / 32; ++warp) {
+    const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
+    float acc[MI][NI][32][4] = {};
+    for (int ks = 0; ks < KS; ++ks) {
+      std::uint32_t ar[MI][32][4], br[NI][32][2];
+      for (int mi = 0; mi < MI; ++mi) {
+        int addr[32];
+        for (int l = 0; l < 32; ++l)
+          addr[l] = ATile::shifted(ATile::offset(warp_m * WM + Tf32ALanes::row(l), Tf32ALanes::col(l)), mi * 16, ks * 32);
+        ldmatrix_x4(a, addr, ar[mi]);
+      }
+      for (int p = 0; p < NI / 2; ++p)
+        for (int h = 0; h < 2; ++h)
+          for (int l = 0; l < 32; ++l) {
+            const int at = BTile::shifted(BTile::offset(Tf32BLanes::row(l), warp_n * WN * 4 + Tf32BLanes::col(l)),
+                                          ks * 8 + 4 * h, p * 64);
+            for (int j = 0; j < 2; ++j) br[2 * p + h][l][j] = b.word(at + 4 * j);
+          }
+      for (int mi = 0; mi < MI; ++mi)
+        for (int ni = 0; ni < NI; ++ni) {
+          const int cb = Tf32SwappedTiles::column_block(ni), rh = Tf32SwappedTiles::row_half(ni);
+          std::uint32_t op_a[32][4], op_b[32][2];
+          for (int l = 0; l < 32; ++l) {
+            op_a[l][0] = br[2 * cb][l][0];
+            op_a[l][1] = br[2 * cb][l][1];
+            op_a[l][2] = br[2 * cb + 1][l][0];
+            op_a[l][3] = br[2 * cb + 1][l][1];
+            op_b[l][0] = ar[mi][l][2 * rh];
+            op_b[l][1] = ar[mi][l][2 * rh + 1];
+          }
+          mma_m16n8k8(op_a, op_b, acc[mi][ni]);
+        }
+    }
+    // mma_store_tile's passes: stage 16 rows, read each lane's 4 columns of its rows back.
+    for (int mi = 0; mi < MI; ++mi) {
+      std::vector<float> stage(16 * Staged::kStride, -1e30f);
+      for (int ni = 0; ni < NI; ++ni)
+        for (int h = 0; h < 2; ++h)
+          for (int l = 0; l < 32; ++l)
+            for (int v = 0; v < 2; ++v)
+              stage[static_cast<std::size_t>(Staged::fragment_offset(l, ni, h) + v)] = acc[mi][ni][l][Staged::value(h, v)];
+      for (int l = 0; l < 32; ++l)
+        for (int r = Staged::read_row(l); r < 16; r += Staged::kRowsPerPass)
+          for (int v = 0; v < 4; ++v) {
+            const int m = warp_m * WM + mi * 16 + r, n = warp_n * WN + Staged::read_col(l) + v;
+            float want = 0;
+            for (int k = 0; k < K; ++k) want += A[static_cast<std::size_t>(m) * K + k] * B[static_cast<std::size_t>(k) * BN + n];
+            if (stage[static_cast<std::size_t>(r * Staged::kStride + Staged::read_col(l) + v)] != want)
+              errors.push_back("C[" + std::to_string(m) + "][" + std::to_string(n) + "] (warp " + std::to_string(warp) +
+                               ", lane " + std::to_string(l) + ") is not the product");
+          }
+      if (errors.size() > 20) return errors;
+    }
+  }
+  return errors;
+}
+
+void expect_none(const std::vector<std::string>& errors, const std::string& what) {
+  std::string all;
+  for (std::size_t i = 0; i < errors.size() && i < 8; ++i) all += "\n  " + errors[i];
+  EXPECT_TRUE(errors.empty()) << what << ": " << errors.size() << " problems:" << all;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int VEC, int SWIZZLE>
+void replay_config(const std::string& what) {
+  expect_none(replay<BM, BN, BK, WM, WN, VEC, SWIZZLE, 2>(), what + " (bf16/f16)");
+  expect_none(replay<BM, BN, BK, WM, WN, VEC, SWIZZLE, 4>(), what + " (tf32)");
+  expect_none(replay_tf32_product<BM, BN, BK, WM, WN, VEC, SWIZZLE>(), what + " (tf32 product)");
+}
+
+// Where accumulator r (0..3) of tile ni of lane l belongs in a warp's 16-row pass (row · WN +
+// column): the C fragment layout, or for tf32's swapped tiles that of D^T, whose row i is column
+// swapped_column(i) of block ni / 2 and whose column j is row 8·(ni % 2) + j.
+int accumulator_position(bool swapped, int wn, int l, int ni, int r) {
+  const int g = l / 4, t = l % 4;
+  if (!swapped) return (g + 8 * (r / 2)) * wn + ni * 8 + 2 * t + r % 2;
+  return (8 * (ni % 2) + 2 * t + r % 2) * wn + 16 * (ni / 2) + swapped_column(g + 8 * (r / 2));
+}
+
+// The epilogue's staging for a warp tile WN wide: the 8-byte writes of the accumulators (each
+// at its accumulator_position) and the 16-byte reads.
+template <int WN, bool SWAPPED>
 void replay_epilogue() {
-  using S = StagedEpilogue<WN>;
-  SCOPED_TRACE("WN " + std::to_string(WN));
+  using S = StagedEpilogue<WN, SWAPPED>;
+  SCOPED_TRACE("WN " + std::to_string(WN) + (SWAPPED ? " swapped" : ""));
+  ASSERT_LE(S::kStride, MmaConfig::epilogue_row_floats(WN)) << "the stage outgrows MmaConfig::epilogue_bytes()";
   std::vector<int> at(16 * S::kStride, -1);  // which (row, col) each staged float holds
   for (int ni = 0; ni < WN / 8; ++ni)
     for (int h = 0; h < 2; ++h) {
       int words[32];
       for (int l = 0; l < 32; ++l) {
         const int off = S::fragment_offset(l, ni, h);
+        ASSERT_EQ(off % 2, 0) << "a float2 write is misaligned";
         words[l] = off;
         for (int v = 0; v < 2; ++v) {
           ASSERT_EQ(at[off + v], -1) << "staged twice";
-          at[off + v] = (l / 4 + 8 * h) * WN + ni * 8 + 2 * (l % 4) + v;
+          at[off + v] = accumulator_position(SWAPPED, WN, l, ni, S::value(h, v));
         }
       }
       // 8-byte writes: each half-warp's 16 pairs of words in 16 different bank pairs.
@@ -270,15 +418,22 @@ void replay_epilogue() {
 }
 
 TEST(MmaLayout, EpilogueStaging) {
-  replay_epilogue<16>();
-  replay_epilogue<32>();
-  replay_epilogue<64>();
-  replay_epilogue<128>();
+  replay_epilogue<16, false>();
+  replay_epilogue<32, false>();
+  replay_epilogue<64, false>();
+  replay_epilogue<128, false>();
+}
+
+TEST(MmaLayout, EpilogueStagingSwapped) {
+  replay_epilogue<16, true>();
+  replay_epilogue<32, true>();
+  replay_epilogue<64, true>();
+  replay_epilogue<128, true>();
 }
 
 #define COALESCE_REPLAY(BM, BN, BK, WM, WN, VEC) \
-  replay_both<BM, BN, BK, WM, WN, VEC, 1>(#BM "x" #BN " bk" #BK " w" #WM "x" #WN " v" #VEC " swizzled"); \
-  replay_both<BM, BN, BK, WM, WN, VEC, 0>(#BM "x" #BN " bk" #BK " w" #WM "x" #WN " v" #VEC " padded")
+  replay_config<BM, BN, BK, WM, WN, VEC, 1>(#BM "x" #BN " bk" #BK " w" #WM "x" #WN " v" #VEC " swizzled"); \
+  replay_config<BM, BN, BK, WM, WN, VEC, 0>(#BM "x" #BN " bk" #BK " w" #WM "x" #WN " v" #VEC " padded")
 
 // The built-in configs' tiles and copies.
 TEST(MmaLayout, BuiltinTiles) {
