@@ -48,7 +48,8 @@ struct MmaConfig {
   COALESCE_HD constexpr int b_stage_bytes() const { return bk_bytes * bn + (swizzle ? 0 : 8 * bk_bytes); }
   COALESCE_HD constexpr int stage_bytes() const { return a_stage_bytes() + b_stage_bytes(); }
   /// The epilogue stages a warp's accumulators 16 rows at a time, in rows of WN + 8 floats (the
-  /// padding keeps the fragment writes free of bank conflicts), in the ring's memory.
+  /// padding keeps the fragment writes free of bank conflicts; tf32's swapped tiles use WN + 4 of
+  /// them, mma_layout::StagedEpilogue), in the ring's memory.
   COALESCE_HD static constexpr int epilogue_row_floats(int warp_n) { return warp_n + 8; }
   COALESCE_HD constexpr int epilogue_bytes() const { return warps() * 16 * epilogue_row_floats(wn) * 4; }
   /// Dynamic shared memory per block: the ring, or the epilogue's staging where that is larger

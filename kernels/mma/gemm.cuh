@@ -41,8 +41,8 @@
 // pair; its B operand is A^T, which an ldmatrix of A hands over untransposed (a tf32 value is the
 // 4 bytes ldmatrix moves as two b16). Unswapped, B took two 32-bit loads per 8 columns; swapped it
 // takes two 8-byte loads per 16, and every loaded register pair is already the consecutive pair
-// the mma instruction reads, so no register moves are needed (mma_layout::Tf32ALanes, Tf32BLanes,
-// Tf32SwappedTiles; the epilogue stages D^T back to C, StagedEpilogue).
+// the mma instruction reads, so the main loop needs no register moves (mma_layout::Tf32ALanes,
+// Tf32BLanes, Tf32SwappedTiles; the epilogue stages D^T back to C, StagedEpilogue).
 //
 // Device-safe: compiles under nvcc and NVRTC (no standard headers).
 #pragma once
@@ -195,7 +195,7 @@ template <> struct MmaMath<Math::f16> : MmaMath16<Math::f16> {};
 /// blocks. Since the four registers of an A operand and the two of a B operand are each one
 /// load's consecutive destinations, ptxas needs no moves to assemble them (a first try with
 /// 16-byte loads of one k-row across four 8-column tiles put the values in the wrong registers
-/// and was 6% slower for the moves).
+/// and was 6% slower for the moves: run BD, docs/results.md).
 /// Operands go to the tensor core as f32 bits, which it truncates to TF32 (the low 13 bits are
 /// ignored). Rounding each one with cvt.rna.tf32.f32 first was measured on the H200 (run B,
 /// 24 random configs at 4096³): 0.806 ms at best, 46% of cuBLAS TF32, with three issue slots per
@@ -229,6 +229,8 @@ struct MmaMath<Math::tf32> {
     const int s = mi % 2 ? NI - 1 - j : j;
     return s ^ ((s / 2) % 2);
   }
+  /// The operands in PTX order: a0a1 = B^T pair of k-row t, a2a3 of k-row t+4, b0b1 = A^T pair
+  /// of the tile's 8 rows (layout_test's product replay passes the same registers).
   template <int MI, int NI>
   __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[MI][4], const unsigned (&b)[NI][2],
                                                   int mi, int ni) {
