@@ -1,0 +1,27 @@
+set -u
+Z=$OUT/hc; mkdir -p $Z/logs
+t0=$(date +%s)
+left() { local l=$(( 570 - ($(date +%s) - t0) )); [ $l -gt $1 ] && l=$1; [ $l -lt 1 ] && l=1; echo $l; }
+stamp() { echo "rc=$1 $(( $(date +%s)-t0 ))s"; }
+{ date -u; nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv; echo "cores $(nproc)"; dist/bin/coalesce-tune --version; dist/old/coalesce-tune --version; } > $Z/env.txt 2>&1
+export XDG_CACHE_HOME=/tmp/xc
+# 1. Every GPU test and example on the tf32 operand-swap build (branch tf32-swap): none may skip.
+OUT=$Z/logs timeout $(left 170) bash scripts/gpu-test.sh > $Z/logs/gpu-test-summary.txt 2>&1; stamp $? >> $Z/logs/gpu-test-summary.txt
+# 2. A/B in the steady state (3000 samples per method back to back): main (dist/old, tf32 B read
+#    with 32-bit loads) against the swap (dist/bin), alternating, two rounds.
+A=dist/ab-configs.txt
+for round in 1 2; do
+  for side in old new; do
+    bin=dist/bin/coalesce-tune; [ $side = old ] && bin=dist/old/coalesce-tune
+    grep -v '^#' $A | while read shape dt rest; do
+      cfgs=$(for c in $rest; do printf -- '--config %s ' $c; done)
+      timeout -s INT $(left 60) $bin sweep --shape $shape --dtype $dt $cfgs -j 16 --min-samples 3000 --max-samples 3000 --db $Z/$side-$round.db >> $Z/logs/ab-$side-$round.txt 2>&1
+      echo "$shape $dt rc=$? $(( $(date +%s)-t0 ))s" >> $Z/logs/ab-$side-$round.txt
+    done
+  done
+done
+# 3. The swap's whole tf32 space at 4096^3, then its three fastest in the steady state.
+timeout -s INT $(left 200) dist/bin/coalesce-tune sweep --shape 4096 --dtype tf32 --family mma --steady-top 3 -j 16 --db $Z/hc.db > $Z/logs/mma-tf32.txt 2>&1
+echo "mma tf32 $(stamp $?)" >> $Z/logs/done.txt
+stamp 0 > $Z/done.txt
+tar czf $OUT/hc.tgz -C $OUT hc && rm -rf $Z
