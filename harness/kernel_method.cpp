@@ -125,7 +125,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
         case KernelArg::workspace: args[i++] = &values.workspace; break;
       }
     }
-    if (g.cluster_x * g.cluster_y == 1) {
+    if (g.cluster_x * g.cluster_y * g.cluster_z == 1) {
       COALESCE_CUDA_CTX(cudaLaunchKernel(kernel, dim3(g.grid_x, g.grid_y, g.grid_z), dim3(g.block_x), args,
                                          static_cast<std::size_t>(g.smem_bytes), stream),
                         name);
@@ -140,7 +140,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = g.cluster_x;
     cluster.val.clusterDim.y = g.cluster_y;
-    cluster.val.clusterDim.z = 1;
+    cluster.val.clusterDim.z = g.cluster_z;
     launch.attrs = &cluster;
     launch.numAttrs = 1;
     COALESCE_CUDA_CTX(cudaLaunchKernelExC(&launch, kernel, args), name);

@@ -27,13 +27,16 @@ bool has_split(const Family& family) { return has_param(family, kSplitParam); }
 
 // The split-K variants of the legal unsplit `base`, after it in the space: each factor, and
 // where the family can also add the partial sums in its own kernel (kReduceParam), each factor
-// that way too, right after it.
+// those ways too (1: behind counters; 2: in the tile's cluster), right after it. The family's
+// rule drops the ones it cannot run (e.g. a cluster of more than 8 slices).
 void add_split_variants(Space& space, const Family& family, const Config& base, const Problem& problem,
                         const Target& target) {
   std::vector<Config> variants;
   for (int s : kSplitFactors) {
-    variants.push_back(family.with(base, kSplitParam, s));
-    if (has_param(family, kReduceParam)) variants.push_back(family.with(variants.back(), kReduceParam, 1));
+    const Config split = family.with(base, kSplitParam, s);
+    variants.push_back(split);
+    if (has_param(family, kReduceParam))
+      for (int method : {1, 2}) variants.push_back(family.with(split, kReduceParam, method));
   }
   for (Config& c : variants) {
     if (!family.check(c).ok()) continue;

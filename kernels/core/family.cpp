@@ -161,23 +161,31 @@ int split_slices(const Config& config) {
   return i < 0 ? 1 : config.values[static_cast<std::size_t>(i)];
 }
 
-bool reduces_in_kernel(const Config& config) {
+namespace {
+int reduce_method(const Config& config) {
   const int i = param_index(config, kReduceParam);
-  return i >= 0 && split_slices(config) > 1 && config.values[static_cast<std::size_t>(i)] == 1;
+  return i >= 0 && split_slices(config) > 1 ? config.values[static_cast<std::size_t>(i)] : 0;
 }
+}  // namespace
+
+bool reduces_in_kernel(const Config& config) { return reduce_method(config) != 0; }
+bool reduces_through_counters(const Config& config) { return reduce_method(config) == 1; }
+bool reduces_in_cluster(const Config& config) { return reduce_method(config) == 2; }
 
 int stream_k_segments(const Config& config) {
   const int i = param_index(config, kStreamKParam);
   return i < 0 ? 0 : config.values[static_cast<std::size_t>(i)];
 }
 
-bool workspace_needs_zeros(const Config& config) { return reduces_in_kernel(config) || stream_k_segments(config) > 0; }
+bool workspace_needs_zeros(const Config& config) {
+  return reduces_through_counters(config) || stream_k_segments(config) > 0;
+}
 
 long long Family::workspace_bytes(const Config& config, const Problem& problem, const Target& target) const {
   const int s = split_slices(config);
-  if (s <= 1) return 0;
+  if (s <= 1 || reduces_in_cluster(config)) return 0;  // the cluster's sums stay on chip
   long long bytes = static_cast<long long>(s) * problem.m * problem.n * 4;
-  if (reduces_in_kernel(config)) bytes += 4LL * geometry(config, problem, target).grid_x;
+  if (reduces_through_counters(config)) bytes += 4LL * geometry(config, problem, target).grid_x;
   return bytes;
 }
 
@@ -190,7 +198,9 @@ long long workspace_bytes(const Config& config, const Problem& problem, const Ta
 Config kernel_config(const Config& config) {
   const int i = split_index(config);
   Config out = config;
-  if (i >= 0 && out.values[static_cast<std::size_t>(i)] > 1) out.values[static_cast<std::size_t>(i)] = 2;
+  // The reduction in the cluster is specialized on the split (its sums' layout and count).
+  if (i >= 0 && out.values[static_cast<std::size_t>(i)] > 1 && !reduces_in_cluster(config))
+    out.values[static_cast<std::size_t>(i)] = 2;
   return out;
 }
 

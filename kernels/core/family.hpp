@@ -71,7 +71,7 @@ struct Resources {
 struct Geometry {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
   unsigned block_x = 1;
-  unsigned cluster_x = 1, cluster_y = 1;  ///< thread block clusters (sm_90); 1 x 1 is none
+  unsigned cluster_x = 1, cluster_y = 1, cluster_z = 1;  ///< thread block clusters (sm_90); 1 x 1 x 1 is none
   int smem_bytes = 0;  ///< dynamic shared memory per block
   long long blocks() const { return static_cast<long long>(grid_x) * grid_y * grid_z; }
 };
@@ -100,6 +100,10 @@ inline constexpr int kSplitFactors[] = {2, 3, 4, 6, 8, 12, 16};
 /// partials in slice order, applies the epilogue, stores C and resets the counter to zero. Such
 /// a family takes the workspace as a kernel argument of its own (KernelArg::workspace) and C as
 /// C. Deterministic as the reduce kernel is: the sum is the same whichever block comes last.
+/// 2 in a thread block cluster: the S blocks of a tile (grid z) run as one cluster (Geometry's
+/// cluster_z = S, at most 8); each sends the other blocks' shares of its f32 sums into their
+/// shared memory and adds the S sums of its own share of the tile in slice order, applies the
+/// epilogue and stores C. No workspace, no counters, no second kernel.
 inline constexpr std::string_view kReduceParam = "reduce";
 /// The name of a family's stream-K parameter (docs/families.md "Stream-K"): 0 (the default) takes
 /// every tile whole; S > 0 makes the persistent grid share the K steps of the tiles past its
@@ -220,8 +224,13 @@ inline std::vector<std::vector<int>> combinations(const std::vector<const std::v
 
 /// The number of K slices a config runs as: its `split` value, 1 for a family without one.
 int split_slices(const Config& config);
-/// Whether a split config adds its partial sums in its own kernel (kReduceParam = 1).
+/// Whether a split config adds its partial sums in its own kernel (kReduceParam = 1 or 2).
 bool reduces_in_kernel(const Config& config);
+/// Whether they are added through the workspace behind per-tile counters (kReduceParam = 1).
+bool reduces_through_counters(const Config& config);
+/// Whether they are added in the tile's thread block cluster (kReduceParam = 2): no workspace,
+/// and a kernel specialized on the split (kernel_config keeps it).
+bool reduces_in_cluster(const Config& config);
 /// A config's stream-K value (kStreamKParam): 0 for a family without one.
 int stream_k_segments(const Config& config);
 /// Whether the config's workspace holds counters or flags that the kernel expects at zero on
@@ -235,7 +244,8 @@ bool workspace_needs_zeros(const Config& config);
 long long workspace_bytes(const Config& config, const Problem& problem, const Target& target = Target{});
 /// The config whose kernel runs `config`: split factors above 1 share one kernel (the factor is
 /// the grid's z extent, read by the kernel at run time), so every split > 1 maps to split = 2
-/// and the tuner compiles it once. Configs without a split > 1 map to themselves.
+/// and the tuner compiles it once; except a reduction in the cluster (reduces_in_cluster), whose
+/// kernel is specialized on its factor. Configs without a split > 1 map to themselves.
 Config kernel_config(const Config& config);
 /// The schedule's rules for `config` on `problem` and `target`, common to every family: a
 /// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already

@@ -20,7 +20,9 @@ namespace coalesce {
 /// tile, so one consumer's epilogue runs while the other's MMAs keep the tensor cores busy. With
 /// split > 1 (split-K) block z of the grid multiplies only its share of K and stores the raw f32
 /// sums into the partials workspace; the harness's reduce applies the epilogue (or, with
-/// reduce = 1, the tile's last block in this kernel). With epilogue_slots > 0 the producer
+/// reduce = 1, the tile's last block in this kernel; with reduce = 2 the S blocks of a tile run
+/// as one thread block cluster and add each other's sums through distributed shared memory, each
+/// block a share of the tile, with no workspace and no second kernel). With epilogue_slots > 0 the producer
 /// warpgroup's three idle warps apply the epilogue: the consumers hand them their raw f32 sums
 /// through that many 64-column slots of shared memory and go on to their next tile's MMAs, so
 /// the epilogue runs under the tensor cores' work instead of between it. With stream_k = S > 0
@@ -46,7 +48,7 @@ struct WgmmaConfig {
   int tma_store = 0;                ///< 1: C goes registers -> swizzled shared memory -> TMA store
   int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
   int pingpong = 0;                 ///< 1: the two consumers take whole tiles in turn (epilogue overlaps MMAs)
-  int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel (kernels/core/family.hpp kReduceParam)
+  int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel, 2 in the tile's cluster (kernels/core/family.hpp kReduceParam)
   int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
   int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
 
@@ -112,6 +114,11 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int threads() const { return kWarpgroup * (1 + consumers); }
   /// Blocks of a cluster: 2x1 (two tiles of one column, sharing B) or 1x2 (one row, sharing A).
   COALESCE_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
+  /// The most K slices one tile's cluster may hold with reduce = 2 (a portable cluster size).
+  static constexpr int kMaxClusterSlices = 8;
+  /// Blocks of the cluster along the grid's z (the K slices of one tile): split with reduce = 2,
+  /// else 1. Separate from cluster_size(), the multicast peers that share a ring's slots.
+  COALESCE_HD constexpr int k_cluster() const { return reduce == 2 ? split : 1; }
   /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
   COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
   /// The tiles of an M x N problem in the kernel's walk: pairs of tiles with a cluster of two
@@ -174,13 +181,25 @@ struct WgmmaConfig {
   /// One epilogue slot: the tile's BM rows x 64 columns of f32 sums (the epilogue warps
   /// writes the rounded C chunk over its first half and stores it from there).
   COALESCE_HD constexpr int slot_bytes() const { return bm * kSlotRowBytes; }
-  /// The C tile staged for the TMA store (none for direct stores), or the epilogue slots.
+  /// reduce = 2: the pairs of f32 sums a consumer thread holds (accumulators 2i and 2i+1: two
+  /// adjacent columns of one row), and how many of them each block of the cluster adds up.
+  COALESCE_HD constexpr int sum_pairs() const { return accumulators() / 2; }
+  COALESCE_HD constexpr int pairs_per_block() const { return (sum_pairs() + split - 1) / split; }
+  /// reduce = 2: the block's receiving area, a slot per block of the cluster (its own included)
+  /// of pairs_per_block() pairs for each consumer thread, 8 bytes a pair.
+  COALESCE_HD constexpr int cluster_sums_bytes() const {
+    return reduce == 2 ? split * pairs_per_block() * consumers * kWarpgroup * 8 : 0;
+  }
+  /// The C tile staged for the TMA store (none for direct stores), the epilogue slots, or with
+  /// reduce = 2 the cluster's sums (which store C directly).
   COALESCE_HD constexpr int store_bytes() const {
     if (epilogue_slots > 0) return epilogue_slots * slot_bytes();
+    if (reduce == 2) return cluster_sums_bytes();
     return tma_store ? tiles_in_flight() * bm * bn * element_bytes() : 0;
   }
-  /// Two mbarriers (full, empty) of 8 bytes per stage and per epilogue slot.
-  COALESCE_HD constexpr int barrier_bytes() const { return (stages + epilogue_slots) * 2 * 8; }
+  /// Two mbarriers (full, empty) of 8 bytes per stage and per epilogue slot, and with
+  /// reduce = 2 one that counts the cluster's sums in.
+  COALESCE_HD constexpr int barrier_bytes() const { return (stages + epilogue_slots) * 2 * 8 + (reduce == 2 ? 8 : 0); }
   /// Dynamic shared memory per block: the ring, the C staging tile, the barriers, and 1 KB of
   /// slack to align the ring to the 1024-byte period of the 128-byte swizzle at run time.
   COALESCE_HD constexpr int smem_bytes() const { return stages * stage_bytes() + store_bytes() + barrier_bytes() + 1024; }
@@ -219,11 +238,14 @@ struct WgmmaConfig {
     if (split > 1 && persistent)
       return {Violation::shape, "split-K needs persistent = 0 (where a split can help, a persistent grid is one block per tile, the same kernel run)"};
     if (pingpong != 0 && pingpong != 1) return {Violation::shape, "pingpong must be 0 or 1"};
-    if (reduce != 0 && reduce != 1) return {Violation::shape, "reduce must be 0 (a separate reduce kernel) or 1 (in the kernel)"};
-    if (reduce && split == 1) return {Violation::shape, "reduce = 1 adds split-K's partial sums: it needs split > 1"};
+    if (reduce < 0 || reduce > 2)
+      return {Violation::shape, "reduce must be 0 (a separate reduce kernel), 1 (in the kernel) or 2 (in the tile's cluster)"};
+    if (reduce && split == 1) return {Violation::shape, "reduce = 1 or 2 adds split-K's partial sums: it needs split > 1"};
+    if (reduce == 2 && split > kMaxClusterSlices)
+      return {Violation::shape, "reduce = 2 runs a tile's K slices as one cluster: split must be at most 8 (a portable cluster)"};
     // The reduction keeps the accumulators live while it reads the slices back: with 128 per
     // thread ptxas 13.0 spilled (200 bytes at bm 128, bn 128, one consumer).
-    if (reduce && accumulators() > 64)
+    if (reduce == 1 && accumulators() > 64)
       return {Violation::registers, "reduce = 1 needs at most 64 accumulators per consumer thread (BM/consumers x BN / 128): ptxas spills the reduction beyond"};
     // Ping-pong alternates whole tiles between two consumers of one block, so a block must walk
     // several tiles (a persistent grid) and have two consumers to alternate.
@@ -354,11 +376,13 @@ enum WgmmaHazard : int {
   kWgmmaHazardEarlyRelease = 4,
   /// Split-K reduced in the kernel (reduce = 1): the last block leaves out slice 0's partial
   /// sums when it is not slice 0 itself (a lost partial sum). Stream-K: the block holding a
-  /// shared tile's first K steps leaves out the last other block's sums.
+  /// shared tile's first K steps leaves out the last other block's sums. Reduced in the cluster
+  /// (reduce = 2): every block but slice 0 leaves slice 0's sums out of its share.
   kWgmmaHazardLostPartial = 8,
   /// Split-K reduced in the kernel: the last block applies the epilogue to its own partial sums
   /// before adding the others' (the epilogue applied twice, once on a partial). Stream-K: the
-  /// tile's first block applies the activation to its own sums before adding the others'.
+  /// tile's first block applies the activation to its own sums before adding the others'. In the
+  /// cluster: each block applies the epilogue to its own sums of its share before adding.
   kWgmmaHazardDoubleEpilogue = 16,
   /// Epilogue warps (epilogue_slots > 0): a slot goes back to the consumers as soon as its TMA
   /// stores are issued, before the TMA engine has read the rounded C out of it.

@@ -118,6 +118,7 @@ class WgmmaFamily final : public Family {
     g.block_x = static_cast<unsigned>(c.threads());
     g.cluster_x = static_cast<unsigned>(cluster);
     g.cluster_y = 1;
+    g.cluster_z = static_cast<unsigned>(c.k_cluster());  // reduce = 2: a tile's K slices are one cluster
     g.smem_bytes = c.smem_bytes();
     return g;
   }

@@ -154,7 +154,7 @@ __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short 
 template <class Tile>
 struct WgmmaSmem {
   static constexpr WgmmaConfig cfg = Tile::config;
-  unsigned a_ring, b_ring, c_stage, full_bar, empty_bar, slot_full_bar, slot_empty_bar;
+  unsigned a_ring, b_ring, c_stage, full_bar, empty_bar, slot_full_bar, slot_empty_bar, sums_bar;
 
   __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
     WgmmaSmem s;
@@ -165,6 +165,7 @@ struct WgmmaSmem {
     s.empty_bar = s.full_bar + 8 * cfg.stages;
     s.slot_full_bar = s.empty_bar + 8 * cfg.stages;
     s.slot_empty_bar = s.slot_full_bar + 8 * cfg.epilogue_slots;
+    s.sums_bar = s.slot_empty_bar + 8 * cfg.epilogue_slots;
     return s;
   }
   /// Slot `s` of A: BM rows of 64 k, one 128-byte row each (K-major).
@@ -178,6 +179,13 @@ struct WgmmaSmem {
   __device__ __forceinline__ unsigned slot(int s) const { return c_stage + s * cfg.slot_bytes(); }
   __device__ __forceinline__ unsigned slot_full(int s) const { return slot_full_bar + 8 * s; }
   __device__ __forceinline__ unsigned slot_empty(int s) const { return slot_empty_bar + 8 * s; }
+  /// reduce = 2: the cluster's sums for this block (in the C staging area): slot `from` (the
+  /// sending block's rank), pair `p` of its share, consumer thread `t`; and the mbarrier that
+  /// counts every block's sends in.
+  __device__ __forceinline__ unsigned cluster_sum(int from, int p, int t) const {
+    return c_stage + ((from * cfg.pairs_per_block() + p) * cfg.consumers * WgmmaConfig::kWarpgroup + t) * 8;
+  }
+  __device__ __forceinline__ unsigned sums() const { return sums_bar; }
 };
 
 /// The position in the ring: slot and phase parity, advanced once per K slice by both sides.
@@ -643,6 +651,77 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
   if (threadIdx.x == WgmmaConfig::kWarpgroup) counters[blockIdx.x] = 0u;
 }
 
+/// Split-K reduced in the tile's cluster (reduce = 2): the tile's S blocks (grid z) are one
+/// cluster, block z of rank z. A consumer thread's sums are pairs (accumulators 2i and 2i + 1,
+/// two adjacent columns of one row), and block r adds up pairs [r·P, (r + 1)·P) of every thread
+/// (P = pairs_per_block). Each block sends every pair to its adder's slot for it (slot = the
+/// sender's rank; a distributed shared-memory store, to itself too), then arrives on every
+/// block's barrier, releasing at cluster scope; each block waits for the S × threads arrivals,
+/// acquiring at cluster scope, adds its share's S slots in slice order (the same sum whatever
+/// the blocks' timing: deterministic), applies the epilogue and stores C as wgmma_store_direct
+/// does. The thread that adds a pair holds it in every block's fragments, so it knows the pair's
+/// row and column. A block reads only its own memory, and it waits for every send to it before
+/// it exits, so no block exits under a send; the barrier was initialized before the cluster met
+/// at the kernel's start.
+template <class Tile, class Epi, class Types, int HAZARDS>
+__device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                        const typename Types::Bias* __restrict__ bias,
+                                                        typename Types::C* __restrict__ C, const WgmmaSmem<Tile>& sm,
+                                                        int M, int N, int m0, int n0, int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int S = cfg.split, P = cfg.pairs_per_block(), ROW_PAIRS = cfg.bn / 4;
+  using CT = typename Types::C;
+  const int t = consumer * WgmmaConfig::kWarpgroup + threadIdx.x % WgmmaConfig::kWarpgroup;
+  const unsigned rank = blockIdx.z;  // the cluster is (1, 1, S) over a grid of S in z
+#pragma unroll
+  for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+    for (int pp = 0; pp < ROW_PAIRS; ++pp) {
+      const int q = mi * ROW_PAIRS + pp;
+      sm90::st_cluster_v2_f32(sm.cluster_sum(static_cast<int>(rank), q % P, t), static_cast<unsigned>(q / P),
+                              acc[mi][2 * pp], acc[mi][2 * pp + 1]);
+    }
+#pragma unroll
+  for (int to = 0; to < S; ++to) sm90::mbarrier_arrive_release_cluster(sm.sums(), static_cast<unsigned>(to));
+  sm90::mbarrier_wait_cluster(sm.sums(), 0);
+
+  const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const int q = static_cast<int>(rank) * P + p;
+    if (q >= cfg.sum_pairs()) break;
+    // Pair q is accumulators 2pp, 2pp + 1 of m64 block mi: d[4j + 2h + e] with pp = 2j + h.
+    const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
+    const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
+    float b0 = 0.0f, b1 = 0.0f;
+    if constexpr (Epi::kUsesBias) {
+      if (col < N) {
+        const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
+        b0 = to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)});
+        b1 = to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)});
+      }
+    }
+    float2 sum = make_float2(0.0f, 0.0f);
+#pragma unroll
+    for (int from = 0; from < S; ++from) {
+      // The planted bugs of the check's test: slice 0's sums left out by every other block, and
+      // the activation applied to this block's own sums before the others are added.
+      if constexpr ((HAZARDS & kWgmmaHazardLostPartial) != 0)
+        if (from == 0 && rank != 0) continue;
+      float2 v = sm90::ld_shared_v2_f32(sm.cluster_sum(from, p, t));
+      if constexpr ((HAZARDS & kWgmmaHazardDoubleEpilogue) != 0)
+        if (from == static_cast<int>(rank)) v = make_float2(Epi::apply(v.x, b0), Epi::apply(v.y, b1));
+      sum.x += v.x;
+      sum.y += v.y;
+    }
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    if (row >= M || col >= N) continue;
+    const CT lo = from_float<CT>(Epi::apply(sum.x, b0));
+    const CT hi = from_float<CT>(Epi::apply(sum.y, b1));
+    *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+  }
+}
+
 /// The epilogue through the TMA store, warp by warp: each warp writes its 16 rows × BN of C
 /// (after the epilogue, rounded) into its part of the consumer's staging tile, 64 columns per
 /// 128-byte-swizzled chunk (so the warp's 4-byte writes hit 32 different banks), fences the
@@ -1100,9 +1179,11 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     }
     if constexpr (cfg.transposed()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+    } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {
+      wgmma_reduce_in_cluster<Tile, Epi, Types, HAZARDS>(acc, bias, C, sm, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1) {
       wgmma_store_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, consumer);
-      if constexpr (cfg.reduce)
+      if constexpr (cfg.reduce == 1)
         wgmma_reduce_in_kernel<Tile, Epi, Types, HAZARDS>(
             acc, workspace, reinterpret_cast<unsigned*>(workspace + static_cast<long long>(gridDim.z) * M * N), bias, C,
             M, N, m0, n0, consumer);
@@ -1142,6 +1223,10 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
   extern __shared__ unsigned char wgmma_smem[];
   const WgmmaSmem<Tile> sm = WgmmaSmem<Tile>::at(sm90::smem_address(wgmma_smem));
   const int warpgroup = threadIdx.x / WgmmaConfig::kWarpgroup;
+  // reduce = 2 counts on exactly split blocks per cluster (a launch with another z would wait
+  // for sums that never come): fail the launch instead.
+  if constexpr (cfg.k_cluster() > 1)
+    if (gridDim.z != static_cast<unsigned>(cfg.split)) __trap();
 
   if (threadIdx.x == 0) {
 #pragma unroll
@@ -1156,11 +1241,13 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
       sm90::mbarrier_init(sm.slot_full(s), cfg.consumers * WgmmaConfig::kWarpgroup);
       sm90::mbarrier_init(sm.slot_empty(s), WgmmaConfig::kEpilogueWarps);
     }
+    // reduce = 2: every consumer thread of each of the cluster's blocks arrives once.
+    if constexpr (cfg.k_cluster() > 1) sm90::mbarrier_init(sm.sums(), cfg.k_cluster() * cfg.consumers * WgmmaConfig::kWarpgroup);
     sm90::fence_mbarrier_init();
   }
   // In a cluster, the other block's barriers must be initialized before its consumers' releases
-  // and its producer's multicast copies reach them.
-  if constexpr (cfg.cluster_size() > 1) {
+  // and its producer's multicast copies reach them (reduce = 2: before the blocks' sums do).
+  if constexpr (cfg.cluster_size() > 1 || cfg.k_cluster() > 1) {
     sm90::cluster_sync();
   } else {
     __syncthreads();

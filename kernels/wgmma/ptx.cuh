@@ -92,6 +92,49 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned r
       : "memory");
 }
 
+/// Distributed shared memory (split-K reduced in the cluster): two f32 into the shared address
+/// `addr` of cluster block `rank` (this block's own address, mapped into the peer's window).
+__device__ __forceinline__ void st_cluster_v2_f32(unsigned addr, unsigned rank, float a, float b) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "st.shared::cluster.v2.f32 [remote], {%2, %3};\n}\n" ::"r"(addr),
+      "r"(rank), "f"(a), "f"(b)
+      : "memory");
+}
+__device__ __forceinline__ float2 ld_shared_v2_f32(unsigned addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+  return v;
+}
+/// One arrival on the mbarrier `bar` of cluster block `rank` that releases at cluster scope: the
+/// thread's earlier distributed shared-memory stores are visible to a thread of that block whose
+/// wait on the barrier acquires at cluster scope (mbarrier_wait_cluster).
+__device__ __forceinline__ void mbarrier_arrive_release_cluster(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+/// mbarrier_wait with acquire at cluster scope (the arrivals came from the cluster's blocks).
+__device__ __forceinline__ void mbarrier_wait_cluster(unsigned bar, unsigned parity) {
+  auto done = [&] {
+    unsigned d;
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(d)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return d != 0;
+  };
+  if (done()) return;
+  const unsigned long long start = global_timer_ns();
+  while (!done())
+    if (global_timer_ns() - start > kHangNs) __trap();
+}
+
 // --- named barriers ----------------------------------------------------------------------------
 
 /// Hardware barrier `id` (1..15; 0 is __syncthreads') of `threads` threads: bar.arrive counts this

@@ -404,6 +404,12 @@ using Split256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2>;
 // reduce. (The third's 128 accumulators per thread are more than the rule lets reduce = 1 have.)
 using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
 using Reduce128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1>;
+// Reduced in the tile's cluster (reduce = 2): the slices are the cluster, so the kernel is
+// specialized on their number and each factor is an instantiation of its own.
+template <int S>
+using Cluster64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, S, 0, 2>;
+template <int S>
+using Cluster128x128 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 0, 8, 0, S, 0, 2>;
 
 template <class Tile, Dtype D, Epilogue E>
 Instance split_instance(int slices) {
@@ -424,6 +430,13 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
   }
+  for (const Instance& k : {instance<Cluster64x64<2>, D, Epilogue::bias_gelu>(),
+                            instance<Cluster64x64<3>, D, Epilogue::bias_gelu>(),
+                            instance<Cluster64x64<8>, D, Epilogue::bias_gelu>(),
+                            instance<Cluster128x128<2>, D, Epilogue::bias_gelu>(),
+                            instance<Cluster128x128<3>, D, Epilogue::bias_gelu>(),
+                            instance<Cluster128x128<8>, D, Epilogue::bias_gelu>()})
+    out.push_back(k);
   return out;
 }
 
@@ -446,10 +459,11 @@ void check_split(int* checked) {
       const std::string at = where(k.config, D, e, s);
       const Method m = method_of(k, ws);
       const int slices = split_slices(k.config);
-      const long long counters = reduces_in_kernel(k.config) ? 4LL * ceil_div(s.m, to_wgmma(k.config).bm) *
-                                                                     ceil_div(s.n, to_wgmma(k.config).bn)
-                                                               : 0;
-      EXPECT_EQ(m.workspace_bytes, 4LL * slices * s.m * s.n + counters) << at;
+      const long long counters = reduces_through_counters(k.config) ? 4LL * ceil_div(s.m, to_wgmma(k.config).bm) *
+                                                                            ceil_div(s.n, to_wgmma(k.config).bn)
+                                                                      : 0;
+      // Reduced in the cluster, the sums never leave the chip: no workspace.
+      EXPECT_EQ(m.workspace_bytes, reduces_in_cluster(k.config) ? 0 : 4LL * slices * s.m * s.n + counters) << at;
       EXPECT_TRUE(m.deterministic) << at;
       for (Inputs in : {Inputs::normal, Inputs::bend}) {
         const CheckResult c = check_method(m, ws, in);
@@ -469,14 +483,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 15 * 2);
+  EXPECT_EQ(checked, 6 * 21 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 15 * 2);
+  EXPECT_EQ(checked, 6 * 21 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;
@@ -488,6 +502,9 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   const MethodResult in_kernel =
       run_method(method_of(split_instance<Reduce64x64, Dtype::f16, Epilogue::bias_gelu>(8), ws), ws, timer);
   EXPECT_EQ(in_kernel.status, Status::ok) << in_kernel.detail;
+  const MethodResult in_cluster =
+      run_method(method_of(instance<Cluster64x64<8>, Dtype::f16, Epilogue::bias_gelu>(), ws), ws, timer);
+  EXPECT_EQ(in_cluster.status, Status::ok) << in_cluster.detail;
 }
 
 // The check catches the in-kernel reduction's planted bugs: a lost partial sum and the epilogue
@@ -514,6 +531,17 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
         check_method(method_of(with(instance<Reduce64x64, D, E, kWgmmaHazardDoubleEpilogue>(), slices), ws), ws);
     EXPECT_FALSE(twice.passed) << "an epilogue applied twice passed the check at split " << slices;
   }
+  // Reduced in the cluster: the same two bugs, planted in the blocks' adding up of their shares.
+  EXPECT_TRUE(check_method(method_of(instance<Cluster64x64<2>, D, E>(), ws), ws).passed);
+  EXPECT_TRUE(check_method(method_of(instance<Cluster64x64<4>, D, E>(), ws), ws).passed);
+  EXPECT_FALSE(check_method(method_of(instance<Cluster64x64<2>, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "a lost partial sum passed the check in a cluster of 2";
+  EXPECT_FALSE(check_method(method_of(instance<Cluster64x64<4>, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "a lost partial sum passed the check in a cluster of 4";
+  EXPECT_FALSE(check_method(method_of(instance<Cluster64x64<2>, D, E, kWgmmaHazardDoubleEpilogue>(), ws), ws).passed)
+      << "an epilogue applied twice passed the check in a cluster of 2";
+  EXPECT_FALSE(check_method(method_of(instance<Cluster64x64<4>, D, E, kWgmmaHazardDoubleEpilogue>(), ws), ws).passed)
+      << "an epilogue applied twice passed the check in a cluster of 4";
 }
 
 // Stream-K (kernels/core/family.hpp, kStreamKParam): the persistent grid shares the K steps of

@@ -185,7 +185,7 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
   EXPECT_GT(splittable, 0u);
 
   Space skinny = enumerate(wgmma_family(), Problem{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}, h200);
-  std::size_t split = 0, in_kernel = 0;
+  std::size_t split = 0, in_kernel = 0, in_cluster = 0;
   for (std::size_t i = 0; i < skinny.candidates.size(); ++i) {
     const Candidate& c = skinny.candidates[i];
     const WgmmaConfig w = to_wgmma(c.config);
@@ -200,20 +200,26 @@ TEST(Space, WgmmaSplitsOnlyDirectStoreGridConfigs) {
     EXPECT_EQ(w.persistent, 0) << c.name;
     EXPECT_EQ(w.tma_store, 0) << c.name;
     EXPECT_NE(c.name.find("_sk" + std::to_string(w.split) + "_"), std::string::npos) << c.name;
-    // Each factor with the separate reduce, then the same factor reduced in the kernel.
+    // Each factor with the separate reduce, then the same factor reduced in the kernel (1), then
+    // in the cluster (2), where the rule takes them.
     if (w.reduce) {
-      ++in_kernel;
+      ++(w.reduce == 1 ? in_kernel : in_cluster);
       ASSERT_GT(i, 0u);
-      WgmmaConfig before = to_wgmma(skinny.candidates[i - 1].config);
+      std::size_t twin = i - 1;
+      if (w.reduce == 2 && to_wgmma(skinny.candidates[twin].config).reduce == 1) --twin;
+      WgmmaConfig before = to_wgmma(skinny.candidates[twin].config);
       EXPECT_EQ(before.reduce, 0) << c.name;
-      before.reduce = 1;
+      before.reduce = w.reduce;
       EXPECT_EQ(from_wgmma(before), c.config) << c.name;
+      if (w.reduce == 2) EXPECT_LE(w.split, WgmmaConfig::kMaxClusterSlices) << c.name;
     }
   }
   EXPECT_GT(split, 0u);
-  // Every in-kernel variant follows its separate-reduce twin; the rule keeps it to tiles of at
-  // most 64 accumulators per thread, so not every twin has one.
+  // Every in-kernel variant follows its separate-reduce twin; the rule keeps reduce = 1 to tiles
+  // of at most 64 accumulators per thread and reduce = 2 to clusters of at most 8 slices, so not
+  // every twin has either.
   EXPECT_GT(in_kernel, 0u);
+  EXPECT_GT(in_cluster, 0u);
   EXPECT_LT(2 * in_kernel, split);
 }
 

@@ -490,7 +490,7 @@ TEST(WgmmaFamily, ReduceInKernelIsNamedOnlyWhenOnAndCountsItsCounters) {
   c.split = 1;
   EXPECT_EQ(c.check().violation, Violation::shape);
   c.split = 2;
-  c.reduce = 2;
+  c.reduce = 3;
   EXPECT_EQ(c.check().violation, Violation::shape);
   // At most 64 accumulators per consumer thread: 128 x 128 with one consumer has 128.
   WgmmaConfig big{128, 128, 64, 6, 1, 1, 1, 0, 8, 0};
@@ -500,6 +500,60 @@ TEST(WgmmaFamily, ReduceInKernelIsNamedOnlyWhenOnAndCountsItsCounters) {
   EXPECT_EQ(big.check().violation, Violation::registers);
   big.consumers = 2;  // 64 rows each: 64 accumulators
   EXPECT_TRUE(big.check().ok());
+}
+
+// reduce = 2 adds the slices' sums in the tile's cluster: named rd2, its kernel specialized on
+// the split (kernel_config keeps it), launched with the slices as a cluster along z, with no
+// workspace; at most 8 slices, and shared memory for a slot per slice of its share of the sums.
+TEST(WgmmaFamily, ReduceInClusterIsNamedLaunchedAsAClusterAndNeedsNoWorkspace) {
+  WgmmaConfig c{64, 64, 64, 6, 1, 1, 1, 0, 8, 0};
+  c.split = 3;
+  c.reduce = 2;
+  ASSERT_TRUE(c.check().ok()) << c.check().why;
+  const Config config = from_wgmma(c);
+  const std::string name = config_name(config, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm64_bn64_bk64_s6_wg1_cm1_cn1_p0_g8_ts0_sk3_rd2_bias_gelu");
+  ASSERT_TRUE(parse_config_name(name).has_value());
+  EXPECT_EQ(parse_config_name(name)->config, config);
+  EXPECT_TRUE(reduces_in_kernel(config));
+  EXPECT_TRUE(reduces_in_cluster(config));
+  EXPECT_FALSE(reduces_through_counters(config));
+  EXPECT_FALSE(workspace_needs_zeros(config));
+  EXPECT_EQ(kernel_config(config), config);
+  EXPECT_EQ(wgmma().tile_type(config), "coalesce::WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 3, 0, 2>");
+  const Problem p = problem(64, 4096, 4096);
+  EXPECT_EQ(workspace_bytes(config, p), 0);
+  const Geometry g = wgmma().geometry(config, p, Target{});
+  EXPECT_EQ(g.grid_x, 64u);
+  EXPECT_EQ(g.grid_z, 3u);
+  EXPECT_EQ(g.cluster_z, 3u);
+  EXPECT_EQ(g.cluster_x * g.cluster_y, 1u);
+  // 32 accumulators a thread, 16 pairs; each of 3 blocks adds 6 of them (the last 4): 3 slots of
+  // 6 pairs for 128 threads, 8 bytes a pair, where the TMA store would stage C; one more barrier.
+  EXPECT_EQ(c.pairs_per_block(), 6);
+  EXPECT_EQ(c.store_bytes(), 3 * 6 * 128 * 8);
+  WgmmaConfig separate = c;
+  separate.reduce = 0;
+  EXPECT_EQ(c.smem_bytes(), separate.smem_bytes() + 3 * 6 * 128 * 8 + 8);
+  // At most 8 slices (a portable cluster); reduce = 1 may take more.
+  c.split = 9;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.reduce = 1;
+  EXPECT_TRUE(c.check().ok());
+  // Not with a split of 1, nor with a multicast cluster (which takes no split at all).
+  c.reduce = 2;
+  c.split = 1;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  c.split = 2;
+  c.cluster_m = 2;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  // The rule counts the slots' shared memory: 128 x 256 with 2 consumers and 4 stages fits
+  // without them and not with them.
+  WgmmaConfig wide{128, 256, 64, 4, 2, 1, 1, 0, 8, 0};
+  wide.split = 2;
+  ASSERT_TRUE(wide.check(DeviceLimits{}).ok()) << wide.check(DeviceLimits{}).why;
+  wide.reduce = 2;
+  EXPECT_EQ(wide.check(DeviceLimits{}).violation, Violation::smem);
 }
 
 // Stream-K (kStreamKParam) is unnamed at 0, so every stored name keeps its kernel; "stk4" names

@@ -302,6 +302,42 @@ TEST(WgmmaNvrtc, SplitKernelsCompileWithoutSpills) {
   fs::remove_all(cache);
 }
 
+// Split-K reduced in the tile's cluster (reduce = 2): the tuner compiles each factor (kernel_config
+// keeps it), without spills or ptxas warnings; the PTX sends the sums with distributed
+// shared-memory stores and cluster-scope release arrivals, waits with a cluster-scope acquire,
+// stores C's 16-bit pairs itself and no f32 partials to global memory.
+TEST(WgmmaNvrtc, ClusterReducedKernelsCompileWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-cluster-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd
+  const WgmmaConfig tiles[] = {{64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 3, 0, 2},
+                               {64, 128, 64, 6, 1, 1, 1, 0, 8, 0, 8, 0, 2},
+                               {128, 128, 64, 4, 2, 1, 1, 0, 8, 0, 2, 0, 2}};
+  for (const WgmmaConfig& tile : tiles) {
+    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+    const Config config = from_wgmma(tile);
+    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
+    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+    EXPECT_EQ(kernel_config(config), config);
+    EXPECT_EQ(workspace_bytes(config, p, kSm90a), 0);
+    const Geometry g = wgmma_family().geometry(config, p, kSm90a);
+    EXPECT_EQ(g.grid_z, static_cast<unsigned>(tile.split));
+    EXPECT_EQ(g.cluster_z, static_cast<unsigned>(tile.split));
+    EXPECT_EQ(g.cluster_x * g.cluster_y, 1u);
+    expect_compiles_clean(jit, p, config);
+
+    const std::string ptx = ptx_of(tile, p.dtype, p.epilogue);
+    EXPECT_GE(count(ptx, "st.shared::cluster.v2.f32"), 1);
+    EXPECT_GE(count(ptx, "mbarrier.arrive.release.cluster.shared::cluster.b64"), 1);
+    EXPECT_GE(count(ptx, "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"), 1);
+    EXPECT_GE(count(ptx, "st.global.u32"), 1);  // C's 16-bit pairs
+    EXPECT_EQ(count(ptx, "st.global.v2.f32"), 0);  // no partial sums in global memory
+  }
+  fs::remove_all(cache);
+}
+
 // Stream-K kernels (kStreamKParam): the GPU test's four tiles and the 8192 winner's tile (two
 // m64 blocks per consumer, 128 accumulators a thread, the most a fix-up adds into), in bf16 and f16,
 // compile for sm_90a without spills or ptxas warnings; the PTX raises flags with a release
