@@ -56,15 +56,19 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
 /// A barrier wait longer than this is a protocol bug (a phase that can never complete), not a
 /// slow pipeline: no wait in a correct GEMM lasts a millisecond.
 constexpr unsigned long long kHangNs = 10ull * 1000 * 1000 * 1000;
+/// Runs `done` until it answers yes; past kHangNs it traps, so a deadlock fails the launch with
+/// an error the harness reports instead of hanging the GPU.
+template <class Done>
+__device__ __forceinline__ void wait_or_trap(Done done) {
+  if (done()) return;
+  const unsigned long long start = global_timer_ns();
+  while (!done())
+    if (global_timer_ns() - start > kHangNs) __trap();
+}
 /// Waits until the phase of parity `parity` has completed. A fresh barrier is in phase 0, and
 /// the phase before it (parity 1) counts as completed: waiting on parity 1 returns at once.
-/// A wait past kHangNs traps, so a deadlock fails the launch with an error the harness reports
-/// instead of hanging the GPU.
 __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
-  if (mbarrier_try_wait(bar, parity)) return;
-  const unsigned long long start = global_timer_ns();
-  while (!mbarrier_try_wait(bar, parity))
-    if (global_timer_ns() - start > kHangNs) __trap();
+  wait_or_trap([&] { return mbarrier_try_wait(bar, parity); });
 }
 
 // --- clusters ----------------------------------------------------------------------------------
@@ -79,27 +83,26 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+/// The shared::cluster address of this block's shared address `addr` in cluster block `rank`.
+__device__ __forceinline__ unsigned cluster_address(unsigned addr, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+  return remote;
+}
 /// One arrival on the mbarrier at shared address `bar` of cluster block `rank` (this block's
 /// own address of it, mapped into the peer's window). The arrival has the default semantics
 /// (release at CTA scope), as CUTLASS's cluster barrier arrives: what it orders is that the
 /// wgmmas that read the slot are complete (wgmma.wait_group), not memory this thread wrote; a
 /// cluster-scope release fence on every slot release stalls the warpgroup's next wgmma issue.
 __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(rank)
-      : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address(bar, rank)) : "memory");
 }
 
 /// Distributed shared memory (split-K reduced in the cluster): two f32 into the shared address
 /// `addr` of cluster block `rank` (this block's own address, mapped into the peer's window).
 __device__ __forceinline__ void st_cluster_v2_f32(unsigned addr, unsigned rank, float a, float b) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "st.shared::cluster.v2.f32 [remote], {%2, %3};\n}\n" ::"r"(addr),
-      "r"(rank), "f"(a), "f"(b)
-      : "memory");
+  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};\n" ::"r"(cluster_address(addr, rank)), "f"(a), "f"(b)
+               : "memory");
 }
 __device__ __forceinline__ float2 ld_shared_v2_f32(unsigned addr) {
   float2 v;
@@ -110,29 +113,24 @@ __device__ __forceinline__ float2 ld_shared_v2_f32(unsigned addr) {
 /// thread's earlier distributed shared-memory stores are visible to a thread of that block whose
 /// wait on the barrier acquires at cluster scope (mbarrier_wait_cluster).
 __device__ __forceinline__ void mbarrier_arrive_release_cluster(unsigned bar, unsigned rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(rank)
-      : "memory");
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address(bar, rank))
+               : "memory");
 }
-/// mbarrier_wait with acquire at cluster scope (the arrivals came from the cluster's blocks).
+/// mbarrier_try_wait with acquire at cluster scope (the arrivals came from the cluster's blocks).
+__device__ __forceinline__ bool mbarrier_try_wait_cluster(unsigned bar, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+/// mbarrier_wait with acquire at cluster scope.
 __device__ __forceinline__ void mbarrier_wait_cluster(unsigned bar, unsigned parity) {
-  auto done = [&] {
-    unsigned d;
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(d)
-        : "r"(bar), "r"(parity)
-        : "memory");
-    return d != 0;
-  };
-  if (done()) return;
-  const unsigned long long start = global_timer_ns();
-  while (!done())
-    if (global_timer_ns() - start > kHangNs) __trap();
+  wait_or_trap([&] { return mbarrier_try_wait_cluster(bar, parity); });
 }
 
 // --- named barriers ----------------------------------------------------------------------------
