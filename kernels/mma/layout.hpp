@@ -139,7 +139,9 @@ struct StagedEpilogue {
   static_assert(WN % 16 == 0 && WN <= 128, "a warp tile row is read by at most 32 lanes, 4 floats each");
   /// Float offset of the pair `h` (0 or 1) of tile ni's accumulators in the 16-row stage.
   COALESCE_HD static constexpr int fragment_offset(int lane, int ni, int h) {
-    if (SWAPPED) return (8 * (ni % 2) + 2 * (lane % 4) + h) * kStride + 16 * (ni / 2) + 2 * (lane / 4);
+    if (SWAPPED)
+      return (8 * Tf32SwappedTiles::row_half(ni) + 2 * (lane % 4) + h) * kStride + 16 * Tf32SwappedTiles::column_block(ni) +
+             2 * (lane / 4);
     return (lane / 4 + 8 * h) * kStride + ni * 8 + 2 * (lane % 4);
   }
   /// Which accumulator (0..3) of the tile is element v (0 or 1) of pair h.

@@ -480,6 +480,14 @@ __device__ __forceinline__ WgmmaFragmentOrigin wgmma_fragment_origin(int m0, int
   return {warp, lane, m0 + cfg.consumer_row(consumer) + warp * 16 + lane / 4, n0 + 2 * (lane % 4)};
 }
 
+/// The 16-bit bias values of columns col and col + 1 as f32 (a 4-byte load: col is even).
+template <class Types>
+__device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __restrict__ bias, int col) {
+  const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
+  return make_float2(to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)}),
+                     to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)}));
+}
+
 /// The epilogue, direct: C = Epi(acc, bias[n]) rounded once and stored as 2-element words from
 /// the accumulators' registers, predicated at the edges. The m64nNk16 accumulator layout:
 /// thread (warp w, lane l) holds d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e].
@@ -498,9 +506,9 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
     if (col >= N) continue;
     float b0 = 0.0f, b1 = 0.0f;
     if constexpr (Epi::kUsesBias) {
-      const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
-      b0 = to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)});
-      b1 = to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)});
+      const float2 b = wgmma_bias_pair<Types>(bias, col);
+      b0 = b.x;
+      b1 = b.y;
     }
 #pragma unroll
     for (int mi = 0; mi < cfg.m_iters(); ++mi)
@@ -696,9 +704,9 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     float b0 = 0.0f, b1 = 0.0f;
     if constexpr (Epi::kUsesBias) {
       if (col < N) {
-        const unsigned word = *reinterpret_cast<const unsigned*>(bias + col);
-        b0 = to_float(typename Types::Bias{static_cast<unsigned short>(word & 0xFFFFu)});
-        b1 = to_float(typename Types::Bias{static_cast<unsigned short>(word >> 16)});
+        const float2 b = wgmma_bias_pair<Types>(bias, col);
+        b0 = b.x;
+        b1 = b.y;
       }
     }
     float2 sum = make_float2(0.0f, 0.0f);
