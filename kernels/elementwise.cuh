@@ -10,7 +10,6 @@
 #include <cuda_runtime.h>
 
 #include "kernels/core/epilogue.cuh"
-#include "kernels/core/grid_dependency.cuh"
 #include "kernels/core/numeric.cuh"
 
 namespace coalesce {
@@ -66,6 +65,15 @@ __global__ void bias_epilogue_inplace1(T* __restrict__ c, const T* __restrict__ 
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     c[i] = from_float<T>(Epi::apply(to_float(c[i]), to_float(bias[i % n])));
+}
+
+/// Waits, in a kernel launched with programmatic stream serialization (launch_splitk_reduce's
+/// `programmatic`), until the grid before it on the stream has completed and its writes are
+/// visible; a no-op in a kernel launched without it, and before sm_90.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 /// Split-K's reduce (docs/families.md "Split-K"), 16 bytes of C per step: C[m][n] = Epi(sum over

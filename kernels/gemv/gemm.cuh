@@ -32,7 +32,6 @@
 #pragma once
 
 #include "kernels/core/epilogue.cuh"
-#include "kernels/core/grid_dependency.cuh"
 #include "kernels/core/numeric.cuh"
 #include "kernels/gemv/config.hpp"
 
@@ -266,7 +265,6 @@ __device__ __forceinline__ void gemv_gemm_device(const typename Gemm::A* __restr
 
   int k_begin = 0, k_end = K;
   if constexpr (cfg.split > 1) {
-    launch_next_grid_early();  // the reduce's launch runs under this grid's work
     const int per_slice = (K + gridDim.z - 1) / gridDim.z;
     k_begin = min(K, static_cast<int>(blockIdx.z) * per_slice);
     k_end = min(K, k_begin + per_slice);

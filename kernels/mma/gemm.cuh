@@ -48,7 +48,6 @@
 #pragma once
 
 #include "kernels/core/epilogue.cuh"
-#include "kernels/core/grid_dependency.cuh"
 #include "kernels/core/numeric.cuh"
 #include "kernels/core/tile_scheduler.cuh"
 #include "kernels/mma/config.hpp"
@@ -542,7 +541,6 @@ __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restri
   using Mainloop = MmaMainloop<Tile, Gemm>;
   const int k_slices = (K * Mainloop::kElem + cfg.bk_bytes - 1) / cfg.bk_bytes;
   if constexpr (cfg.split > 1) {
-    launch_next_grid_early();  // the reduce's launch runs under this grid's work
     const int per_slice = (k_slices + static_cast<int>(gridDim.z) - 1) / static_cast<int>(gridDim.z);
     const int kt_begin = min(k_slices, static_cast<int>(blockIdx.z) * per_slice);
     const int kt_end = min(k_slices, kt_begin + per_slice);

@@ -17,7 +17,6 @@
 #pragma once
 
 #include "kernels/core/epilogue.cuh"
-#include "kernels/core/grid_dependency.cuh"
 #include "kernels/core/tile_scheduler.cuh"
 #include "kernels/simt/config.hpp"
 
@@ -291,7 +290,6 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
 
   const int k_steps = (K + cfg.bk - 1) / cfg.bk;
   if constexpr (cfg.split > 1) {
-    launch_next_grid_early();  // the reduce's launch runs under this grid's work
     const int per_slice = (k_steps + gridDim.z - 1) / gridDim.z;
     const int kt_begin = min(k_steps, static_cast<int>(blockIdx.z) * per_slice);
     const int kt_end = min(k_steps, kt_begin + per_slice);

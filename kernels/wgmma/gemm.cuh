@@ -71,7 +71,6 @@
 #pragma once
 
 #include "kernels/core/epilogue.cuh"
-#include "kernels/core/grid_dependency.cuh"
 #include "kernels/core/numeric.cuh"
 #include "kernels/core/tensor_map.hpp"
 #include "kernels/core/tile_scheduler.cuh"
@@ -1236,8 +1235,6 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
   // for sums that never come): fail the launch instead.
   if constexpr (cfg.k_cluster() > 1)
     if (gridDim.z != static_cast<unsigned>(cfg.split)) __trap();
-  // Split-K with the harness's reduce kernel after this one: its launch runs under this grid's work.
-  if constexpr (cfg.split > 1 && cfg.reduce == 0) launch_next_grid_early();
 
   if (threadIdx.x == 0) {
 #pragma unroll
