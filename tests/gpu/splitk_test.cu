@@ -5,7 +5,9 @@
 // shapes for several factors; run twice for the same bits; and the two bugs a split schedule
 // invites — a lost partial sum and an epilogue applied twice — planted and caught by the check,
 // as is an output that changes from run to run (run_method's determinism comparison).
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -67,7 +69,7 @@ TEST(SplitK, EveryFactorMatchesTheReferenceAndIsDeterministic) {
   for (const Shape& s : kShapes)
     for (Epilogue e : all_epilogues()) {
       Workspace ws({s.m, s.n, s.k, Dtype::f32, e}, 500 + s.m + static_cast<int>(e), stream.get());
-      for (int slices : {2, 3, 5, 8}) {
+      for (int slices : {2, 3, 5, 8, 12}) {
         const Config config = split_config(slices);
         if (!simt_family().check_problem(config, ws.problem()).ok()) continue;
         const std::string where = config_name(config, Dtype::f32, e) + " at " + str(s);
@@ -92,6 +94,48 @@ TEST(SplitK, EveryFactorMatchesTheReferenceAndIsDeterministic) {
   Workspace ws({8, 4096, 4096, Dtype::f32, Epilogue::bias_gelu}, 77, stream.get());
   const MethodResult r = run_method(kernel_method(split_config(8), Epilogue::bias_gelu, split_kernel(Epilogue::bias_gelu), ws), ws, timer);
   EXPECT_EQ(r.status, Status::ok) << r.detail;
+}
+
+// The reduce adds a thread's slices in batches of kReduceSlicesInFlight loads: its sums must be
+// the bits of adding the slices one at a time in slice order, for counts below, at and past a
+// batch. Partials of mixed magnitudes make the order matter: the test first shows that adding
+// them in reverse order changes some sums, so an out-of-order reduce could not pass it.
+TEST(SplitK, TheReduceAddsTheSlicesInSliceOrder) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  const int m = 37, n = 264;  // rows of 66 16-byte vectors of f32; 2,442 in all, a partial last block
+  for (int slices : {2, 7, 8, 9, 16, 21}) {
+    const long long mn = static_cast<long long>(m) * n;
+    std::vector<float> host(static_cast<std::size_t>(slices * mn));
+    std::mt19937 rng(1000 + slices);
+    std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> exponent(-12, 12);
+    for (float& x : host) x = std::ldexp(mantissa(rng), exponent(rng));
+    std::vector<float> in_order(static_cast<std::size_t>(mn)), reversed(static_cast<std::size_t>(mn));
+    for (long long i = 0; i < mn; ++i) {
+      float a = host[i], r = host[(slices - 1) * mn + i];
+      for (int z = 1; z < slices; ++z) {
+        a += host[z * mn + i];
+        r += host[(slices - 1 - z) * mn + i];
+      }
+      in_order[i] = a;
+      reversed[i] = r;
+    }
+    int order_matters = 0;
+    for (long long i = 0; i < mn; ++i) order_matters += std::memcmp(&in_order[i], &reversed[i], 4) != 0;
+    ASSERT_GT(order_matters, 0) << slices << " slices: the partials do not tell the orders apart";
+
+    DeviceBuffer<float> partials(host.size()), c(static_cast<std::size_t>(mn));
+    COALESCE_CUDA(cudaMemcpy(partials.get(), host.data(), partials.bytes(), cudaMemcpyHostToDevice));
+    launch_splitk_reduce({m, n, 64, Dtype::f32, Epilogue::none}, partials.get(), slices, nullptr, c.get(),
+                         elementwise_grid_cap(), stream.get());
+    COALESCE_CUDA(cudaStreamSynchronize(stream.get()));
+    std::vector<float> got(static_cast<std::size_t>(mn));
+    COALESCE_CUDA(cudaMemcpy(got.data(), c.get(), c.bytes(), cudaMemcpyDeviceToHost));
+    int differing = 0;
+    for (long long i = 0; i < mn; ++i) differing += std::memcmp(&got[i], &in_order[i], 4) != 0;
+    EXPECT_EQ(differing, 0) << slices << " slices: sums not in slice order";
+  }
 }
 
 // The planted bugs: the reduce loses the last slice's partial sums, or the epilogue is applied
