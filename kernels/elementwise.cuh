@@ -76,50 +76,47 @@ __device__ __forceinline__ void wait_for_previous_grid() {
 #endif
 }
 
-/// Slices of split-K's partial sums whose loads one thread of the reduce has in flight at once.
-constexpr int kReduceSlicesInFlight = 8;
-
 /// Split-K's reduce (docs/families.md "Split-K"), 16 bytes of C per step: C[m][n] = Epi(sum over
 /// z = 0..slices-1 of partial[z][m][n], bias[n]), the sum in slice order (deterministic), for
 /// row-major M×N whose rows are whole Vec16<T> (`n_vec` per row), `count` vectors in all.
-/// The kernel is bound by the latency of its loads (a few MB, read once from L2), so a thread
-/// issues the loads of up to kReduceSlicesInFlight slices and its bias before the first add,
-/// then adds them in slice order: the same additions in the same order as one slice at a time,
-/// so the same bits, with one wait for memory per 8 slices instead of one per slice.
 template <class T, class Epi>
 __global__ void splitk_reduce_vec(const float* __restrict__ partial, int slices, long long slice_stride,
                                   const Vec16<T>* __restrict__ bias, Vec16<T>* __restrict__ c, long long count,
                                   int n_vec) {
-  constexpr int kPer = Vec16<T>::kCount, kQuads = kPer / 4, kBatch = kReduceSlicesInFlight;
+  constexpr int kPer = Vec16<T>::kCount;
   wait_for_previous_grid();
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const Vec16<T> b = Epi::kUsesBias ? bias[i % n_vec] : Vec16<T>{};
     float acc[kPer];
-    for (int z0 = 0; z0 < slices; z0 += kBatch) {
-      const int in_batch = slices - z0 < kBatch ? slices - z0 : kBatch;
-      float4 v[kBatch][kQuads];
+    const float4* p = reinterpret_cast<const float4*>(partial + i * kPer);
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j)
-        if (j < in_batch) {
-          const float4* p = reinterpret_cast<const float4*>(partial + (z0 + j) * slice_stride + i * kPer);
+    for (int q = 0; q < kPer / 4; ++q) {
+      const float4 v = p[q];
+      acc[4 * q + 0] = v.x;
+      acc[4 * q + 1] = v.y;
+      acc[4 * q + 2] = v.z;
+      acc[4 * q + 3] = v.w;
+    }
+    for (int z = 1; z < slices; ++z) {
+      p = reinterpret_cast<const float4*>(partial + z * slice_stride + i * kPer);
 #pragma unroll
-          for (int q = 0; q < kQuads; ++q) v[j][q] = p[q];
-        }
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j)
-        if (j < in_batch) {
-#pragma unroll
-          for (int q = 0; q < kQuads; ++q) {
-            const float x[4] = {v[j][q].x, v[j][q].y, v[j][q].z, v[j][q].w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) acc[4 * q + e] = (z0 + j == 0) ? x[e] : acc[4 * q + e] + x[e];
-          }
-        }
+      for (int q = 0; q < kPer / 4; ++q) {
+        const float4 v = p[q];
+        acc[4 * q + 0] += v.x;
+        acc[4 * q + 1] += v.y;
+        acc[4 * q + 2] += v.z;
+        acc[4 * q + 3] += v.w;
+      }
     }
     Vec16<T> out;
+    if (Epi::kUsesBias) {
+      const Vec16<T> b = bias[i % n_vec];
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) out.v[j] = from_float<T>(Epi::apply(acc[j], Epi::kUsesBias ? to_float(b.v[j]) : 0.0f));
+      for (int j = 0; j < kPer; ++j) out.v[j] = from_float<T>(Epi::apply(acc[j], to_float(b.v[j])));
+    } else {
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) out.v[j] = from_float<T>(Epi::apply(acc[j], 0.0f));
+    }
     c[i] = out;
   }
 }
