@@ -64,6 +64,9 @@ struct WgmmaConfig {
   static constexpr int kWgmmaK = 16;                              ///< K of one 16-bit wgmma
   static constexpr int kTf32WgmmaK = 8;                           ///< K of one tf32 wgmma
   static constexpr int kMaxBox = 256;                             ///< TMA box limit per dimension
+  static constexpr int kMaxStages = 16;                           ///< the deepest ring (a 64 x 64 ring of 13 fills 227 KB)
+  /// Problems of at most this many 64 x 64 tiles also list the deep rings (wgmma_deep_rings).
+  static constexpr int kDeepRingTiles = 256;
   /// The fewest registers a consumer thread needs besides its accumulators (descriptors,
   /// barrier addresses, loop state, epilogue temporaries): 192 accumulators compile without
   /// spills in the 232 registers two consumers get (ptxas 13.0, bm 256 x bn 192).
@@ -218,8 +221,8 @@ struct WgmmaConfig {
     if (bm <= 0 || bn <= 0 || bk <= 0) return {Violation::shape, "every tile side must be positive"};
     if (consumers != 1 && consumers != 2)
       return {Violation::threads, "consumers must be 1 or 2 warpgroups"};
-    if (stages < 2 || stages > 8)
-      return {Violation::shape, "stages must be between 2 and 8 (the ring needs a slot to fill while one is read)"};
+    if (stages < 2 || stages > kMaxStages)
+      return {Violation::shape, "stages must be between 2 and 16 (the ring needs a slot to fill while one is read)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (persistent != 0 && persistent != 1) return {Violation::shape, "persistent must be 0 or 1"};
     if (tma_store != 0 && tma_store != 1) return {Violation::shape, "tma_store must be 0 or 1"};

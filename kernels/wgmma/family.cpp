@@ -70,6 +70,21 @@ class WgmmaFamily final : public Family {
                               out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m,
                                                         tma_store, 1, pingpong, 0,
                                                         warps ? bn / WgmmaConfig::kRowElements : 0, stream_k}));
+    // Deep rings where the problem has few tiles (wgmma_deep_rings): the small tiles with 8 or 12
+    // stages, every cluster, grid and store, without ping-pong, stream-K or epilogue warps (which
+    // need more tiles than SMs, or a second consumer's registers beside the ring); the rule
+    // drops the rings that do not fit beside the tile's C staging.
+    if (wgmma_deep_rings(problem))
+      for (int bm : l.deep_bm)
+        for (int bn : l.deep_bn)
+          for (int stages : l.deep_stages)
+            for (int consumers : l.consumers)
+              for (int cm : l.cluster_m)
+                for (int cn : l.cluster_n)
+                  for (int persistent : l.persistent)
+                    for (int tma_store : l.tma_store)
+                      out.push_back(from_wgmma({bm, bn, WgmmaConfig::bk_for(problem.dtype), stages, consumers, cm,
+                                                cn, persistent, l.group_m.front(), tma_store}));
     return out;
   }
 
@@ -248,8 +263,21 @@ const WgmmaLists& wgmma_lists() {
       .pingpong = {0, 1},
       .epilogue_warps = {0, 1},
       .stream_k = {0, 2, 4, 8},
+      // At M = 128, N = K = 4096 (128 tiles of 64 x 64, one block per SM, each waiting on its
+      // loads) the unsplit 64 x 64 tile took 38.5, 31.4, 26.5 and 24.6 us with 3 to 6 stages
+      // (runs 37, 53, 59), and cuBLAS runs a 64 x 64 tile with 13 stages there (run IA, Nsight
+      // Compute). 8 and 12 stages: a 64 x 64 ring of 128 or 192 KB, 128 x 64 and 64 x 128 of
+      // 192 KB at 8 (12 do not fit).
+      .deep_stages = {8, 12},
+      .deep_bm = {64, 128},
+      .deep_bn = {64, 128},
   };
   return lists;
+}
+
+bool wgmma_deep_rings(const Problem& problem) {
+  const long long tiles = static_cast<long long>((problem.m + 63) / 64) * ((problem.n + 63) / 64);
+  return tiles <= WgmmaConfig::kDeepRingTiles;
 }
 
 }  // namespace coalesce

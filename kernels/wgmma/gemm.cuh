@@ -110,7 +110,7 @@ template <class Tile>
 struct WgmmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
-                "wgmma config: BK must be 64, BM <= 256, stages 2..8, cluster 1x1, 2x1 (BN 128 or 256) or 1x2, persistent and "
+                "wgmma config: BK must be 64, BM <= 256, stages 2..16, cluster 1x1, 2x1 (BN 128 or 256) or 1x2, persistent and "
                 "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
                 "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
                 "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0), "

@@ -68,6 +68,11 @@ using One128x192 = WgmmaTile<128, 192, 64, 4, 1, 1, 1, 1, 8, 1>;         // one 
 // One 64-column chunk of B: the B descriptor's leading byte offset (the distance between chunks)
 // is never used, so this config passing while wider ones fail points at that offset.
 using Narrow128x64 = WgmmaTile<128, 64, 64, 6, 2, 1, 1, 0, 8, 0>;
+// Deep rings (listed for problems of few tiles): 12 stages, a ring whose slot count is not a
+// power of two, carried from tile to tile by a persistent block and stored through TMA; and 8
+// stages with two consumers in a 1x2 cluster that multicasts A.
+using Deep64x64 = WgmmaTile<64, 64, 64, 12, 1, 1, 1, 1, 8, 1>;
+using Deep128x64 = WgmmaTile<128, 64, 64, 8, 2, 1, 2, 0, 8, 0>;
 // Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
 // or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
 // ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
@@ -130,7 +135,8 @@ std::vector<Instance> gelu_instances() {
           instance<EpilogueWarps128x256, D, Epilogue::bias_gelu>(), instance<EpilogueWarps256x128, D, Epilogue::bias_gelu>(),
           instance<EpilogueWarpsGrid128x128, D, Epilogue::bias_gelu>(), instance<Cluster2x1, D, Epilogue::bias_gelu>(),
           instance<Cluster2x1Grid, D, Epilogue::bias_gelu>(),   instance<Cluster1x2, D, Epilogue::bias_gelu>(),
-          instance<Cluster1x2EpilogueWarps, D, Epilogue::bias_gelu>()};
+          instance<Cluster1x2EpilogueWarps, D, Epilogue::bias_gelu>(), instance<Deep64x64, D, Epilogue::bias_gelu>(),
+          instance<Deep128x64, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -167,14 +173,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 17 * 4 * 2);
+  EXPECT_EQ(checked, 19 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 17 * 4 * 2);
+  EXPECT_EQ(checked, 19 * 4 * 2);
 }
 
 // tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's

@@ -189,8 +189,10 @@ TEST(WgmmaConfig, RangesOfTheSwitches) {
   WgmmaConfig c;
   c.stages = 1;
   EXPECT_EQ(c.check().violation, Violation::shape);
-  c.stages = 9;
+  c.stages = 17;
   EXPECT_EQ(c.check().violation, Violation::shape);
+  c.stages = 16;
+  EXPECT_TRUE(c.check().ok());
   c = WgmmaConfig{};
   c.persistent = 2;
   EXPECT_EQ(c.check().violation, Violation::shape);

@@ -157,6 +157,38 @@ TEST(WgmmaFamily, SweepAt4096InTf32) {
   EXPECT_EQ(non_configs, 4 * 6144 - 80);  // the lists give 24,576 combinations, as in bf16 (stream-K is 16-bit only)
 }
 
+// Deep rings (8 and 12 stages) are listed only where the problem has few tiles: at N = K = 4096
+// with M = 64 every small tile gets them and the rule keeps those that fit the H200's 227 KB
+// (64 x 64 at 8 and 12 stages, with either store; 128 x 64 and 64 x 128 at 8 only); at 4096^3
+// none is listed.
+TEST(WgmmaFamily, DeepRingsForProblemsOfFewTiles) {
+  EXPECT_TRUE(wgmma_deep_rings(problem(64, 4096, 4096)));
+  EXPECT_TRUE(wgmma_deep_rings(problem(512, 512, 512)));
+  EXPECT_TRUE(wgmma_deep_rings(problem(256, 4096, 4096)));
+  EXPECT_FALSE(wgmma_deep_rings(problem(512, 4096, 4096)));
+  EXPECT_FALSE(wgmma_deep_rings(problem(4096, 4096, 4096)));
+  for (const Config& c : wgmma().sweep_configs(problem(4096, 4096, 4096))) EXPECT_LE(to_wgmma(c).stages, 6);
+
+  const Problem p = problem(64, 4096, 4096);
+  const DeviceLimits d;
+  std::set<std::string> legal;
+  int deep = 0;
+  for (const Config& c : wgmma().sweep_configs(p)) {
+    const WgmmaConfig w = to_wgmma(c);
+    if (w.stages <= 6) continue;
+    ++deep;
+    EXPECT_TRUE(w.stages == 8 || w.stages == 12);
+    EXPECT_TRUE((w.bm == 64 || w.bm == 128) && (w.bn == 64 || w.bn == 128));
+    if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
+      legal.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
+  }
+  EXPECT_EQ(deep, 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store
+  EXPECT_EQ(legal, (std::set<std::string>{"64x64 s8", "64x64 s12", "64x128 s8", "128x64 s8"}));
+  WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
+  EXPECT_TRUE(deepest.check(d).ok());
+  EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
+}
+
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
   for (const Problem& p : {problem(4096, 4096, 4096), problem(1024, 1000, 1032, Dtype::f16), problem(1, 8, 8),
                            problem(4096, 4096, 4096, Dtype::tf32), problem(1000, 1004, 1028, Dtype::tf32)}) {
