@@ -102,6 +102,14 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int element_bytes() const { return transposed() ? 4 : kElementBytes; }
   /// Elements of one 128-byte swizzle row: a B chunk's columns and a C staging chunk's (64, or 32).
   COALESCE_HD constexpr int row_elements() const { return kSwizzleBytes / element_bytes(); }
+  /// The narrow 16-bit tile's BN: B's slot is one 64-byte swizzle row of 32 columns per k
+  /// (the 64-byte swizzle), for problems of few tiles (cuBLAS's 64 x 32 tile at M = 64, run IA).
+  static constexpr int kNarrowBn = 32;
+  /// Columns of one B chunk in the slot (a TMA box's inner side): a swizzle row, or the whole
+  /// narrow tile (BN = 32 in the 16-bit kernel).
+  COALESCE_HD constexpr int b_chunk_cols() const { return !transposed() && bn < row_elements() ? bn : row_elements(); }
+  /// The swizzle span of B's slot and its rows: 128 bytes, or 64 for the narrow tile.
+  COALESCE_HD constexpr int b_swizzle_bytes() const { return b_chunk_cols() * element_bytes(); }
   /// K of one wgmma: 16, or 8 in tf32.
   COALESCE_HD constexpr int wgmma_k() const { return transposed() ? kTf32WgmmaK : kWgmmaK; }
   /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel), and its N side.
@@ -285,8 +293,13 @@ struct WgmmaConfig {
         return {Violation::divisibility,
                 "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong, 64 or 128)"};
       if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
-      if (bn % kRowElements != 0 || bn > kMaxBox)
-        return {Violation::divisibility, "BN must be 64, 128, 192 or 256 (whole 128-byte rows of B; wgmma N <= 256)"};
+      if ((bn % kRowElements != 0 && bn != kNarrowBn) || bn > kMaxBox)
+        return {Violation::divisibility, "BN must be 32, 64, 128, 192 or 256 (whole 128-byte rows of B, or one 64-byte row; wgmma N <= 256)"};
+      // The narrow tile is built for the direct store and the plain schedules only: the TMA
+      // store, the 2x1 cluster (which splits B's 64-column chunks), ping-pong, epilogue warps,
+      // stream-K and the in-kernel reductions all assume whole 128-byte rows of B or C.
+      if (bn == kNarrowBn && (tma_store || cluster_m > 1 || pingpong || epilogue_slots > 0 || stream_k || reduce))
+        return {Violation::shape, "BN = 32 (a 64-byte swizzled B) takes only tma_store = 0, a 1x1 or 1x2 cluster, no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
     }
     if (accumulators() + fragment_registers() + kRegisterOverhead > consumer_register_budget())
       return {Violation::registers, "the accumulators (rows per consumer x wgmma's N / 128, with tf32's A fragments) do not fit a consumer's registers"};

@@ -173,7 +173,7 @@ class WgmmaFamily final : public Family {
       case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x BK k per copy (K-major slot)
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
-        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.row_elements(), WgmmaConfig::kSwizzleBytes};
+        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.b_chunk_cols(), c.b_swizzle_bytes()};
       case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x one row of columns per store
         return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};
@@ -267,10 +267,12 @@ const WgmmaLists& wgmma_lists() {
       // loads) the unsplit 64 x 64 tile took 38.5, 31.4, 26.5 and 24.6 us with 3 to 6 stages
       // (runs 37, 53, 59), and cuBLAS runs a 64 x 64 tile with 13 stages there (run IA, Nsight
       // Compute). 8 and 12 stages: a 64 x 64 ring of 128 or 192 KB, 128 x 64 and 64 x 128 of
-      // 192 KB at 8 (12 do not fit).
-      .deep_stages = {8, 12},
+      // 192 KB at 8 (12 do not fit); 16 fit only the narrow 64 x 32 tile (192 KB).
+      // The narrow tile (BN = 32, B in a 64-byte swizzle) only here: cuBLAS's tile at M = 64 is
+      // 64 x 32 with 16 stages in a 1x2 cluster (run IA); its 12 KB stages fit 16.
+      .deep_stages = {8, 12, 16},
       .deep_bm = {64, 128},
-      .deep_bn = {64, 128},
+      .deep_bn = {32, 64, 128},
   };
   return lists;
 }

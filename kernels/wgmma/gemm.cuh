@@ -110,7 +110,8 @@ template <class Tile>
 struct WgmmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
-                "wgmma config: BK must be 64, BM <= 256, stages 2..16, cluster 1x1, 2x1 (BN 128 or 256) or 1x2, persistent and "
+                "wgmma config: BK must be 64, BM <= 256, stages 2..16, cluster 1x1, 2x1 (BN 128 or 256) or 1x2, BN 32 only with "
+                "the direct store and no ping-pong, epilogue warps, stream-K or in-kernel reduction, persistent and "
                 "tma_store 0 or 1, group_m >= 1, split 1..32 (above 1 only with persistent = 0 and tma_store = 0), "
                 "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
                 "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0), "
@@ -118,7 +119,7 @@ struct WgmmaGuard {
                 "slots, BK = 64)");
   static_assert(kViolation != Violation::divisibility,
                 "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong), "
-                "BN a multiple of 64 up to 256");
+                "BN 32 or a multiple of 64 up to 256");
   static_assert(kViolation != Violation::threads, "wgmma config: consumers must be 1 or 2 warpgroups");
   static_assert(kViolation != Violation::registers,
                 "wgmma config: the accumulators (rows per consumer x BN / 128) do not fit a consumer's registers "
@@ -370,8 +371,9 @@ template <class Tile>
 __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const TensorMap* b_map, const WgmmaSmem<Tile>& sm,
                                               int M, int N, int K) {
   constexpr WgmmaConfig cfg = Tile::config;
-  constexpr int BK = cfg.bk, ROW_ELEMENTS = cfg.row_elements(), B_CHUNKS = cfg.bn / ROW_ELEMENTS;
-  constexpr int CHUNK_BYTES = BK * WgmmaConfig::kSwizzleBytes;
+  // B's chunks: swizzle rows of columns (the whole narrow tile's 32 in its 64-byte swizzle).
+  constexpr int BK = cfg.bk, ROW_ELEMENTS = cfg.b_chunk_cols(), B_CHUNKS = cfg.bn / ROW_ELEMENTS;
+  constexpr int CHUNK_BYTES = BK * cfg.b_swizzle_bytes();
   sm90::prefetch_tensor_map(a_map);
   sm90::prefetch_tensor_map(b_map);
   constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n;
@@ -1041,7 +1043,11 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   // tf32: the A slot (all BM rows) is wgmma's B operand, K-major as A is above.
   const unsigned long long a_desc0 = sm90::matrix_descriptor_128b(
       sm.a_slot(0) + (cfg.transposed() ? 0 : cfg.consumer_row(consumer) * ROW), 16, 8 * ROW);
-  const unsigned long long b_desc0 = sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW);
+  // The narrow tile (BN = 32): one 32-column chunk of 64-byte rows in the 64-byte swizzle, 8 k
+  // rows per 512-byte atom (the leading byte offset unused, one chunk).
+  constexpr int B_ROW = cfg.b_swizzle_bytes();
+  const unsigned long long b_desc0 = B_ROW == ROW ? sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW)
+                                                  : sm90::matrix_descriptor_64b(sm.b_slot(0), BK * B_ROW, 8 * B_ROW);
   // tf32: where this thread's A fragment values lie in a B slot: B^T[r][k] = B[k][c] for its rows
   // r = 16·warp + lane/4 + 8i of a 64-column block, c = wgmma_tf32_column(r), and k = lane%4 + 4j
   // of a k8 step: chunk c/32 of the block's two 32-column chunks, k-row k, 16-byte unit
@@ -1150,10 +1156,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
           for (int kk = 0; kk < BK / WgmmaConfig::kWgmmaK; ++kk) {
             // A: 64 rows further per m block, 32 bytes further per K step (inside the swizzled
             // row; the hardware applies the swizzle to the address it computes). B: 16 k rows of
-            // 128 bytes further per K step.
+            // 128 bytes (64 in the narrow tile) further per K step.
             const unsigned long long a_desc =
                 a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
-            const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * ROW) >> 4);
+            const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * B_ROW) >> 4);
             sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (kb | kk) != 0);
           }
         sm90::wgmma_commit_group();

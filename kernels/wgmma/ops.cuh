@@ -24,6 +24,30 @@ struct Wgmma;
 template <int N>
 struct WgmmaTf32;
 
+#define COALESCE_WGMMA_M64N32K16(TYPES)                                                                      \
+  asm volatile(                                                                                              \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                                           \
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32." TYPES " {"                                               \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"                                 \
+      "}, %16, %17, p, 1, 1, 0, 1;\n}\n"                                                                     \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),      \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+template <>
+struct Wgmma<32> {
+  template <bool kBf16>
+  __device__ __forceinline__ static void mma(float (&d)[16], unsigned long long desc_a,
+                                             unsigned long long desc_b, int scale_d) {
+    if constexpr (kBf16) {
+      COALESCE_WGMMA_M64N32K16("bf16.bf16");
+    } else {
+      COALESCE_WGMMA_M64N32K16("f16.f16");
+    }
+  }
+};
+#undef COALESCE_WGMMA_M64N32K16
+
 #define COALESCE_WGMMA_M64N64K16(TYPES)                                                                         \
   asm volatile(                                                                                                 \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                              \

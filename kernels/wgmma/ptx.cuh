@@ -238,6 +238,14 @@ __device__ __forceinline__ unsigned long long matrix_descriptor_128b(unsigned ad
          (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
          (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
 }
+/// The same for an operand in the 64-byte swizzle (layout type 2 in bits 62-63): its 512-byte
+/// atoms start on 512-byte boundaries here, so the base offset is 0 too.
+__device__ __forceinline__ unsigned long long matrix_descriptor_64b(unsigned address, unsigned leading_bytes,
+                                                                    unsigned stride_bytes) {
+  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
+         (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (2ull << 62);
+}
 
 // --- registers and shared memory ----------------------------------------------------------------
 

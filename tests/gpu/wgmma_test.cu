@@ -73,6 +73,11 @@ using Narrow128x64 = WgmmaTile<128, 64, 64, 6, 2, 1, 1, 0, 8, 0>;
 // stages with two consumers in a 1x2 cluster that multicasts A.
 using Deep64x64 = WgmmaTile<64, 64, 64, 12, 1, 1, 1, 1, 8, 1>;
 using Deep128x64 = WgmmaTile<128, 64, 64, 8, 2, 1, 2, 0, 8, 0>;
+// The narrow tile: B's slot one 32-column chunk in the 64-byte swizzle (its TMA box and the wgmma
+// descriptor's layout), m64n32 wgmmas. cuBLAS's M = 64 tile (64 x 32, 16 stages, a 1x2 cluster
+// multicasting A), and 128 x 32 with two consumers walking the tiles persistently.
+using Narrow64x32 = WgmmaTile<64, 32, 64, 16, 1, 1, 2, 0, 8, 0>;
+using Narrow128x32 = WgmmaTile<128, 32, 64, 8, 2, 1, 1, 1, 8, 0>;
 // Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
 // or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
 // ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
@@ -136,7 +141,8 @@ std::vector<Instance> gelu_instances() {
           instance<EpilogueWarpsGrid128x128, D, Epilogue::bias_gelu>(), instance<Cluster2x1, D, Epilogue::bias_gelu>(),
           instance<Cluster2x1Grid, D, Epilogue::bias_gelu>(),   instance<Cluster1x2, D, Epilogue::bias_gelu>(),
           instance<Cluster1x2EpilogueWarps, D, Epilogue::bias_gelu>(), instance<Deep64x64, D, Epilogue::bias_gelu>(),
-          instance<Deep128x64, D, Epilogue::bias_gelu>()};
+          instance<Deep128x64, D, Epilogue::bias_gelu>(),  instance<Narrow64x32, D, Epilogue::bias_gelu>(),
+          instance<Narrow128x32, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -173,14 +179,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 19 * 4 * 2);
+  EXPECT_EQ(checked, 21 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 19 * 4 * 2);
+  EXPECT_EQ(checked, 21 * 4 * 2);
 }
 
 // tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's
@@ -406,6 +412,7 @@ namespace {
 using Split64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2>;
 using Split128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2>;
 using Split256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2>;
+using Split64x32 = WgmmaTile<64, 32, 64, 8, 1, 1, 1, 0, 8, 0, 2>;
 // The first two with the partial sums added in the kernel (kReduceParam): split, pingpong,
 // reduce. (The third's 128 accumulators per thread are more than the rule lets reduce = 1 have.)
 using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
@@ -433,6 +440,7 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Split64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split128x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<Split64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
   }
@@ -489,14 +497,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 21 * 2);
+  EXPECT_EQ(checked, 6 * 24 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 21 * 2);
+  EXPECT_EQ(checked, 6 * 24 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;

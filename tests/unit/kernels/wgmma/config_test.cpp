@@ -45,13 +45,13 @@ TEST(WgmmaConfig, ConsumersOwn64Or128Rows) {
   EXPECT_EQ(c.check().violation, Violation::divisibility);
 }
 
-TEST(WgmmaConfig, BnIsWholeSwizzleRowsUpTo256) {
+TEST(WgmmaConfig, BnIsWholeSwizzleRowsUpTo256OrTheNarrow32) {
   WgmmaConfig c;
-  for (int bn : {64, 128, 192, 256}) {
+  for (int bn : {32, 64, 128, 192, 256}) {
     c.bn = bn;
     EXPECT_TRUE(c.check().ok()) << bn;
   }
-  for (int bn : {32, 96, 320}) {
+  for (int bn : {16, 48, 96, 320}) {
     c.bn = bn;
     EXPECT_EQ(c.check().violation, Violation::divisibility) << bn;
   }

@@ -157,17 +157,20 @@ TEST(WgmmaFamily, SweepAt4096InTf32) {
   EXPECT_EQ(non_configs, 4 * 6144 - 80);  // the lists give 24,576 combinations, as in bf16 (stream-K is 16-bit only)
 }
 
-// Deep rings (8 and 12 stages) are listed only where the problem has few tiles: at N = K = 4096
-// with M = 64 every small tile gets them and the rule keeps those that fit the H200's 227 KB
-// (64 x 64 at 8 and 12 stages, with either store; 128 x 64 and 64 x 128 at 8 only); at 4096^3
-// none is listed.
-TEST(WgmmaFamily, DeepRingsForProblemsOfFewTiles) {
+// Deep rings (8, 12 and 16 stages) and the narrow 64 x 32 and 128 x 32 tiles are listed only
+// where the problem has few tiles: at N = K = 4096 with M = 64 the rule keeps those that fit
+// the H200's 227 KB (64 x 32 at every depth; 64 x 64 at 8 and 12; 128 x 32, 128 x 64 and
+// 64 x 128 at 8); at 4096^3 none is listed.
+TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   EXPECT_TRUE(wgmma_deep_rings(problem(64, 4096, 4096)));
   EXPECT_TRUE(wgmma_deep_rings(problem(512, 512, 512)));
   EXPECT_TRUE(wgmma_deep_rings(problem(256, 4096, 4096)));
   EXPECT_FALSE(wgmma_deep_rings(problem(512, 4096, 4096)));
   EXPECT_FALSE(wgmma_deep_rings(problem(4096, 4096, 4096)));
-  for (const Config& c : wgmma().sweep_configs(problem(4096, 4096, 4096))) EXPECT_LE(to_wgmma(c).stages, 6);
+  for (const Config& c : wgmma().sweep_configs(problem(4096, 4096, 4096))) {
+    EXPECT_LE(to_wgmma(c).stages, 6);
+    EXPECT_GE(to_wgmma(c).bn, 64);
+  }
 
   const Problem p = problem(64, 4096, 4096);
   const DeviceLimits d;
@@ -177,16 +180,48 @@ TEST(WgmmaFamily, DeepRingsForProblemsOfFewTiles) {
     const WgmmaConfig w = to_wgmma(c);
     if (w.stages <= 6) continue;
     ++deep;
-    EXPECT_TRUE(w.stages == 8 || w.stages == 12);
-    EXPECT_TRUE((w.bm == 64 || w.bm == 128) && (w.bn == 64 || w.bn == 128));
+    EXPECT_TRUE(w.stages == 8 || w.stages == 12 || w.stages == 16);
+    EXPECT_TRUE((w.bm == 64 || w.bm == 128) && (w.bn == 32 || w.bn == 64 || w.bn == 128));
     if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
       legal.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
   }
-  EXPECT_EQ(deep, 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store
-  EXPECT_EQ(legal, (std::set<std::string>{"64x64 s8", "64x64 s12", "64x128 s8", "128x64 s8"}));
+  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store
+  EXPECT_EQ(legal, (std::set<std::string>{"64x32 s8", "64x32 s12", "64x32 s16", "64x64 s8", "64x64 s12", "64x128 s8",
+                                          "128x32 s8", "128x64 s8"}));
   WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
   EXPECT_TRUE(deepest.check(d).ok());
   EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
+}
+
+// The narrow tile: B's slot is one 32-column chunk of 64-byte rows (the 64-byte swizzle, in
+// the tensor map too), and it is refused with the schedules that assume 128-byte rows.
+TEST(WgmmaFamily, TheNarrowTileTakesB64ByteRows) {
+  WgmmaConfig c{.bm = 64, .bn = 32, .stages = 16, .consumers = 1, .cluster_n = 2, .tma_store = 0};
+  EXPECT_TRUE(c.check().ok()) << c.check().why;
+  EXPECT_EQ(c.b_chunk_cols(), 32);
+  EXPECT_EQ(c.b_swizzle_bytes(), 64);
+  EXPECT_EQ(c.b_stage_bytes(), 64 * 32 * 2);
+  const TensorMapSpec b = wgmma().tensor_map(from_wgmma(c), problem(64, 4096, 4096), KernelArg::b_tensor_map);
+  EXPECT_EQ(b.box_cols, 32);
+  EXPECT_EQ(b.swizzle_bytes, 64);
+  WgmmaConfig wide = c;
+  wide.bn = 64;
+  EXPECT_EQ(wide.b_chunk_cols(), 64);
+  EXPECT_EQ(wide.b_swizzle_bytes(), 128);
+  for (auto refuse : {+[](WgmmaConfig& x) { x.tma_store = 1; }, +[](WgmmaConfig& x) { x.cluster_n = 1, x.cluster_m = 2; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 1, x.split = 2, x.reduce = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 1, x.persistent = 1, x.stream_k = 2; }}) {
+    WgmmaConfig r = c;
+    refuse(r);
+    EXPECT_EQ(r.check().violation, Violation::shape);
+  }
+  WgmmaConfig split = c;
+  split.cluster_n = 1;
+  split.split = 2;
+  EXPECT_TRUE(split.check().ok()) << split.check().why;
+  WgmmaConfig odd = c;
+  odd.bn = 96;
+  EXPECT_EQ(odd.check().violation, Violation::divisibility);
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {

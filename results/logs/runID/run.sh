@@ -1,0 +1,25 @@
+set -u
+Z=$OUT/id; mkdir -p $Z/logs
+t0=$(date +%s)
+left() { local l=$(( 235 - ($(date +%s) - t0) )); [ $l -gt $1 ] && l=$1; [ $l -lt 1 ] && l=1; echo $l; }
+stamp() { echo "rc=$1 $(( $(date +%s)-t0 ))s"; }
+{ date -u; nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv; echo "cores $(nproc)"; dist/bin/coalesce-tune --version; } > $Z/env.txt 2>&1
+export XDG_CACHE_HOME=/tmp/xc
+T=dist/bin/coalesce-tune
+# bf16 bias+GELU: every legal narrow-tile config (BN = 32, B in a 64-byte swizzle) the space
+# lists at the shape, beside the database's three fastest wgmma configs there, then the three
+# fastest again in the steady state (--steady-top 3); between the first two shapes and the
+# rest, every GPU test and example (none may skip).
+sweep() {
+  cfgs=$(sed 's/^/--config /' results/logs/runID/configs-$1.txt | tr '\n' ' ')
+  timeout -s INT $(left $2) $T sweep --shape $1 --dtype bf16 --family wgmma $cfgs --steady-top 3 -j 16 --db $Z/id.db > $Z/logs/sweep-$1.txt 2>&1
+  echo "sweep $1 $(stamp $?)" >> $Z/logs/done.txt
+}
+sweep 64x4096x4096 45
+sweep 128x4096x4096 40
+OUT=$Z/logs timeout $(left 100) bash scripts/gpu-test.sh > $Z/logs/gpu-test-summary.txt 2>&1; stamp $? >> $Z/logs/gpu-test-summary.txt
+sweep 32x4096x4096 30
+sweep 8x4096x4096 30
+sweep 512x512x512 30
+stamp 0 > $Z/done.txt
+tar czf $OUT/id.tgz -C $OUT id && rm -rf $Z
