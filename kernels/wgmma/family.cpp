@@ -70,11 +70,13 @@ class WgmmaFamily final : public Family {
                               out.push_back(from_wgmma({bm, bn, bk, stages, consumers, cm, cn, persistent, group_m,
                                                         tma_store, 1, pingpong, 0,
                                                         warps ? bn / WgmmaConfig::kRowElements : 0, stream_k}));
-    // Deep rings where the problem has few tiles (wgmma_deep_rings): the small tiles with 8 or 12
-    // stages, every cluster, grid and store, without ping-pong, stream-K or epilogue warps (which
-    // need more tiles than SMs, or a second consumer's registers beside the ring); the rule
-    // drops the rings that do not fit beside the tile's C staging.
-    if (wgmma_deep_rings(problem))
+    // Deep rings where a 16-bit problem has few tiles (wgmma_deep_rings): the small tiles, the
+    // narrow BN = 32 among them, with 8, 12 or 16 stages, every cluster, grid and store, without
+    // ping-pong, stream-K or epilogue warps (which need more tiles than SMs, or a second
+    // consumer's registers beside the ring); the rule drops the rings that do not fit beside the
+    // tile's C staging, and the narrow tile's schedules it does not take. Not in tf32, whose
+    // kernel has not run them.
+    if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
       for (int bm : l.deep_bm)
         for (int bn : l.deep_bn)
           for (int stages : l.deep_stages)

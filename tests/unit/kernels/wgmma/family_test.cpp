@@ -167,10 +167,11 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   EXPECT_TRUE(wgmma_deep_rings(problem(256, 4096, 4096)));
   EXPECT_FALSE(wgmma_deep_rings(problem(512, 4096, 4096)));
   EXPECT_FALSE(wgmma_deep_rings(problem(4096, 4096, 4096)));
-  for (const Config& c : wgmma().sweep_configs(problem(4096, 4096, 4096))) {
-    EXPECT_LE(to_wgmma(c).stages, 6);
-    EXPECT_GE(to_wgmma(c).bn, 64);
-  }
+  for (const Problem& big_or_tf32 : {problem(4096, 4096, 4096), problem(64, 4096, 4096, Dtype::tf32)})
+    for (const Config& c : wgmma().sweep_configs(big_or_tf32)) {
+      EXPECT_LE(to_wgmma(c).stages, 6);
+      EXPECT_GE(to_wgmma(c).bn, 64);
+    }
 
   const Problem p = problem(64, 4096, 4096);
   const DeviceLimits d;
