@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -299,6 +300,55 @@ TEST(WgmmaNvrtc, SplitKernelsCompileWithoutSpills) {
       EXPECT_EQ(count(unsplit, "%ctaid.z"), 0);
       EXPECT_EQ(count(unsplit, "st.global.v2.f32"), 0);
     }
+  fs::remove_all(cache);
+}
+
+// The layout types (bits 62-63) of the matrix descriptors a kernel's PTX builds: the constant
+// halves of a descriptor (layout type, leading and stride byte offsets) are folded into one
+// `or.b64` with the run-time address; 1 is the 128-byte swizzle, 2 the 64-byte one.
+std::set<unsigned> descriptor_layouts(const std::string& ptx) {
+  std::set<unsigned> out;
+  for (std::size_t at = ptx.find("or.b64"); at != std::string::npos; at = ptx.find("or.b64", at + 1)) {
+    const std::size_t end = ptx.find(';', at);
+    const std::size_t comma = ptx.rfind(',', end);
+    const std::string value = ptx.substr(comma + 1, end - comma - 1);
+    if (value.find('%') != std::string::npos) continue;  // a register, not a constant
+    const unsigned long long bits = static_cast<unsigned long long>(std::stoll(value));
+    if (bits >> 62) out.insert(static_cast<unsigned>(bits >> 62));
+  }
+  return out;
+}
+
+// The narrow tile (BN = 32) and the deep rings: 64 x 32 with 16 stages in a 1x2 cluster, 128 x 32
+// with two consumers walking the tiles, 64 x 32 split 2, and 64 x 64 with 12 stages through the
+// TMA store compile for sm_90a without spills or ptxas warnings. The narrow kernel issues four
+// m64n32k16 wgmmas per 64-deep stage and describes A in the 128-byte swizzle and B in the
+// 64-byte one; a 64-column kernel describes both in the 128-byte swizzle and has no m64n32 wgmma.
+TEST(WgmmaNvrtc, NarrowAndDeepRingKernelsCompileWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-narrow-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm  bn  bk   s wg cm cn  p  g ts sk
+  const WgmmaConfig tiles[] = {{64, 32, 64, 16, 1, 1, 2, 0, 8, 0},
+                               {128, 32, 64, 8, 2, 1, 1, 1, 8, 0},
+                               {64, 32, 64, 8, 1, 1, 1, 0, 8, 0, 2},
+                               {64, 64, 64, 12, 1, 1, 1, 1, 8, 1}};
+  for (const WgmmaConfig& tile : tiles) {
+    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+    const Config config = from_wgmma(tile);
+    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
+    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+    expect_compiles_clean(jit, p, kernel_config(config));
+    const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+    if (tile.bn == 32) {
+      EXPECT_EQ(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16"), 4 * tile.m_iters());
+      EXPECT_EQ(descriptor_layouts(ptx), (std::set<unsigned>{1, 2}));
+    } else {
+      EXPECT_EQ(count(ptx, "m64n32k16"), 0);
+      EXPECT_EQ(descriptor_layouts(ptx), std::set<unsigned>{1});
+    }
+  }
   fs::remove_all(cache);
 }
 
