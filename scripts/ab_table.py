@@ -16,22 +16,22 @@ from collections import defaultdict
 from pathlib import Path
 
 SIDES = [("old", 1), ("old", 2), ("new", 1), ("new", 2)]
-FAMILIES = ("wgmma", "mma", "simt", "gemv")
 
 
 def medians(db):
-    """(dtype, shape, method or config) -> median in microseconds, of the rows that measured ok."""
+    """(dtype, shape, method or config) -> (median in microseconds, whether it is a kernel config),
+    of the rows that measured ok."""
     sql = """select p.m, p.n, p.k, p.dtype, me.method, coalesce(cf.name, ''), me.median_ms
              from measurements me join problems p on p.id = me.problem_id
              left join configs cf on cf.id = me.config_id where me.status = 'ok'"""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-        return {(dt, f"{m}x{n}x{k}", method if method != "coalesce" else name): median * 1000
+        return {(dt, f"{m}x{n}x{k}", method if method != "coalesce" else name): (median * 1000, method == "coalesce")
                 for m, n, k, dt, method, name, median in c.execute(sql)}
 
 
-def order(key):
+def order(key, configs):
     dtype, shape, what = key
-    return (dtype, int(shape.split("x")[0]), shape, not what.startswith(FAMILIES), what)
+    return (dtype, int(shape.split("x")[0]), shape, key not in configs, what)
 
 
 def main(argv):
@@ -39,20 +39,23 @@ def main(argv):
         print("usage: scripts/ab_table.py DIR (with old-1.db, new-1.db, old-2.db and new-2.db)", file=sys.stderr)
         return 2
     table = defaultdict(dict)
+    configs = set()  # the keys that are kernel configs (method `coalesce`), listed before the baselines
     for side, r in SIDES:
         db = Path(argv[1]) / f"{side}-{r}.db"
         if not db.is_file():
             print(f"scripts/ab_table.py: {db}: no such file", file=sys.stderr)
             return 1
         try:
-            for key, us in medians(db).items():
+            for key, (us, is_config) in medians(db).items():
                 table[key][(side, r)] = us
+                if is_config:
+                    configs.add(key)
         except sqlite3.Error as e:
             print(f"scripts/ab_table.py: {db}: {e}", file=sys.stderr)
             return 1
     print("# dtype shape method/config | old round 1, round 2 | new round 1, round 2 | mean new - mean old (us), %")
     incomplete = []
-    for key in sorted(table, key=order):
+    for key in sorted(table, key=lambda k: order(k, configs)):
         v = table[key]
         if len(v) < len(SIDES):
             incomplete.append(key)
