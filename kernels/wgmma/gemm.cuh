@@ -1044,10 +1044,12 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   const unsigned long long a_desc0 = sm90::matrix_descriptor_128b(
       sm.a_slot(0) + (cfg.transposed() ? 0 : cfg.consumer_row(consumer) * ROW), 16, 8 * ROW);
   // The narrow tile (BN = 32): one 32-column chunk of 64-byte rows in the 64-byte swizzle, 8 k
-  // rows per 512-byte atom (the leading byte offset unused, one chunk).
+  // rows per 512-byte atom (the leading byte offset unused, one chunk). The 128-byte case keeps
+  // its own call: written as matrix_descriptor<B_ROW> it changes the ping-pong kernels' SASS
+  // (the same values, scheduled differently), which run HA..ID measured as it is.
   constexpr int B_ROW = cfg.b_swizzle_bytes();
   const unsigned long long b_desc0 = B_ROW == ROW ? sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW)
-                                                  : sm90::matrix_descriptor_64b(sm.b_slot(0), BK * B_ROW, 8 * B_ROW);
+                                                  : sm90::matrix_descriptor<B_ROW>(sm.b_slot(0), BK * B_ROW, 8 * B_ROW);
   // tf32: where this thread's A fragment values lie in a B slot: B^T[r][k] = B[k][c] for its rows
   // r = 16·warp + lane/4 + 8i of a 64-column block, c = wgmma_tf32_column(r), and k = lane%4 + 4j
   // of a k8 step: chunk c/32 of the block's two 32-column chunks, k-row k, 16-byte unit

@@ -227,24 +227,24 @@ __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"
 ///   bits  0-13  start address >> 4
 ///   bits 16-29  leading dimension byte offset >> 4
 ///   bits 32-45  stride dimension byte offset >> 4
-///   bits 49-51  base offset (0: every operand here starts on a 1024-byte swizzle period)
-///   bits 62-63  swizzle mode, 1 = 128-byte
+///   bits 49-51  base offset (0: every operand here starts on its swizzle period, 1024 or 512 bytes)
+///   bits 62-63  swizzle mode: 1 = 128-byte, 2 = 64-byte (`SWIZZLE_BYTES`)
 /// Built from a run-time shared address, so it is a run-time value (see kernels/wgmma/ops.cuh).
 /// Addresses below 256 KB fit the 14-bit field, so advancing the start address by a multiple
 /// of 16 bytes is adding to the descriptor.
+template <int SWIZZLE_BYTES>
+__device__ __forceinline__ unsigned long long matrix_descriptor(unsigned address, unsigned leading_bytes,
+                                                                unsigned stride_bytes) {
+  static_assert(SWIZZLE_BYTES == 128 || SWIZZLE_BYTES == 64, "the kernels use the 128- and 64-byte swizzles");
+  constexpr unsigned long long kLayout = SWIZZLE_BYTES == 128 ? 1ull : 2ull;
+  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
+         (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (kLayout << 62);
+}
+/// The 128-byte swizzle's descriptor (A always; B but for the narrow tile).
 __device__ __forceinline__ unsigned long long matrix_descriptor_128b(unsigned address, unsigned leading_bytes,
                                                                      unsigned stride_bytes) {
-  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
-         (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
-         (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
-}
-/// The same for an operand in the 64-byte swizzle (layout type 2 in bits 62-63): its 512-byte
-/// atoms start on 512-byte boundaries here, so the base offset is 0 too.
-__device__ __forceinline__ unsigned long long matrix_descriptor_64b(unsigned address, unsigned leading_bytes,
-                                                                    unsigned stride_bytes) {
-  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
-         (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
-         (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (2ull << 62);
+  return matrix_descriptor<128>(address, leading_bytes, stride_bytes);
 }
 
 // --- registers and shared memory ----------------------------------------------------------------
