@@ -30,6 +30,12 @@ namespace coalesce {
 /// partial wave evenly among its blocks (each such tile cut between at most S blocks), then
 /// takes the other tiles whole: a block whose share ends inside a tile stores its f32 sums in
 /// the workspace, and the block holding the tile's first K steps adds them before its epilogue.
+/// With k_interleave = 1 the two consumers split the K steps instead of the rows: each multiplies
+/// the whole BM×BN tile over the ring slots of its parity (consumer c the slots s with s % 2 ==
+/// c, so each slot keeps one consumer), consumer 1 hands its f32 sums to consumer 0 through
+/// shared memory, and consumer 0 adds them and runs the epilogue. For problems of few tiles,
+/// where one consumer's handshake per 64-deep slice paces the block (cuBLAS's 64 x 32 kernel at
+/// M = 64 runs two consumers of the whole tile, each over half the slices: run JB).
 ///
 /// BK names the operands' width: a K slice is one 128-byte swizzle row, so BK = 64 is the 16-bit
 /// kernel above and BK = 32 the tf32 kernel (f32 storage). wgmma reads tf32 operands from shared
@@ -51,6 +57,7 @@ struct WgmmaConfig {
   int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel, 2 in the tile's cluster (kernels/core/family.hpp kReduceParam)
   int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
   int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
+  int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -150,12 +157,16 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int register_split() const {
     return kWarpgroup * (producer_registers() + consumers * consumer_registers());
   }
-  /// Rows of a tile one consumer multiplies: its share of the tile, or with pingpong the whole tile.
+  /// Whether every consumer multiplies whole tiles: with pingpong (tiles in turn) or
+  /// k_interleave (K slices in turn).
+  COALESCE_HD constexpr bool whole_tile_consumers() const { return pingpong || k_interleave; }
+  /// Rows of a tile one consumer multiplies: its share of the tile, or with pingpong or
+  /// k_interleave the whole tile.
   COALESCE_HD constexpr int rows_per_consumer() const {
-    return pingpong ? mma_rows() : (consumers > 0 ? mma_rows() / consumers : 0);
+    return whole_tile_consumers() ? mma_rows() : (consumers > 0 ? mma_rows() / consumers : 0);
   }
-  /// The first row of the tile that consumer `c` owns (0 for both with pingpong).
-  COALESCE_HD constexpr int consumer_row(int c) const { return pingpong ? 0 : c * rows_per_consumer(); }
+  /// The first row of the tile that consumer `c` owns (0 for both with pingpong or k_interleave).
+  COALESCE_HD constexpr int consumer_row(int c) const { return whole_tile_consumers() ? 0 : c * rows_per_consumer(); }
   /// Tiles of C being stored at once: with pingpong each consumer stages its own.
   COALESCE_HD constexpr int tiles_in_flight() const { return pingpong ? consumers : 1; }
   /// m64 wgmmas per consumer per K step (1 or 2).
@@ -201,6 +212,8 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int cluster_sums_bytes() const {
     return reduce == 2 ? split * pairs_per_block() * consumers * kWarpgroup * 8 : 0;
   }
+  /// k_interleave = 1: consumer 1's f32 sums of a tile, handed to consumer 0 (4 bytes per value).
+  COALESCE_HD constexpr int interleave_bytes() const { return k_interleave ? bm * bn * 4 : 0; }
   /// The C tile staged for the TMA store (none for direct stores), the epilogue slots, or with
   /// reduce = 2 the cluster's sums (which store C directly).
   COALESCE_HD constexpr int store_bytes() const {
@@ -211,9 +224,12 @@ struct WgmmaConfig {
   /// Two mbarriers (full, empty) of 8 bytes per stage and per epilogue slot, and with
   /// reduce = 2 one that counts the cluster's sums in.
   COALESCE_HD constexpr int barrier_bytes() const { return (stages + epilogue_slots) * 2 * 8 + (reduce == 2 ? 8 : 0); }
-  /// Dynamic shared memory per block: the ring, the C staging tile, the barriers, and 1 KB of
-  /// slack to align the ring to the 1024-byte period of the 128-byte swizzle at run time.
-  COALESCE_HD constexpr int smem_bytes() const { return stages * stage_bytes() + store_bytes() + barrier_bytes() + 1024; }
+  /// Dynamic shared memory per block: the ring, the C staging tile, k_interleave's hand-off of
+  /// sums, the barriers, and 1 KB of slack to align the ring to the 1024-byte period of the
+  /// 128-byte swizzle at run time.
+  COALESCE_HD constexpr int smem_bytes() const {
+    return stages * stage_bytes() + store_bytes() + interleave_bytes() + barrier_bytes() + 1024;
+  }
 
   /// The register model before compiling: accumulators plus an overhead, within the budget.
   COALESCE_HD constexpr int predicted_registers() const {
@@ -278,6 +294,13 @@ struct WgmmaConfig {
     // thread ptxas 13.0 spilled 8 bytes (128 x 128); two consumers of 128 each compile clean.
     if (stream_k && consumers == 1 && accumulators() > 64)
       return {Violation::registers, "stream-K with one consumer needs at most 64 accumulators per thread (BM x BN / 128): ptxas spills the fix-up beyond"};
+    if (k_interleave != 0 && k_interleave != 1) return {Violation::shape, "k_interleave must be 0 or 1"};
+    // Each consumer keeps the slots of one parity, so the ring must hold both parities equally;
+    // the schedules that split a block's work otherwise (ping-pong, epilogue warps, stream-K, the
+    // in-kernel reductions) and the tf32 kernel are not built for it.
+    if (k_interleave && (consumers != 2 || stages % 2 != 0 || pingpong || epilogue_slots > 0 || stream_k || reduce ||
+                         transposed()))
+      return {Violation::shape, "k_interleave = 1 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
     if (transposed()) {
@@ -288,10 +311,10 @@ struct WgmmaConfig {
       if (bm % kWgmmaM != 0 || bm > kMaxBox)
         return {Violation::divisibility, "the tf32 kernel's BM (wgmma's N) must be 64, 128, 192 or 256"};
     } else {
-      if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (pingpong ? 1 : consumers) != bm ||
+      if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (whole_tile_consumers() ? 1 : consumers) != bm ||
           (m_iters() != 1 && m_iters() != 2))
         return {Violation::divisibility,
-                "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong, 64 or 128)"};
+                "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong or k_interleave, 64 or 128)"};
       if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
       if ((bn % kRowElements != 0 && bn != kNarrowBn) || bn > kMaxBox)
         return {Violation::divisibility, "BN must be 32, 64, 128, 192 or 256 (whole 128-byte rows of B, or one 64-byte row; wgmma N <= 256)"};
@@ -390,6 +413,7 @@ enum WgmmaHazard : int {
   /// A slot is reused too early: the consumer releases it as soon as its data has landed, before
   /// the wgmmas that read it are even issued.
   kWgmmaHazardEarlyRelease = 4,
+  /// k_interleave = 1: consumer 0 leaves consumer 1's sums out of the tile.
   /// Split-K reduced in the kernel (reduce = 1): the last block leaves out slice 0's partial
   /// sums when it is not slice 0 itself (a lost partial sum). Stream-K: the block holding a
   /// shared tile's first K steps leaves out the last other block's sums. Reduced in the cluster

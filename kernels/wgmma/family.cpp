@@ -19,7 +19,7 @@ const std::vector<ParamSpec> kParams = {
     {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
     {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
-    {kStreamKParam, "stk", 0},
+    {kStreamKParam, "stk", 0}, {"k_interleave", "ki", 0},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
@@ -71,11 +71,12 @@ class WgmmaFamily final : public Family {
                                                         tma_store, 1, pingpong, 0,
                                                         warps ? bn / WgmmaConfig::kRowElements : 0, stream_k}));
     // Deep rings where a 16-bit problem has few tiles (wgmma_deep_rings): the small tiles, the
-    // narrow BN = 32 among them, with 8, 12 or 16 stages, every cluster, grid and store, without
-    // ping-pong, stream-K or epilogue warps (which need more tiles than SMs, or a second
+    // narrow BN = 32 among them, with 8, 12 or 16 stages, every cluster, grid and store, with
+    // and without two consumers that take alternate K slices of the whole tile (k_interleave),
+    // without ping-pong, stream-K or epilogue warps (which need more tiles than SMs, or a second
     // consumer's registers beside the ring); the rule drops the rings that do not fit beside the
-    // tile's C staging, and the narrow tile's schedules it does not take. Not in tf32, whose
-    // kernel has not run them.
+    // tile's C staging, the narrow tile's schedules it does not take, and k_interleave with one
+    // consumer. Not in tf32, whose kernel has not run them.
     if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
       for (int bm : l.deep_bm)
         for (int bn : l.deep_bn)
@@ -85,8 +86,12 @@ class WgmmaFamily final : public Family {
                 for (int cn : l.cluster_n)
                   for (int persistent : l.persistent)
                     for (int tma_store : l.tma_store)
-                      out.push_back(from_wgmma({bm, bn, WgmmaConfig::bk_for(problem.dtype), stages, consumers, cm,
-                                                cn, persistent, l.group_m.front(), tma_store}));
+                      for (int interleave : l.deep_k_interleave) {
+                        WgmmaConfig c{bm, bn, WgmmaConfig::bk_for(problem.dtype), stages, consumers, cm,
+                                      cn, persistent, l.group_m.front(), tma_store};
+                        c.k_interleave = interleave;
+                        out.push_back(from_wgmma(c));
+                      }
     return out;
   }
 
@@ -190,15 +195,17 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor, ping-pong, the reduction, the epilogue slots and stream-K only when they
-    // are not the template's defaults (1, 0, 0, 0 and 0).
+    // The split factor, ping-pong, the reduction, the epilogue slots, stream-K and k_interleave
+    // only when they are not the template's defaults (1, 0, 0, 0, 0 and 0).
     std::string tail;
-    const int last = c.stream_k ? 5 : c.epilogue_slots ? 4 : c.reduce ? 3 : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
+    const int last = c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4 : c.reduce ? 3 : c.pingpong ? 2
+                     : c.split > 1 ? 1 : 0;
     if (last >= 1) tail += ", " + std::to_string(c.split);
     if (last >= 2) tail += ", " + std::to_string(c.pingpong);
     if (last >= 3) tail += ", " + std::to_string(c.reduce);
     if (last >= 4) tail += ", " + std::to_string(c.epilogue_slots);
     if (last >= 5) tail += ", " + std::to_string(c.stream_k);
+    if (last >= 6) tail += ", " + std::to_string(c.k_interleave);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -225,13 +232,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k}};
+           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave}};
 }
 
 const WgmmaLists& wgmma_lists() {
@@ -275,6 +282,11 @@ const WgmmaLists& wgmma_lists() {
       .deep_stages = {8, 12, 16},
       .deep_bm = {64, 128},
       .deep_bn = {32, 64, 128},
+      // cuBLAS's kernels at M = 64 and 128 and at 512^3 run two consumer warpgroups on a 64-row
+      // tile, each over half the K slices (run JB: its HGMMA 64x32x16 issued 30.5 times per
+      // consumer warp at M = 64, where the block has 64 slices), while ours with one consumer
+      // spent 430 cycles per slice to cuBLAS's 264 (run JA).
+      .deep_k_interleave = {0, 1},
   };
   return lists;
 }

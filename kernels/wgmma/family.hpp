@@ -18,10 +18,11 @@ Config from_wgmma(const WgmmaConfig& config);
 /// it is); every combination is listed and WgmmaConfig's rule refuses the illegal ones.
 /// `epilogue_warps` 1 lists a tile with epilogue_slots = BN / 64 (slots for the whole tile).
 /// `deep_stages` are the rings listed only for problems of few tiles (wgmma_deep_rings), on the
-/// tiles of `deep_bm` x `deep_bn`.
+/// tiles of `deep_bm` x `deep_bn`, each with every `deep_k_interleave` (two consumers taking
+/// alternate K slices of the tile).
 struct WgmmaLists {
   std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store, pingpong,
-      epilogue_warps, stream_k, deep_stages, deep_bm, deep_bn;
+      epilogue_warps, stream_k, deep_stages, deep_bm, deep_bn, deep_k_interleave;
 };
 const WgmmaLists& wgmma_lists();
 

@@ -84,10 +84,10 @@ namespace coalesce {
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
           int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
-          int STREAM_K = 0>
+          int STREAM_K = 0, int K_INTERLEAVE = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -116,9 +116,11 @@ struct WgmmaGuard {
                 "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
                 "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0), "
                 "stream_k 0 or 2..32 (above 0 only with persistent = 1, cluster 1x1, split = 1, pingpong = 0, no epilogue "
-                "slots, BK = 64)");
+                "slots, BK = 64), k_interleave 0 or 1 (1 only with two consumers, even stages, BK = 64, no ping-pong, "
+                "epilogue slots, stream-K or in-kernel reduction)");
   static_assert(kViolation != Violation::divisibility,
-                "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong), "
+                "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong or "
+                "k_interleave), "
                 "BN 32 or a multiple of 64 up to 256");
   static_assert(kViolation != Violation::threads, "wgmma config: consumers must be 1 or 2 warpgroups");
   static_assert(kViolation != Violation::registers,
@@ -155,14 +157,15 @@ __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short 
 template <class Tile>
 struct WgmmaSmem {
   static constexpr WgmmaConfig cfg = Tile::config;
-  unsigned a_ring, b_ring, c_stage, full_bar, empty_bar, slot_full_bar, slot_empty_bar, sums_bar;
+  unsigned a_ring, b_ring, c_stage, k_sums, full_bar, empty_bar, slot_full_bar, slot_empty_bar, sums_bar;
 
   __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
     WgmmaSmem s;
     s.a_ring = (raw + 1023u) & ~1023u;
     s.b_ring = s.a_ring + cfg.stages * cfg.a_stage_bytes();
     s.c_stage = s.b_ring + cfg.stages * cfg.b_stage_bytes();
-    s.full_bar = s.c_stage + cfg.store_bytes();
+    s.k_sums = s.c_stage + cfg.store_bytes();
+    s.full_bar = s.k_sums + cfg.interleave_bytes();
     s.empty_bar = s.full_bar + 8 * cfg.stages;
     s.slot_full_bar = s.empty_bar + 8 * cfg.stages;
     s.slot_empty_bar = s.slot_full_bar + 8 * cfg.epilogue_slots;
@@ -187,6 +190,11 @@ struct WgmmaSmem {
     return c_stage + ((from * cfg.pairs_per_block() + p) * cfg.consumers * WgmmaConfig::kWarpgroup + t) * 8;
   }
   __device__ __forceinline__ unsigned sums() const { return sums_bar; }
+  /// k_interleave = 1: consumer 1's float4 `q` of consumer thread `t`'s sums (a warp's 32
+  /// threads write and read 512 contiguous bytes, without bank conflicts).
+  __device__ __forceinline__ unsigned k_sum(int q, int t) const {
+    return k_sums + (q * WgmmaConfig::kWarpgroup + t) * 16;
+  }
 };
 
 /// The position in the ring: slot and phase parity, advanced once per K slice by both sides.
@@ -1009,6 +1017,53 @@ __device__ __forceinline__ void wgmma_stream_k_fixup(float (&acc)[Tile::config.m
 
 /// The named barriers that order ping-pong consumers: consumer c waits on kPingPongOrder + c.
 constexpr unsigned kPingPongOrder = 1;
+/// The named barriers of k_interleave's hand-off: consumer 1's sums are stored, and consumer 0
+/// has read them (so the next tile's may go over them).
+constexpr unsigned kInterleaveStored = 6;
+constexpr unsigned kInterleaveRead = 7;
+
+/// k_interleave = 1, after a tile's main loop, both consumers holding the whole tile's sums over
+/// their own K slices: consumer 1 stores its sums for consumer 0 and is done with the tile
+/// (false); consumer 0 adds them to its own, in the same order every run, and goes on to the
+/// epilogue (true). Thread t of one consumer holds the same elements of the tile as thread t of
+/// the other, so each thread hands over its own accumulators, float4 by float4 (WgmmaSmem::k_sum).
+/// A barrier (arrive by the storing consumer, sync by the reading one) orders each way: consumer
+/// 1 stores a tile's sums only once consumer 0 has read the tile before's (`after_first`), and
+/// consumer 0 says so only where another tile follows (`more`), so no arrival is left unmatched.
+template <class Tile, int HAZARDS>
+__device__ __forceinline__ bool wgmma_interleave_hand_off(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                          const WgmmaSmem<Tile>& sm, int consumer, bool after_first,
+                                                          bool more) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int UNITS = cfg.accumulators() / 4, ROW = cfg.bn / 2;
+  constexpr unsigned kBoth = 2 * WgmmaConfig::kWarpgroup;
+  const int t = threadIdx.x % WgmmaConfig::kWarpgroup;
+  if (consumer == 1) {
+    if (after_first) sm90::named_barrier_sync(kInterleaveRead, kBoth);
+#pragma unroll
+    for (int q = 0; q < UNITS; ++q) {
+      const float* d = &acc[(4 * q) / ROW][(4 * q) % ROW];
+      sm90::st_shared_v4_f32(sm.k_sum(q, t), d[0], d[1], d[2], d[3]);
+    }
+    sm90::named_barrier_arrive(kInterleaveStored, kBoth);
+    return false;
+  }
+  sm90::named_barrier_sync(kInterleaveStored, kBoth);
+  // The planted lost partial sum: consumer 1's slices are left out of the tile.
+  if constexpr ((HAZARDS & kWgmmaHazardLostPartial) == 0) {
+#pragma unroll
+    for (int q = 0; q < UNITS; ++q) {
+      const float4 v = sm90::ld_shared_v4_f32(sm.k_sum(q, t));
+      float* d = &acc[(4 * q) / ROW][(4 * q) % ROW];
+      d[0] += v.x;
+      d[1] += v.y;
+      d[2] += v.z;
+      d[3] += v.w;
+    }
+  }
+  if (more) sm90::named_barrier_arrive(kInterleaveRead, kBoth);
+  return true;
+}
 /// The named barriers of the planted early releases (kWgmmaHazardEarlyRelease,
 /// kWgmmaHazardReleaseInFlight): 4 + consumer.
 constexpr unsigned kEarlyReleaseBarrier = 4;
@@ -1106,7 +1161,17 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
     int previous = 0;
+    // k_interleave: the slices this consumer has multiplied of the tile (those in the slots of
+    // its parity); without it every slice is the consumer's, and `kb` counts them.
+    int mine = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
+      if constexpr (cfg.k_interleave) {
+        if (ring.slot % 2 != consumer) {  // the other consumer's slice
+          ring.advance();
+          continue;
+        }
+      }
+      const int done = cfg.k_interleave ? mine : kb;  // slices of the tile this consumer has multiplied
       sm90::mbarrier_wait(sm.full(ring.slot), ring.phase);
       if constexpr (kEarlyRelease) {
         // The planted hazard breaks only the data's lifetime, not the ring's phases: every warp of
@@ -1162,15 +1227,16 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
             const unsigned long long a_desc =
                 a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
             const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * B_ROW) >> 4);
-            sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (kb | kk) != 0);
+            sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (done | kk) != 0);
           }
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<kReleaseDepth>();
-        // The group of slice kb-1 is complete: its slot goes back to the producer.
-        if (!kOwnRelease && kb > 0 && releaser) release(previous);
+        // The group of the consumer's slice before is complete: its slot goes back to the producer.
+        if (!kOwnRelease && done > 0 && releaser) release(previous);
         if constexpr (kReleaseInFlight) release_in_flight(ring.slot);
       }
       previous = ring.slot;
+      if constexpr (cfg.k_interleave) ++mine;
       ring.advance();
     }
     // Every slice of this tile has arrived: the other consumer may start the next tile, if any.
@@ -1182,7 +1248,16 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int i = 0; i < NC / 2; ++i) sm90::fence_operand(acc[mi][i]);
-    if (!kOwnRelease && releaser && (cfg.split == 1 || k_blocks > 0)) release(previous);
+    if (!kOwnRelease && releaser && (cfg.k_interleave ? mine > 0 : (cfg.split == 1 || k_blocks > 0))) release(previous);
+    if constexpr (cfg.k_interleave) {
+      // A consumer that got none of the tile's slices (a tile of one K step) holds zeros for it.
+      if (mine == 0)
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int i = 0; i < NC / 2; ++i) acc[mi][i] = 0.0f;
+      if (!wgmma_interleave_hand_off<Tile, HAZARDS>(acc, sm, consumer, turn > 0, work.more())) continue;
+    }
 
     if constexpr (cfg.stream_k > 0) {
       // A shared tile: a piece after its first K steps goes to the workspace for the block that
@@ -1248,8 +1323,9 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
 #pragma unroll
     for (int s = 0; s < cfg.stages; ++s) {
       sm90::mbarrier_init(sm.full(s), 1);
-      // Every consumer releases every slot, or with pingpong only the one whose tile it holds.
-      sm90::mbarrier_init(sm.empty(s), (cfg.pingpong ? 1 : cfg.consumers) * cfg.cluster_size());
+      // Every consumer releases every slot, or with pingpong only the one whose tile it holds,
+      // with k_interleave the one whose parity the slot has.
+      sm90::mbarrier_init(sm.empty(s), (cfg.whole_tile_consumers() ? 1 : cfg.consumers) * cfg.cluster_size());
     }
 #pragma unroll
     for (int s = 0; s < cfg.epilogue_slots; ++s) {

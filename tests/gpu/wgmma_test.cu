@@ -78,6 +78,15 @@ using Deep128x64 = WgmmaTile<128, 64, 64, 8, 2, 1, 2, 0, 8, 0>;
 // multicasting A), and 128 x 32 with two consumers walking the tiles persistently.
 using Narrow64x32 = WgmmaTile<64, 32, 64, 16, 1, 1, 2, 0, 8, 0>;
 using Narrow128x32 = WgmmaTile<128, 32, 64, 8, 2, 1, 1, 1, 8, 0>;
+// Two consumers taking alternate K slices of the whole tile (k_interleave), consumer 1 handing
+// its sums to consumer 0: cuBLAS's M = 64 recipe (64 x 32, 16 stages, a 1x2 cluster); 64 x 64
+// persistent through the TMA store, whose consumer 1 hands a tile over while consumer 0 may still
+// read the tile before's (and at K = 8, a tile of one slice, gets none of every second tile);
+// and 128 x 128 in a 2x1 cluster, two m64 blocks per consumer.
+//                                     bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk ki
+using Interleave64x32 = WgmmaTile<64, 32, 64, 16, 2, 1, 2, 0, 8, 0, 1, 0, 0, 0, 0, 1>;
+using Interleave64x64 = WgmmaTile<64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 1>;
+using Interleave128x128 = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 1>;
 // Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
 // or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
 // ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
@@ -142,7 +151,8 @@ std::vector<Instance> gelu_instances() {
           instance<Cluster2x1Grid, D, Epilogue::bias_gelu>(),   instance<Cluster1x2, D, Epilogue::bias_gelu>(),
           instance<Cluster1x2EpilogueWarps, D, Epilogue::bias_gelu>(), instance<Deep64x64, D, Epilogue::bias_gelu>(),
           instance<Deep128x64, D, Epilogue::bias_gelu>(),  instance<Narrow64x32, D, Epilogue::bias_gelu>(),
-          instance<Narrow128x32, D, Epilogue::bias_gelu>()};
+          instance<Narrow128x32, D, Epilogue::bias_gelu>(), instance<Interleave64x32, D, Epilogue::bias_gelu>(),
+          instance<Interleave64x64, D, Epilogue::bias_gelu>(), instance<Interleave128x128, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -179,14 +189,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 21 * 4 * 2);
+  EXPECT_EQ(checked, 24 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 21 * 4 * 2);
+  EXPECT_EQ(checked, 24 * 4 * 2);
 }
 
 // tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's
@@ -413,6 +423,9 @@ using Split64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2>;
 using Split128x128 = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2>;
 using Split256x128 = WgmmaTile<256, 128, 64, 4, 2, 1, 1, 0, 1, 0, 2>;
 using Split64x32 = WgmmaTile<64, 32, 64, 8, 1, 1, 1, 0, 8, 0, 2>;
+// Two consumers taking alternate K slices of a slice (k_interleave): at K = 1032 and 8 slices
+// the last slices are empty, and at 3 slices of 16 steps each slice has an odd number.
+using SplitInterleave64x32 = WgmmaTile<64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 1>;
 // The first two with the partial sums added in the kernel (kReduceParam): split, pingpong,
 // reduce. (The third's 128 accumulators per thread are more than the rule lets reduce = 1 have.)
 using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
@@ -441,6 +454,7 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Split128x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split64x32, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<SplitInterleave64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
   }
@@ -497,14 +511,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 24 * 2);
+  EXPECT_EQ(checked, 6 * 27 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 24 * 2);
+  EXPECT_EQ(checked, 6 * 27 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;
@@ -522,7 +536,7 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
 }
 
 // The check catches the in-kernel reduction's planted bugs: a lost partial sum and the epilogue
-// applied twice; and the tiles' counters are left at zero, so a second method on the same
+// applied twice, and k_interleave's consumer 1 sums left out; and the tiles' counters are left at zero, so a second method on the same
 // workspace shape (its own buffer) and repeated launches stay right (checked above).
 TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
   COALESCE_REQUIRE_GPU();
@@ -556,6 +570,10 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
       << "an epilogue applied twice passed the check in a cluster of 2";
   EXPECT_FALSE(check_method(method_of(instance<Cluster64x64<4>, D, E, kWgmmaHazardDoubleEpilogue>(), ws), ws).passed)
       << "an epilogue applied twice passed the check in a cluster of 4";
+  // Two consumers taking alternate K slices: consumer 0 leaving consumer 1's sums out.
+  EXPECT_TRUE(check_method(method_of(instance<Interleave64x32, D, E>(), ws), ws).passed);
+  EXPECT_FALSE(check_method(method_of(instance<Interleave64x32, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "consumer 1's sums left out passed the check";
 }
 
 // Stream-K (kernels/core/family.hpp, kStreamKParam): the persistent grid shares the K steps of

@@ -157,10 +157,10 @@ TEST(WgmmaFamily, SweepAt4096InTf32) {
   EXPECT_EQ(non_configs, 4 * 6144 - 80);  // the lists give 24,576 combinations, as in bf16 (stream-K is 16-bit only)
 }
 
-// Deep rings (8, 12 and 16 stages) and the narrow 64 x 32 and 128 x 32 tiles are listed only
-// where the problem has few tiles: at N = K = 4096 with M = 64 the rule keeps those that fit
-// the H200's 227 KB (64 x 32 at every depth; 64 x 64 at 8 and 12; 128 x 32, 128 x 64 and
-// 64 x 128 at 8); at 4096^3 none is listed.
+// Deep rings (8, 12 and 16 stages), the narrow 64 x 32 and 128 x 32 tiles and the consumers
+// that take alternate K slices (k_interleave) are listed only where the problem has few tiles:
+// at N = K = 4096 with M = 64 the rule keeps those that fit the H200's 227 KB (64 x 32 at every
+// depth; 64 x 64 at 8 and 12; 128 x 32, 128 x 64 and 64 x 128 at 8); at 4096^3 none is listed.
 TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   EXPECT_TRUE(wgmma_deep_rings(problem(64, 4096, 4096)));
   EXPECT_TRUE(wgmma_deep_rings(problem(512, 512, 512)));
@@ -171,11 +171,12 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
     for (const Config& c : wgmma().sweep_configs(big_or_tf32)) {
       EXPECT_LE(to_wgmma(c).stages, 6);
       EXPECT_GE(to_wgmma(c).bn, 64);
+      EXPECT_EQ(to_wgmma(c).k_interleave, 0);
     }
 
   const Problem p = problem(64, 4096, 4096);
   const DeviceLimits d;
-  std::set<std::string> legal;
+  std::set<std::string> legal, interleaved;
   int deep = 0;
   for (const Config& c : wgmma().sweep_configs(p)) {
     const WgmmaConfig w = to_wgmma(c);
@@ -184,11 +185,15 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
     EXPECT_TRUE(w.stages == 8 || w.stages == 12 || w.stages == 16);
     EXPECT_TRUE((w.bm == 64 || w.bm == 128) && (w.bn == 32 || w.bn == 64 || w.bn == 128));
     if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
-      legal.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
+      (w.k_interleave ? interleaved : legal)
+          .insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
   }
-  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store
+  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave
   EXPECT_EQ(legal, (std::set<std::string>{"64x32 s8", "64x32 s12", "64x32 s16", "64x64 s8", "64x64 s12", "64x128 s8",
                                           "128x32 s8", "128x64 s8"}));
+  // Two consumers taking alternate K slices fit the same rings (their hand-off of BM x BN f32
+  // sums beside the ring), the 64-row tiles among them, which two consumers splitting rows cannot take.
+  EXPECT_EQ(interleaved, legal);
   WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
   EXPECT_TRUE(deepest.check(d).ok());
   EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
@@ -223,6 +228,56 @@ TEST(WgmmaFamily, TheNarrowTileTakesB64ByteRows) {
   WgmmaConfig odd = c;
   odd.bn = 96;
   EXPECT_EQ(odd.check().violation, Violation::divisibility);
+}
+
+// k_interleave: two consumers, each over the whole tile and the ring slots of its parity, so
+// the 64-row tile takes them; the tile's sums are handed over through BM x BN x 4 bytes of
+// shared memory. Refused with one consumer, an odd ring, and the schedules not built for it.
+TEST(WgmmaFamily, InterleavedConsumersTakeTheWholeTile) {
+  WgmmaConfig c{.bm = 64, .bn = 32, .stages = 16, .consumers = 2, .cluster_n = 2, .tma_store = 0};
+  EXPECT_EQ(c.check().violation, Violation::divisibility);  // 32 rows per consumer
+  c.k_interleave = 1;
+  ASSERT_TRUE(c.check().ok()) << c.check().why;
+  ASSERT_TRUE(c.check(DeviceLimits{}).ok()) << c.check(DeviceLimits{}).why;
+  EXPECT_EQ(c.rows_per_consumer(), 64);
+  EXPECT_EQ(c.consumer_row(1), 0);
+  EXPECT_EQ(c.m_iters(), 1);
+  EXPECT_EQ(c.accumulators(), 16);
+  EXPECT_EQ(c.interleave_bytes(), 64 * 32 * 4);
+  EXPECT_EQ(c.smem_bytes(), 16 * (64 * 64 + 64 * 32) * 2 + 64 * 32 * 4 + 16 * 2 * 8 + 1024);
+  EXPECT_EQ(c.threads(), 384);
+  WgmmaConfig big{.bm = 128, .bn = 128, .stages = 4, .consumers = 2, .tma_store = 1, .k_interleave = 1};
+  EXPECT_TRUE(big.check().ok()) << big.check().why;
+  EXPECT_EQ(big.rows_per_consumer(), 128);
+  EXPECT_EQ(big.accumulators(), 128);
+  EXPECT_EQ(big.store_bytes(), 128 * 128 * 2);  // one C tile, stored by consumer 0
+  for (auto refuse : {+[](WgmmaConfig& x) { x.consumers = 1; }, +[](WgmmaConfig& x) { x.stages = 15; },
+                      +[](WgmmaConfig& x) { x.k_interleave = 2; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 1, x.persistent = 1, x.pingpong = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 1, x.split = 2, x.reduce = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 1, x.persistent = 1, x.stream_k = 2; },
+                      +[](WgmmaConfig& x) { x.bn = 64, x.bk = 32, x.cluster_n = 1; }}) {
+    WgmmaConfig r = c;
+    refuse(r);
+    EXPECT_FALSE(r.check().ok()) << "refused: " << r.check().why;
+  }
+  WgmmaConfig split = c;
+  split.cluster_n = 1;
+  split.split = 3;
+  EXPECT_TRUE(split.check().ok()) << split.check().why;
+  WgmmaConfig slots = big;
+  slots.epilogue_slots = 2;
+  EXPECT_EQ(slots.check().violation, Violation::shape);
+  // Named only when on; the name parses back.
+  const Config on = from_wgmma(c);
+  const std::string name = config_name(on, Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm64_bn32_bk64_s16_wg2_cm1_cn2_p0_g8_ts0_ki1_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->config, on);
+  c.k_interleave = 0;
+  EXPECT_EQ(config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu).find("ki"), std::string::npos);
+  EXPECT_NE(wgmma().tile_type(on).find(", 1>"), std::string::npos) << wgmma().tile_type(on);
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {

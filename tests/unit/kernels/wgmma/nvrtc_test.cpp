@@ -352,6 +352,37 @@ TEST(WgmmaNvrtc, NarrowAndDeepRingKernelsCompileWithoutSpills) {
   fs::remove_all(cache);
 }
 
+// Two consumers taking alternate K slices of the whole tile (k_interleave): the GPU test's tiles
+// (64 x 32 with 16 stages in a 1x2 cluster, 64 x 64 persistent through the TMA store, 128 x 128
+// in a 2x1 cluster, 64 x 32 split 2) compile for sm_90a without spills or ptxas warnings; each
+// thread of consumer 1 hands its accumulators over in 16-byte shared stores and consumer 0's
+// thread reads them back in as many 16-byte loads, which the same tile without k_interleave has
+// none of (128 x 64 with two consumers of 64 rows each).
+TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-interleave-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm   bn  bk   s wg cm cn  p  g ts sk pp rd ew stk ki
+  const WgmmaConfig tiles[] = {{64, 32, 64, 16, 2, 1, 2, 0, 8, 0, 1, 0, 0, 0, 0, 1},
+                               {64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 1},
+                               {128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 1},
+                               {64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 1},
+                               {128, 64, 64, 8, 2, 1, 1, 0, 8, 0}};
+  for (const WgmmaConfig& tile : tiles) {
+    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+    const Config config = from_wgmma(tile);
+    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
+    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+    expect_compiles_clean(jit, p, kernel_config(config));
+    const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+    const int units = tile.k_interleave ? tile.accumulators() / 4 : 0;
+    EXPECT_EQ(count(ptx, "st.shared.v4.f32"), units);
+    EXPECT_EQ(count(ptx, "ld.shared.v4.f32"), units);
+  }
+  fs::remove_all(cache);
+}
+
 // Split-K reduced in the tile's cluster (reduce = 2): the tuner compiles each factor (kernel_config
 // keeps it), without spills or ptxas warnings; the PTX sends the sums with distributed
 // shared-memory stores and cluster-scope release arrivals, waits with a cluster-scope acquire,
