@@ -500,12 +500,14 @@ __device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __
 
 /// The epilogue, direct: C = Epi(acc, bias[n]) rounded once and stored as 2-element words from
 /// the accumulators' registers, predicated at the edges. The m64nNk16 accumulator layout:
-/// thread (warp w, lane l) holds d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e].
-template <class Tile, class Epi, class Types>
-__device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
-                                                   const typename Types::Bias* __restrict__ bias,
-                                                   typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                                   int consumer) {
+/// thread (warp w, lane l) holds d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e]. The bias
+/// pair of column group j (columns col0 + 8j and the next) comes from `bias_pair(j, col)`, called
+/// only where the group lies inside N: a load there (wgmma_store_direct), or registers loaded
+/// earlier (the in-kernel reduction, whose bias loads go under its wait for the other slices).
+template <class Tile, class Epi, class Types, class BiasPair>
+__device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                        BiasPair bias_pair, typename Types::C* __restrict__ C, int M,
+                                                        int N, int m0, int n0, int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
@@ -516,7 +518,7 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
     if (col >= N) continue;
     float b0 = 0.0f, b1 = 0.0f;
     if constexpr (Epi::kUsesBias) {
-      const float2 b = wgmma_bias_pair<Types>(bias, col);
+      const float2 b = bias_pair(j, col);
       b0 = b.x;
       b1 = b.y;
     }
@@ -532,6 +534,34 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
       }
   }
 }
+
+/// wgmma_store_direct_with, each bias pair loaded where it is used.
+template <class Tile, class Epi, class Types>
+__device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                   const typename Types::Bias* __restrict__ bias,
+                                                   typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
+                                                   int consumer) {
+  wgmma_store_direct_with<Tile, Epi, Types>(
+      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer);
+}
+
+/// The 16-bit bias words (two values each) of a consumer thread's BN/8 column groups (col0 + 8j,
+/// j < BN/8), loaded together ahead of the epilogue that uses them; zeros without a bias or past N.
+template <class Tile, class Epi, class Types>
+struct WgmmaBiasWords {
+  unsigned word[Tile::config.bn / 8];
+  __device__ __forceinline__ WgmmaBiasWords(const typename Types::Bias* __restrict__ bias, int N, int col0) {
+#pragma unroll
+    for (int j = 0; j < Tile::config.bn / 8; ++j) {
+      const int col = col0 + 8 * j;
+      word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+    }
+  }
+  __device__ __forceinline__ float2 pair(int j) const {
+    return make_float2(to_float(typename Types::Bias{static_cast<unsigned short>(word[j] & 0xFFFFu)}),
+                       to_float(typename Types::Bias{static_cast<unsigned short>(word[j] >> 16)}));
+  }
+};
 
 /// The tf32 kernel's order of the tile's columns in an m64 block of C^T: wgmma row r = 16w + g +
 /// 8i (warp w, g = lane/4) multiplies column
@@ -624,18 +654,24 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
                                                        typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
                                                        int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
-  using CT = typename Types::C;
   constexpr unsigned kThreads = cfg.consumers * WgmmaConfig::kWarpgroup;
   const int slices = static_cast<int>(gridDim.z), me = static_cast<int>(blockIdx.z);
-  // Publish this thread's partial sums device-wide before the block counts itself.
-  __threadfence();
-  bool last = false;
-  sm90::named_barrier_sync(kReduceBarrier, kThreads);  // every consumer thread has fenced
-  if (threadIdx.x == WgmmaConfig::kWarpgroup) last = atomicAdd(&counters[blockIdx.x], 1u) == static_cast<unsigned>(slices - 1);
-  if (!sm90::named_barrier_or(kReduceBarrier, kThreads, last)) return;
-  __threadfence();  // the other blocks' partial sums are read after their counts were seen
-
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
+  // The bias, loaded while the block counts itself (its loads were exposed one by one in the
+  // store loop: run JE), for whichever block turns out to be the last.
+  const WgmmaBiasWords<Tile, Epi, Types> b(bias, N, col0);
+  // Every consumer thread has stored its partial sums (the named barrier); one thread counts the
+  // block with release and acquire at GPU scope, which publishes the block's sums ordered before
+  // the barrier (release is cumulative) and, in the last block, orders the other blocks' sums
+  // before the reads below (their counts were seen), the barrier handing that on. One
+  // `atom.acq_rel` instead of a `__threadfence()` (MEMBAR.SC.GPU, an L1 invalidation) in every
+  // thread before and after.
+  bool last = false;
+  sm90::named_barrier_sync(kReduceBarrier, kThreads);
+  if (threadIdx.x == WgmmaConfig::kWarpgroup)
+    last = sm90::atomic_add_acq_rel_gpu(&counters[blockIdx.x], 1u) == static_cast<unsigned>(slices - 1);
+  if (!sm90::named_barrier_or(kReduceBarrier, kThreads, last)) return;
+
   const long long slice = static_cast<long long>(M) * N;
   for (int z = 0; z < slices; ++z) {
     const float* p = partials + z * slice;
@@ -655,8 +691,8 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
             if (z == 0 && me != 0) v = make_float2(0.0f, 0.0f);
           if constexpr (HAZARDS & kWgmmaHazardDoubleEpilogue)
             if (z == me) {
-              const float b0 = col < N ? to_float(bias[col]) : 0.0f, b1 = col < N ? to_float(bias[col + 1]) : 0.0f;
-              v = make_float2(Epi::apply(v.x, b0), Epi::apply(v.y, b1));
+              const float2 bb = b.pair(j);
+              v = make_float2(Epi::apply(v.x, bb.x), Epi::apply(v.y, bb.y));
             }
           float& lo = acc[mi][4 * j + 2 * h];
           float& hi = acc[mi][4 * j + 2 * h + 1];
@@ -665,7 +701,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
         }
     }
   }
-  wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+  wgmma_store_direct_with<Tile, Epi, Types>(acc, [&](int j, int) { return b.pair(j); }, C, M, N, m0, n0, consumer);
   if (threadIdx.x == WgmmaConfig::kWarpgroup) counters[blockIdx.x] = 0u;
 }
 
@@ -691,6 +727,15 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
   using CT = typename Types::C;
   const int t = consumer * WgmmaConfig::kWarpgroup + threadIdx.x % WgmmaConfig::kWarpgroup;
   const unsigned rank = blockIdx.z;  // the cluster is (1, 1, S) over a grid of S in z
+  const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
+  // The bias words of this block's share, loaded before the sends so that their latency goes
+  // under the cluster's exchange (loaded after the wait, one per pair, they were exposed: run JE).
+  unsigned bias_word[P];
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const int q = static_cast<int>(rank) * P + p, col = col0 + 8 * ((q % ROW_PAIRS) / 2);
+    bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+  }
 #pragma unroll
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
@@ -703,7 +748,6 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
   for (int to = 0; to < S; ++to) sm90::mbarrier_arrive_release_cluster(sm.sums(), static_cast<unsigned>(to));
   sm90::mbarrier_wait_cluster(sm.sums(), 0);
 
-  const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     const int q = static_cast<int>(rank) * P + p;
@@ -711,14 +755,8 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     // Pair q is accumulators 2pp, 2pp + 1 of m64 block mi: d[4j + 2h + e] with pp = 2j + h.
     const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
     const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
-    float b0 = 0.0f, b1 = 0.0f;
-    if constexpr (Epi::kUsesBias) {
-      if (col < N) {
-        const float2 b = wgmma_bias_pair<Types>(bias, col);
-        b0 = b.x;
-        b1 = b.y;
-      }
-    }
+    const float b0 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)});
+    const float b1 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)});
     float2 sum = make_float2(0.0f, 0.0f);
 #pragma unroll
     for (int from = 0; from < S; ++from) {

@@ -204,6 +204,14 @@ __device__ __forceinline__ void bulk_wait_group() {
 }
 /// Orders this thread's generic-proxy shared-memory accesses (ordinary loads and stores) before
 /// later async-proxy accesses (TMA, wgmma) to shared memory (HOPPER.md, "Ordering").
+/// atom.add with acquire and release at GPU scope: the count of one thread that publishes (and
+/// then reads) what its CTA wrote before a CTA barrier (release and acquire are cumulative, so
+/// one thread's atom orders the writes its barrier partners made before the barrier).
+__device__ __forceinline__ unsigned atomic_add_acq_rel_gpu(unsigned* address, unsigned value) {
+  unsigned old;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(address), "r"(value) : "memory");
+  return old;
+}
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
