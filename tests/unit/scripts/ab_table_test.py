@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/ab_table.py: over the four databases of runs IA and IB (results/logs/runIA/ia.tgz,
-runIB/ib.tgz) it prints exactly the committed ab-table.txt of each run below its first line (the
+"""scripts/ab_table.py: over the four databases of runs IA, IB and JF (results/logs/runIA/ia.tgz,
+runIB/ib.tgz, runJF/jf.tgz) it prints exactly the committed ab-table.txt of each run below its first line (the
 run's description), which docs/results.md quotes; a config one database lacks is listed as
 incomplete rather than compared; bad usage exits with status 2, a missing database with 1."""
 import sqlite3
@@ -13,7 +13,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "ab_table.py"
-RUNS = {"ia": REPO / "results" / "logs" / "runIA", "ib": REPO / "results" / "logs" / "runIB"}
+RUNS = {"ia": REPO / "results" / "logs" / "runIA", "ib": REPO / "results" / "logs" / "runIB",
+        "jf": REPO / "results" / "logs" / "runJF"}
 
 
 def run(*args):
@@ -27,7 +28,7 @@ def extracted(d, name):
 
 
 class AbTable(unittest.TestCase):
-    def test_runs_ia_and_ib_give_their_committed_tables(self):
+    def test_each_run_gives_its_committed_table(self):
         for name, logs in RUNS.items():
             with self.subTest(run=name), tempfile.TemporaryDirectory() as d:
                 out = run(extracted(d, name))
