@@ -282,10 +282,9 @@ const WgmmaLists& wgmma_lists() {
       .deep_stages = {8, 12, 16},
       .deep_bm = {64, 128},
       .deep_bn = {32, 64, 128},
-      // cuBLAS's kernels at M = 64 and 128 and at 512^3 run two consumer warpgroups on a 64-row
-      // tile, each over half the K slices (run JB: its HGMMA 64x32x16 issued 30.5 times per
-      // consumer warp at M = 64, where the block has 64 slices), while ours with one consumer
-      // spent 430 cycles per slice to cuBLAS's 264 (run JA).
+      // Two consumers taking alternate K slices of the whole tile: with one consumer our 64 x 32
+      // tile spent 430 cycles per slice at M = 64 to cuBLAS's 264 (run JA). The fastest config
+      // at bf16 M = 8 and 32 (run JC), no change at M = 64.
       .deep_k_interleave = {0, 1},
   };
   return lists;
