@@ -30,6 +30,11 @@ namespace coalesce {
 /// partial wave evenly among its blocks (each such tile cut between at most S blocks), then
 /// takes the other tiles whole: a block whose share ends inside a tile stores its f32 sums in
 /// the workspace, and the block holding the tile's first K steps adds them before its epilogue.
+/// With swap_ab = 1 the 16-bit kernel multiplies the transposed tile, C^T = B^T A^T, from the
+/// same slots: wgmma's A operand is B's N-major slot (64 columns per consumer, transposed in the
+/// instruction) and its B operand A's K-major slot (BM rows, 16 to 64), so a tile may have fewer
+/// rows than wgmma's 64 (cuBLAS's M = 64 kernel is such a tile, 64 columns by 32 rows: run JG),
+/// and C is stored from the transposed fragments as the tf32 kernel stores it.
 /// With k_interleave = 1 the two consumers split the K steps instead of the rows: each multiplies
 /// the whole BM×BN tile over the ring slots of its parity (consumer c the slots s with s % 2 ==
 /// c, so each slot keeps one consumer), consumer 1 hands its f32 sums to consumer 0 through
@@ -58,6 +63,7 @@ struct WgmmaConfig {
   int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
   int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
   int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums)
+  int swap_ab = 0;                  ///< 1: the 16-bit tile swapped, C^T = B^T A^T: wgmma's M side is BN (64 columns per consumer), its N side BM (16 to 64)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -119,9 +125,14 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int b_swizzle_bytes() const { return b_chunk_cols() * element_bytes(); }
   /// K of one wgmma: 16, or 8 in tf32.
   COALESCE_HD constexpr int wgmma_k() const { return transposed() ? kTf32WgmmaK : kWgmmaK; }
-  /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel), and its N side.
-  COALESCE_HD constexpr int mma_rows() const { return transposed() ? bn : bm; }
-  COALESCE_HD constexpr int mma_cols() const { return transposed() ? bm : bn; }
+  /// The 16-bit tile swapped (swap_ab = 1): C^T = B^T A^T from shared memory.
+  COALESCE_HD constexpr bool swapped() const { return swap_ab != 0 && !transposed(); }
+  /// The swapped tile's BM values (wgmma's N side; kernels/wgmma/ops.cuh WgmmaSwapped).
+  static constexpr int kSwappedBmMin = 16, kSwappedBmMax = 64;
+  /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel and the swapped
+  /// tile), and its N side.
+  COALESCE_HD constexpr int mma_rows() const { return transposed() || swapped() ? bn : bm; }
+  COALESCE_HD constexpr int mma_cols() const { return transposed() || swapped() ? bm : bn; }
   /// Registers of the tf32 kernel's A fragments (B^T from shared memory): four per m64 block
   /// per K step, for the two halves of a K slice, which alternate so that one half's loads do
   /// not overwrite registers the other half's wgmmas may still read. None in the 16-bit kernel.
@@ -301,6 +312,16 @@ struct WgmmaConfig {
     if (k_interleave && (consumers != 2 || stages % 2 != 0 || pingpong || epilogue_slots > 0 || stream_k || reduce ||
                          transposed()))
       return {Violation::shape, "k_interleave = 1 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
+    if (swap_ab != 0 && swap_ab != 1) return {Violation::shape, "swap_ab must be 0 or 1"};
+    if (swap_ab) {
+      // The first build of the swapped tile: one or two consumers of 64 columns each, BM 16, 32
+      // or 64, the direct store and the plain schedules (split-K reduced by the separate kernel).
+      if (transposed() || cluster_size() > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce ||
+          k_interleave)
+        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 cluster, tma_store = 0, no ping-pong, epilogue warps, stream-K or k_interleave, and split-K reduced by the separate kernel"};
+      if (bn != kWgmmaM * consumers || (bm != 16 && bm != 32 && bm != 64))
+        return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer and BM = 16, 32 or 64 (wgmma's N side)"};
+    }
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
     if (transposed()) {
@@ -310,7 +331,7 @@ struct WgmmaConfig {
                 "the tf32 kernel's consumers own 64 or 128 columns of the tile each (rows of C^T): BN must be 64 or 128 times consumers"};
       if (bm % kWgmmaM != 0 || bm > kMaxBox)
         return {Violation::divisibility, "the tf32 kernel's BM (wgmma's N) must be 64, 128, 192 or 256"};
-    } else {
+    } else if (!swapped()) {
       if (rows_per_consumer() % kWgmmaM != 0 || rows_per_consumer() * (whole_tile_consumers() ? 1 : consumers) != bm ||
           (m_iters() != 1 && m_iters() != 2))
         return {Violation::divisibility,

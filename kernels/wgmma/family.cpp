@@ -20,6 +20,7 @@ const std::vector<ParamSpec> kParams = {
     {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
     {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
     {kStreamKParam, "stk", 0}, {"k_interleave", "ki", 0},
+    {"swap_ab", "sab", 0},
 };
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
@@ -92,6 +93,19 @@ class WgmmaFamily final : public Family {
                         c.k_interleave = interleave;
                         out.push_back(from_wgmma(c));
                       }
+    // The swapped tile (C^T = B^T A^T) where a 16-bit problem has few tiles: BM = 16, 32 or 64
+    // rows of C (wgmma's N side) by 64 columns per consumer, the deep rings and the regular
+    // ones, each grid, direct store, 1x1 cluster (the first build's schedules).
+    if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
+      for (int bm : l.swapped_bm)
+        for (int consumers : l.consumers)
+          for (int stages : l.swapped_stages)
+            for (int persistent : l.persistent) {
+              WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * consumers, WgmmaConfig::bk_for(problem.dtype), stages, consumers,
+                            1, 1, persistent, l.group_m.front(), 0};
+              c.swap_ab = 1;
+              out.push_back(from_wgmma(c));
+            }
     return out;
   }
 
@@ -195,17 +209,18 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor, ping-pong, the reduction, the epilogue slots, stream-K and k_interleave
-    // only when they are not the template's defaults (1, 0, 0, 0, 0 and 0).
+    // The split factor, ping-pong, the reduction, the epilogue slots, stream-K, k_interleave and
+    // swap_ab only when they are not the template's defaults (1, 0, 0, 0, 0, 0 and 0).
     std::string tail;
-    const int last = c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4 : c.reduce ? 3 : c.pingpong ? 2
-                     : c.split > 1 ? 1 : 0;
+    const int last = c.swap_ab ? 7 : c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4 : c.reduce ? 3
+                     : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
     if (last >= 1) tail += ", " + std::to_string(c.split);
     if (last >= 2) tail += ", " + std::to_string(c.pingpong);
     if (last >= 3) tail += ", " + std::to_string(c.reduce);
     if (last >= 4) tail += ", " + std::to_string(c.epilogue_slots);
     if (last >= 5) tail += ", " + std::to_string(c.stream_k);
     if (last >= 6) tail += ", " + std::to_string(c.k_interleave);
+    if (last >= 7) tail += ", " + std::to_string(c.swap_ab);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -232,13 +247,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave}};
+           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave, c.swap_ab}};
 }
 
 const WgmmaLists& wgmma_lists() {
@@ -286,6 +301,9 @@ const WgmmaLists& wgmma_lists() {
       // tile spent 430 cycles per slice at M = 64 to cuBLAS's 264 (run JA). The fastest config
       // at bf16 M = 8 and 32 (run JC), no change at M = 64.
       .deep_k_interleave = {0, 1},
+      // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG).
+      .swapped_bm = {16, 32, 64},
+      .swapped_stages = {4, 6, 8, 12, 16},
   };
   return lists;
 }

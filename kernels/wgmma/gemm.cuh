@@ -84,10 +84,10 @@ namespace coalesce {
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
           int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
-          int STREAM_K = 0, int K_INTERLEAVE = 0>
+          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE, SWAP_AB};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -595,7 +595,10 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int col = col0 + mi * WgmmaConfig::kWgmmaM + wgmma_tf32_column(warp * 16 + lane / 4 + 8 * h);
+      // The tf32 kernel's rows of C^T are its columns in wgmma_tf32_column's order; the swapped
+      // 16-bit tile's are in order (B's slot read as it lies).
+      const int r = warp * 16 + lane / 4 + 8 * h;
+      const int col = col0 + mi * WgmmaConfig::kWgmmaM + (cfg.transposed() ? wgmma_tf32_column(r) : r);
       if (col >= N) continue;
       const float b = Epi::kUsesBias ? to_float(bias[col]) : 0.0f;
 #pragma unroll
@@ -604,6 +607,32 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
         for (int e = 0; e < 2; ++e) {
           const int row = row0 + 8 * j + e;
           if (row < M) C[static_cast<long long>(row) * N + col] = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + e], b));
+        }
+    }
+}
+
+/// Split-K's store of the swapped tile: the raw f32 sums of C^T's fragments (wgmma_store_transposed's
+/// places) into the block's M×N partials, one 4-byte store each, predicated at the edges.
+template <class Tile>
+__device__ __forceinline__ void wgmma_store_transposed_partials(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
+                                                                float* __restrict__ partial, int M, int N, int m0,
+                                                                int n0, int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const int col0 = n0 + cfg.consumer_row(consumer);
+  const int row0 = m0 + 2 * (lane % 4);
+#pragma unroll
+  for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int col = col0 + mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
+      if (col >= N) continue;
+#pragma unroll
+      for (int j = 0; j < cfg.mma_cols() / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int row = row0 + 8 * j + e;
+          if (row < M) partial[static_cast<long long>(row) * N + col] = acc[mi][4 * j + 2 * h + e];
         }
     }
 }
@@ -1143,6 +1172,14 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   constexpr int B_ROW = cfg.b_swizzle_bytes();
   const unsigned long long b_desc0 = B_ROW == ROW ? sm90::matrix_descriptor_128b(sm.b_slot(0), BK * ROW, 8 * ROW)
                                                   : sm90::matrix_descriptor<B_ROW>(sm.b_slot(0), BK * B_ROW, 8 * B_ROW);
+  // The swapped tile (C^T = B^T A^T): wgmma's A is B's slot, M-major, from this consumer's
+  // 64-column chunk (the layout B's descriptor above describes, now the transposed A operand:
+  // 8 k rows per 1024-byte atom, the stride byte offset between them), and wgmma's B is A's
+  // slot, K-major as A's descriptor above describes it (BM rows, 8-row groups 1024 bytes apart).
+  const unsigned long long swapped_a_desc0 =
+      sm90::matrix_descriptor_128b(sm.b_slot(0) + (cfg.consumer_row(consumer) / WgmmaConfig::kWgmmaM) * BK * ROW,
+                                   BK * ROW, 8 * ROW);
+  const unsigned long long swapped_b_desc0 = sm90::matrix_descriptor_128b(sm.a_slot(0), 16, 8 * ROW);
   // tf32: where this thread's A fragment values lie in a B slot: B^T[r][k] = B[k][c] for its rows
   // r = 16·warp + lane/4 + 8i of a 64-column block, c = wgmma_tf32_column(r), and k = lane%4 + 4j
   // of a k8 step: chunk c/32 of the block's two 32-column chunks, k-row k, 16-byte unit
@@ -1262,10 +1299,19 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
             // A: 64 rows further per m block, 32 bytes further per K step (inside the swizzled
             // row; the hardware applies the swizzle to the address it computes). B: 16 k rows of
             // 128 bytes (64 in the narrow tile) further per K step.
-            const unsigned long long a_desc =
-                a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
-            const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * B_ROW) >> 4);
-            sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (done | kk) != 0);
+            if constexpr (cfg.swapped()) {
+              // wgmma's A: 64 columns further per m64 block, 16 k rows further per K step; its
+              // B: 32 bytes further per K step inside A's swizzled rows.
+              const unsigned long long a_desc =
+                  swapped_a_desc0 + ((b_offset + mi * BK * ROW + kk * WgmmaConfig::kWgmmaK * ROW) >> 4);
+              const unsigned long long b_desc = swapped_b_desc0 + ((a_offset + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
+              sm90::WgmmaSwapped<cfg.bm>::template mma<kBf16>(acc[mi], a_desc, b_desc, (done | kk) != 0);
+            } else {
+              const unsigned long long a_desc =
+                  a_desc0 + ((a_offset + mi * WgmmaConfig::kWgmmaM * ROW + kk * WgmmaConfig::kWgmmaK * 2) >> 4);
+              const unsigned long long b_desc = b_desc0 + ((b_offset + kk * WgmmaConfig::kWgmmaK * B_ROW) >> 4);
+              sm90::Wgmma<BN>::template mma<kBf16>(acc[mi], a_desc, b_desc, (done | kk) != 0);
+            }
           }
         sm90::wgmma_commit_group();
         sm90::wgmma_wait_group<kReleaseDepth>();
@@ -1306,7 +1352,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       }
       if (u.peers_end > 0) wgmma_stream_k_fixup<Tile, Epi, HAZARDS>(acc, workspace, u.peers_end);
     }
-    if constexpr (cfg.transposed()) {
+    if constexpr (cfg.swapped() && cfg.split > 1) {
+      wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
+                                            consumer);
+    } else if constexpr (cfg.transposed() || cfg.swapped()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {
       wgmma_reduce_in_cluster<Tile, Epi, Types, HAZARDS>(acc, bias, C, sm, M, N, m0, n0, consumer);

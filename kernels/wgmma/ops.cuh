@@ -2,7 +2,10 @@
 //   Wgmma<N>:     D[64 x N] (f32, registers) = A[64 x 16] (K-major, shared memory) *
 //                 B[16 x N] (N-major, shared memory) + scale_d * D, bf16 or f16 operands;
 //   WgmmaTf32<N>: D[64 x N] (f32, registers) = A[64 x 8] (tf32, registers) *
-//                 B[8 x N] (K-major, shared memory) + scale_d * D.
+//                 B[8 x N] (K-major, shared memory) + scale_d * D;
+//   WgmmaSwapped<N>: as Wgmma<N> with A M-major (imm-trans-a = 1) and B K-major (imm-trans-b =
+//                 0): the swapped 16-bit tile, C^T = B^T A^T, A from B's N-major slot and B from
+//                 A's K-major slot.
 // Shared-memory operands are given by matrix descriptors (kernels/wgmma/ptx.cuh); for 16-bit
 // operands imm-trans-a = 0 (A is K-major: row-major M x K), imm-trans-b = 1 (B is N-major:
 // row-major K x N); tf32 takes no transpose (both operands K-major). scale_d = 0 overwrites D, so
@@ -23,6 +26,10 @@ struct Wgmma;
 /// B from shared memory.
 template <int N>
 struct WgmmaTf32;
+
+/// wgmma.mma_async m64nNk16 with the operands' majors swapped (A M-major, B K-major).
+template <int N>
+struct WgmmaSwapped;
 
 #define COALESCE_WGMMA_M64N32K16(TYPES)                                                                      \
   asm volatile(                                                                                              \
@@ -315,5 +322,79 @@ struct WgmmaTf32<256> {
   }
 };
 #undef COALESCE_WGMMA_M64N256K8_TF32
+
+#define COALESCE_WGMMA_M64N16K16_SWAPPED(TYPES)                                                        \
+  asm volatile(                                                                                        \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"                                                     \
+      "wgmma.mma_async.sync.aligned.m64n16k16.f32." TYPES " {"                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7"                                                                 \
+      "}, %8, %9, p, 1, 1, 1, 0;\n}\n"                                                                 \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+template <>
+struct WgmmaSwapped<16> {
+  template <bool kBf16>
+  __device__ __forceinline__ static void mma(float (&d)[8], unsigned long long desc_a,
+                                             unsigned long long desc_b, int scale_d) {
+    if constexpr (kBf16) {
+      COALESCE_WGMMA_M64N16K16_SWAPPED("bf16.bf16");
+    } else {
+      COALESCE_WGMMA_M64N16K16_SWAPPED("f16.f16");
+    }
+  }
+};
+#undef COALESCE_WGMMA_M64N16K16_SWAPPED
+
+#define COALESCE_WGMMA_M64N32K16_SWAPPED(TYPES)                                                              \
+  asm volatile(                                                                                              \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                                           \
+      "wgmma.mma_async.sync.aligned.m64n32k16.f32." TYPES " {"                                               \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"                                 \
+      "}, %16, %17, p, 1, 1, 1, 0;\n}\n"                                                                     \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),      \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+template <>
+struct WgmmaSwapped<32> {
+  template <bool kBf16>
+  __device__ __forceinline__ static void mma(float (&d)[16], unsigned long long desc_a,
+                                             unsigned long long desc_b, int scale_d) {
+    if constexpr (kBf16) {
+      COALESCE_WGMMA_M64N32K16_SWAPPED("bf16.bf16");
+    } else {
+      COALESCE_WGMMA_M64N32K16_SWAPPED("f16.f16");
+    }
+  }
+};
+#undef COALESCE_WGMMA_M64N32K16_SWAPPED
+
+#define COALESCE_WGMMA_M64N64K16_SWAPPED(TYPES)                                                                 \
+  asm volatile(                                                                                                 \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                              \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPES " {"                                                  \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                  \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"                          \
+      "}, %32, %33, p, 1, 1, 1, 0;\n}\n"                                                                        \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),         \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),   \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+
+template <>
+struct WgmmaSwapped<64> {
+  template <bool kBf16>
+  __device__ __forceinline__ static void mma(float (&d)[32], unsigned long long desc_a,
+                                             unsigned long long desc_b, int scale_d) {
+    if constexpr (kBf16) {
+      COALESCE_WGMMA_M64N64K16_SWAPPED("bf16.bf16");
+    } else {
+      COALESCE_WGMMA_M64N64K16_SWAPPED("f16.f16");
+    }
+  }
+};
+#undef COALESCE_WGMMA_M64N64K16_SWAPPED
 
 }  // namespace coalesce::sm90

@@ -87,6 +87,13 @@ using Narrow128x32 = WgmmaTile<128, 32, 64, 8, 2, 1, 1, 1, 8, 0>;
 using Interleave64x32 = WgmmaTile<64, 32, 64, 16, 2, 1, 2, 0, 8, 0, 1, 0, 0, 0, 0, 1>;
 using Interleave64x64 = WgmmaTile<64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 1>;
 using Interleave128x128 = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 1>;
+// The swapped tile (C^T = B^T A^T from the same slots): 16 rows by 64 columns with 8 stages, 32
+// by 64 with 16 (cuBLAS's M = 64 tile's shape), and 64 rows by 128 with two consumers walking
+// the tiles persistently.
+//                                  bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk ki sab
+using Swapped16x64 = WgmmaTile<16, 64, 64, 8, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
+using Swapped32x64 = WgmmaTile<32, 64, 64, 16, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
+using Swapped64x128 = WgmmaTile<64, 128, 64, 6, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
 // Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
 // or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
 // ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
@@ -152,7 +159,9 @@ std::vector<Instance> gelu_instances() {
           instance<Cluster1x2EpilogueWarps, D, Epilogue::bias_gelu>(), instance<Deep64x64, D, Epilogue::bias_gelu>(),
           instance<Deep128x64, D, Epilogue::bias_gelu>(),  instance<Narrow64x32, D, Epilogue::bias_gelu>(),
           instance<Narrow128x32, D, Epilogue::bias_gelu>(), instance<Interleave64x32, D, Epilogue::bias_gelu>(),
-          instance<Interleave64x64, D, Epilogue::bias_gelu>(), instance<Interleave128x128, D, Epilogue::bias_gelu>()};
+          instance<Interleave64x64, D, Epilogue::bias_gelu>(), instance<Interleave128x128, D, Epilogue::bias_gelu>(),
+          instance<Swapped16x64, D, Epilogue::bias_gelu>(),     instance<Swapped32x64, D, Epilogue::bias_gelu>(),
+          instance<Swapped64x128, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -189,14 +198,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 24 * 4 * 2);
+  EXPECT_EQ(checked, 27 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 24 * 4 * 2);
+  EXPECT_EQ(checked, 27 * 4 * 2);
 }
 
 // tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's
@@ -426,6 +435,8 @@ using Split64x32 = WgmmaTile<64, 32, 64, 8, 1, 1, 1, 0, 8, 0, 2>;
 // Two consumers taking alternate K slices of a slice (k_interleave): at K = 1032 and 8 slices
 // the last slices are empty, and at 3 slices of 16 steps each slice has an odd number.
 using SplitInterleave64x32 = WgmmaTile<64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 1>;
+// The swapped tile's partial sums, stored from C^T's fragments.
+using SplitSwapped32x64 = WgmmaTile<32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1>;
 // The first two with the partial sums added in the kernel (kReduceParam): split, pingpong,
 // reduce. (The third's 128 accumulators per thread are more than the rule lets reduce = 1 have.)
 using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
@@ -455,6 +466,7 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<SplitInterleave64x32, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<SplitSwapped32x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
   }
@@ -511,14 +523,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 27 * 2);
+  EXPECT_EQ(checked, 6 * 30 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 27 * 2);
+  EXPECT_EQ(checked, 6 * 30 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;

@@ -172,14 +172,21 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
       EXPECT_LE(to_wgmma(c).stages, 6);
       EXPECT_GE(to_wgmma(c).bn, 64);
       EXPECT_EQ(to_wgmma(c).k_interleave, 0);
+      EXPECT_EQ(to_wgmma(c).swap_ab, 0);
     }
 
   const Problem p = problem(64, 4096, 4096);
   const DeviceLimits d;
   std::set<std::string> legal, interleaved;
   int deep = 0;
+  std::set<std::string> swapped;
   for (const Config& c : wgmma().sweep_configs(p)) {
     const WgmmaConfig w = to_wgmma(c);
+    if (w.swap_ab) {
+      if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
+        swapped.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
+      continue;
+    }
     if (w.stages <= 6) continue;
     ++deep;
     EXPECT_TRUE(w.stages == 8 || w.stages == 12 || w.stages == 16);
@@ -194,6 +201,15 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   // Two consumers taking alternate K slices fit the same rings (their hand-off of BM x BN f32
   // sums beside the ring), the 64-row tiles among them, which two consumers splitting rows cannot take.
   EXPECT_EQ(interleaved, legal);
+  // The swapped tiles: 16, 32 and 64 rows by 64 columns (one consumer) or 128 (two), 4 to 16
+  // stages: every one fits (a 64 x 128 stage is 24 KB, 16 of them too many).
+  std::set<std::string> expected;
+  for (int bm : {16, 32, 64})
+    for (int bn : {64, 128})
+      for (int s : {4, 6, 8, 12, 16})
+        if ((bm + bn) * 128 * s + 2048 <= d.smem_per_block_optin)
+          expected.insert(std::to_string(bm) + "x" + std::to_string(bn) + " s" + std::to_string(s));
+  EXPECT_EQ(swapped, expected);
   WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
   EXPECT_TRUE(deepest.check(d).ok());
   EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
@@ -278,6 +294,46 @@ TEST(WgmmaFamily, InterleavedConsumersTakeTheWholeTile) {
   c.k_interleave = 0;
   EXPECT_EQ(config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu).find("ki"), std::string::npos);
   EXPECT_NE(wgmma().tile_type(on).find(", 1>"), std::string::npos) << wgmma().tile_type(on);
+}
+
+// The swapped tile: C^T = B^T A^T, wgmma's M side the tile's 64 columns per consumer and its N
+// side the tile's 16 to 64 rows; accumulators BM / 2 a thread; the slots as the plain tile's.
+// Refused beyond its first build's schedules, with other BM or BN, and in tf32.
+TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
+  WgmmaConfig c{.bm = 32, .bn = 64, .stages = 16, .consumers = 1, .tma_store = 0, .swap_ab = 1};
+  ASSERT_TRUE(c.check().ok()) << c.check().why;
+  ASSERT_TRUE(c.check(DeviceLimits{}).ok()) << c.check(DeviceLimits{}).why;
+  EXPECT_TRUE(c.swapped());
+  EXPECT_EQ(c.mma_rows(), 64);
+  EXPECT_EQ(c.mma_cols(), 32);
+  EXPECT_EQ(c.m_iters(), 1);
+  EXPECT_EQ(c.accumulators(), 16);
+  EXPECT_EQ(c.a_stage_bytes(), 32 * 128);
+  EXPECT_EQ(c.b_stage_bytes(), 64 * 128);
+  const TensorMapSpec a = wgmma().tensor_map(from_wgmma(c), problem(64, 4096, 4096), KernelArg::a_tensor_map);
+  EXPECT_EQ(a.box_rows, 32);
+  WgmmaConfig two = c;
+  two.consumers = 2;
+  two.bn = 128;
+  EXPECT_TRUE(two.check().ok()) << two.check().why;
+  EXPECT_EQ(two.consumer_row(1), 64);
+  for (auto refuse : {+[](WgmmaConfig& x) { x.bm = 8; }, +[](WgmmaConfig& x) { x.bm = 128; },
+                      +[](WgmmaConfig& x) { x.bn = 128; }, +[](WgmmaConfig& x) { x.tma_store = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_m = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
+                      +[](WgmmaConfig& x) { x.bk = 32; }, +[](WgmmaConfig& x) { x.swap_ab = 2; }}) {
+    WgmmaConfig r = c;
+    refuse(r);
+    EXPECT_FALSE(r.check().ok()) << r.bm << "x" << r.bn;
+  }
+  WgmmaConfig split = c;
+  split.split = 3;
+  EXPECT_TRUE(split.check().ok()) << split.check().why;
+  const std::string name = config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm32_bn64_bk64_s16_wg1_cm1_cn1_p0_g8_ts0_sab1_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(to_wgmma(parsed->config).swap_ab, 1);
+  EXPECT_NE(wgmma().tile_type(from_wgmma(c)).find(", 0, 1>"), std::string::npos) << wgmma().tile_type(from_wgmma(c));
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {

@@ -383,6 +383,36 @@ TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
   fs::remove_all(cache);
 }
 
+// The swapped tile (swap_ab): 16, 32 and 64 rows by 64 columns, 64 by 128 with two consumers, and
+// 32 by 64 split 2 compile for sm_90a without spills or ptxas warnings; the PTX issues
+// m64nBMk16 wgmmas with A transposed and B not (imm-trans-a 1, imm-trans-b 0), four per 64-deep
+// stage and consumer, and none of the plain tile's m64n64k16.
+TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-swapped-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm   bn  bk   s wg cm cn  p  g ts sk pp rd ew stk ki sab
+  const WgmmaConfig tiles[] = {{16, 64, 64, 8, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {32, 64, 64, 16, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {64, 64, 64, 12, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {64, 128, 64, 6, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1}};
+  for (const WgmmaConfig& tile : tiles) {
+    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+    const Config config = from_wgmma(tile);
+    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
+    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+    expect_compiles_clean(jit, p, kernel_config(config));
+    const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+    const std::string op = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(tile.bm) + "k16.f32.bf16.bf16";
+    EXPECT_EQ(count(ptx, op), 4);
+    EXPECT_EQ(count(ptx, "p, 1, 1, 1, 0;"), 4);
+    EXPECT_EQ(count(ptx, "p, 1, 1, 0, 1;"), 0);
+  }
+  fs::remove_all(cache);
+}
+
 // Split-K reduced in the tile's cluster (reduce = 2): the tuner compiles each factor (kernel_config
 // keeps it), without spills or ptxas warnings; the PTX sends the sums with distributed
 // shared-memory stores and cluster-scope release arrivals, waits with a cluster-scope acquire,
