@@ -127,7 +127,10 @@ TEST(SplitK, TheReduceAddsTheSlicesInSliceOrder) {
     ASSERT_GT(order_matters, 0) << slices << " slices: the partials do not tell the orders apart";
 
     DeviceBuffer<float> partials(host.size()), c(static_cast<std::size_t>(mn));
-    COALESCE_CUDA(cudaMemcpy(partials.get(), host.data(), partials.bytes(), cudaMemcpyHostToDevice));
+    // On the reduce's stream: the stream is non-blocking, and a cudaMemcpy from pageable memory
+    // may return before its DMA lands, so a reduce on another stream could read the partials
+    // before they arrive (it did once, at 21 slices, in run JH).
+    COALESCE_CUDA(cudaMemcpyAsync(partials.get(), host.data(), partials.bytes(), cudaMemcpyHostToDevice, stream.get()));
     launch_splitk_reduce({m, n, 64, Dtype::f32, Epilogue::none}, partials.get(), slices, nullptr, c.get(),
                          elementwise_grid_cap(), stream.get());
     COALESCE_CUDA(cudaStreamSynchronize(stream.get()));
