@@ -612,7 +612,9 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
 }
 
 /// Split-K's store of the swapped tile: the raw f32 sums of C^T's fragments (wgmma_store_transposed's
-/// places) into the block's M×N partials, one 4-byte store each, predicated at the edges.
+/// places) into the block's M×N partials, one 4-byte store each, predicated at the edges. Its loop
+/// repeats wgmma_store_transposed's: the two written as one visitor over the fragments compiled
+/// this kernel's index arithmetic differently from the build runs JH and JI measured and tested.
 template <class Tile>
 __device__ __forceinline__ void wgmma_store_transposed_partials(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                                 float* __restrict__ partial, int M, int N, int m0,

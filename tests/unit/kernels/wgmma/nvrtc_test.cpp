@@ -319,6 +319,17 @@ std::set<unsigned> descriptor_layouts(const std::string& ptx) {
   return out;
 }
 
+// A 16-bit tile at bf16 64x4096x4096: legal under the rule and the schedule rule, compiled for
+// sm_90a through the tuner's path without spills or ptxas warnings; its PTX.
+std::string clean_ptx_at_m64(const tuner::Jit& jit, const WgmmaConfig& tile) {
+  const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+  const Config config = from_wgmma(tile);
+  EXPECT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
+  EXPECT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
+  expect_compiles_clean(jit, p, kernel_config(config));
+  return ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+}
+
 // The narrow tile (BN = 32) and the deep rings: 64 x 32 with 16 stages in a 1x2 cluster, 128 x 32
 // with two consumers walking the tiles, 64 x 32 split 2, and 64 x 64 with 12 stages through the
 // TMA store compile for sm_90a without spills or ptxas warnings. The narrow kernel issues four
@@ -334,13 +345,8 @@ TEST(WgmmaNvrtc, NarrowAndDeepRingKernelsCompileWithoutSpills) {
                                {64, 32, 64, 8, 1, 1, 1, 0, 8, 0, 2},
                                {64, 64, 64, 12, 1, 1, 1, 1, 8, 1}};
   for (const WgmmaConfig& tile : tiles) {
-    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
-    const Config config = from_wgmma(tile);
-    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
-    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
-    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
-    expect_compiles_clean(jit, p, kernel_config(config));
-    const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+    SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
+    const std::string ptx = clean_ptx_at_m64(jit, tile);
     if (tile.bn == 32) {
       EXPECT_EQ(count(ptx, "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16"), 4 * tile.m_iters());
       EXPECT_EQ(descriptor_layouts(ptx), (std::set<unsigned>{1, 2}));
@@ -369,13 +375,8 @@ TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
                                {64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 1},
                                {128, 64, 64, 8, 2, 1, 1, 0, 8, 0}};
   for (const WgmmaConfig& tile : tiles) {
-    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
-    const Config config = from_wgmma(tile);
-    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
-    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
-    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
-    expect_compiles_clean(jit, p, kernel_config(config));
-    const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+    SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
+    const std::string ptx = clean_ptx_at_m64(jit, tile);
     const int units = tile.k_interleave ? tile.accumulators() / 4 : 0;
     EXPECT_EQ(count(ptx, "st.shared.v4.f32"), units);
     EXPECT_EQ(count(ptx, "ld.shared.v4.f32"), units);
@@ -398,13 +399,8 @@ TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
                                {64, 128, 64, 6, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
                                {32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1}};
   for (const WgmmaConfig& tile : tiles) {
-    const Problem p{64, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
-    const Config config = from_wgmma(tile);
-    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
-    ASSERT_TRUE(wgmma_family().check(config, kSm90a.limits, tile.predicted_registers()).ok());
-    ASSERT_TRUE(check_schedule(wgmma_family(), config, p, kSm90a).ok());
-    expect_compiles_clean(jit, p, kernel_config(config));
-    const std::string ptx = ptx_of(to_wgmma(kernel_config(config)), p.dtype, p.epilogue);
+    SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
+    const std::string ptx = clean_ptx_at_m64(jit, tile);
     const std::string op = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(tile.bm) + "k16.f32.bf16.bf16";
     EXPECT_EQ(count(ptx, op), 4);
     EXPECT_EQ(count(ptx, "p, 1, 1, 1, 0;"), 4);
