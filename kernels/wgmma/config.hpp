@@ -127,8 +127,6 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int wgmma_k() const { return transposed() ? kTf32WgmmaK : kWgmmaK; }
   /// The 16-bit tile swapped (swap_ab = 1): C^T = B^T A^T from shared memory.
   COALESCE_HD constexpr bool swapped() const { return swap_ab != 0 && !transposed(); }
-  /// The swapped tile's BM values (wgmma's N side; kernels/wgmma/ops.cuh WgmmaSwapped).
-  static constexpr int kSwappedBmMin = 16, kSwappedBmMax = 64;
   /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel and the swapped
   /// tile), and its N side.
   COALESCE_HD constexpr int mma_rows() const { return transposed() || swapped() ? bn : bm; }

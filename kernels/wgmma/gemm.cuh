@@ -455,10 +455,11 @@ __device__ __forceinline__ unsigned wgmma_staged_word(unsigned chunk, int r, int
 /// memory clobber, which the compiler may not move a load across): a global round trip per 8
 /// columns, BN/8 of them in a row per tile; in groups it is BN/32. (All BN/8 pairs at once take
 /// 32 to 64 more registers at BN = 256 and spill; groups of 8 pairs still spill two configs of
-/// the 4096 sample.) Packed 16-bit pairs; zeros without a bias or past N.
-template <class Epi, class Types>
+/// the 4096 sample.) Packed 16-bit pairs; zeros without a bias or past N. The in-kernel
+/// reduction loads all BN/8 of a thread's pairs at once, ahead of its wait for the other slices.
+template <class Epi, class Types, int PAIRS = 4>
 struct WgmmaBiasGroup {
-  static constexpr int kPairs = 4;
+  static constexpr int kPairs = PAIRS;
   unsigned word[kPairs];
   __device__ __forceinline__ WgmmaBiasGroup(const typename Types::Bias* __restrict__ bias, int N, int col0) {
 #pragma unroll
@@ -474,6 +475,7 @@ struct WgmmaBiasGroup {
   __device__ __forceinline__ float hi(int j) const {
     return to_float(typename Types::Bias{static_cast<unsigned short>(word[j] >> 16)});
   }
+  __device__ __forceinline__ float2 pair(int j) const { return make_float2(lo(j), hi(j)); }
 };
 
 /// A consumer thread's place in the m64nNk16 accumulator layout (thread (warp w, lane l) holds
@@ -544,24 +546,6 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
   wgmma_store_direct_with<Tile, Epi, Types>(
       acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer);
 }
-
-/// The 16-bit bias words (two values each) of a consumer thread's BN/8 column groups (col0 + 8j,
-/// j < BN/8), loaded together ahead of the epilogue that uses them; zeros without a bias or past N.
-template <class Tile, class Epi, class Types>
-struct WgmmaBiasWords {
-  unsigned word[Tile::config.bn / 8];
-  __device__ __forceinline__ WgmmaBiasWords(const typename Types::Bias* __restrict__ bias, int N, int col0) {
-#pragma unroll
-    for (int j = 0; j < Tile::config.bn / 8; ++j) {
-      const int col = col0 + 8 * j;
-      word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
-    }
-  }
-  __device__ __forceinline__ float2 pair(int j) const {
-    return make_float2(to_float(typename Types::Bias{static_cast<unsigned short>(word[j] & 0xFFFFu)}),
-                       to_float(typename Types::Bias{static_cast<unsigned short>(word[j] >> 16)}));
-  }
-};
 
 /// The tf32 kernel's order of the tile's columns in an m64 block of C^T: wgmma row r = 16w + g +
 /// 8i (warp w, g = lane/4) multiplies column
@@ -690,7 +674,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
   // The bias, loaded while the block counts itself (its loads were exposed one by one in the
   // store loop: run JE), for whichever block turns out to be the last.
-  const WgmmaBiasWords<Tile, Epi, Types> b(bias, N, col0);
+  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8> b(bias, N, col0);
   // Every consumer thread has stored its partial sums (the named barrier); one thread counts the
   // block with release and acquire at GPU scope, which publishes the block's sums ordered before
   // the barrier (release is cumulative) and, in the last block, orders the other blocks' sums
