@@ -95,17 +95,19 @@ class WgmmaFamily final : public Family {
                       }
     // The swapped tile (C^T = B^T A^T) where a 16-bit problem has few tiles: BM = 16, 32 or 64
     // rows of C (wgmma's N side) by 64 columns per consumer, the deep rings and the regular
-    // ones, each grid, direct store, 1x1 cluster (the first build's schedules).
+    // ones, each grid, direct store, a 1x1 cluster or a 2x1 one sharing B (its K rows with one
+    // consumer, its chunks with two).
     if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
       for (int bm : l.swapped_bm)
         for (int consumers : l.consumers)
           for (int stages : l.swapped_stages)
-            for (int persistent : l.persistent) {
-              WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * consumers, WgmmaConfig::bk_for(problem.dtype), stages, consumers,
-                            1, 1, persistent, l.group_m.front(), 0};
-              c.swap_ab = 1;
-              out.push_back(from_wgmma(c));
-            }
+            for (int cm : l.cluster_m)
+              for (int persistent : l.persistent) {
+                WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * consumers, WgmmaConfig::bk_for(problem.dtype), stages, consumers,
+                              cm, 1, persistent, l.group_m.front(), 0};
+                c.swap_ab = 1;
+                out.push_back(from_wgmma(c));
+              }
     return out;
   }
 
@@ -194,7 +196,7 @@ class WgmmaFamily final : public Family {
       case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x BK k per copy (K-major slot)
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
-        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.b_chunk_cols(), c.b_swizzle_bytes()};
+        return {KernelArg::b, t.b, problem.k, problem.n, c.b_box_rows(), c.b_chunk_cols(), c.b_swizzle_bytes()};
       case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x one row of columns per store
         return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};

@@ -319,7 +319,7 @@ TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
   EXPECT_EQ(two.consumer_row(1), 64);
   for (auto refuse : {+[](WgmmaConfig& x) { x.bm = 8; }, +[](WgmmaConfig& x) { x.bm = 128; },
                       +[](WgmmaConfig& x) { x.bn = 128; }, +[](WgmmaConfig& x) { x.tma_store = 1; },
-                      +[](WgmmaConfig& x) { x.cluster_m = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
                       +[](WgmmaConfig& x) { x.bk = 32; }, +[](WgmmaConfig& x) { x.swap_ab = 2; }}) {
     WgmmaConfig r = c;
     refuse(r);
@@ -328,6 +328,23 @@ TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
   WgmmaConfig split = c;
   split.split = 3;
   EXPECT_TRUE(split.check().ok()) << split.check().why;
+  // A 2x1 cluster: the two row tiles share B's one chunk by K rows, 32 each (a 32-row TMA box),
+  // or with two consumers its two chunks, one each.
+  EXPECT_EQ(c.b_box_rows(), 64);
+  WgmmaConfig pair = c;
+  pair.cluster_m = 2;
+  ASSERT_TRUE(pair.check().ok()) << pair.check().why;
+  EXPECT_TRUE(pair.b_split_by_rows());
+  EXPECT_EQ(pair.b_box_rows(), 32);
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(pair), problem(64, 4096, 4096), KernelArg::b_tensor_map).box_rows, 32);
+  EXPECT_EQ(wgmma().geometry(from_wgmma(pair), problem(64, 4096, 4096), h200()).grid_x, 128u);
+  EXPECT_EQ(wgmma().geometry(from_wgmma(pair), problem(64, 4096, 4096), h200()).cluster_x, 2u);
+  WgmmaConfig pair_two = two;
+  pair_two.cluster_m = 2;
+  EXPECT_TRUE(pair_two.check().ok()) << pair_two.check().why;
+  EXPECT_FALSE(pair_two.b_split_by_rows());
+  WgmmaConfig plain_pair{.bm = 64, .bn = 64, .stages = 8, .consumers = 1, .cluster_m = 2, .tma_store = 0};
+  EXPECT_EQ(plain_pair.check().violation, Violation::shape);  // the plain tile splits B by chunks only
   const std::string name = config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu);
   EXPECT_EQ(name, "wgmma_bf16_bm32_bn64_bk64_s16_wg1_cm1_cn1_p0_g8_ts0_sab1_bias_gelu");
   auto parsed = parse_config_name(name);

@@ -384,8 +384,8 @@ TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
   fs::remove_all(cache);
 }
 
-// The swapped tile (swap_ab): 16, 32 and 64 rows by 64 columns, 64 by 128 with two consumers, and
-// 32 by 64 split 2 compile for sm_90a without spills or ptxas warnings; the PTX issues
+// The swapped tile (swap_ab): 16, 32 and 64 rows by 64 columns, 64 by 128 with two consumers,
+// 32 by 64 split 2, and in 2x1 clusters 32 by 64 (B shared by K rows) and 16 by 128 compile for sm_90a without spills or ptxas warnings; the PTX issues
 // m64nBMk16 wgmmas with A transposed and B not (imm-trans-a 1, imm-trans-b 0), four per 64-deep
 // stage and consumer, and none of the plain tile's m64n64k16.
 TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
@@ -397,7 +397,9 @@ TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
                                {32, 64, 64, 16, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
                                {64, 64, 64, 12, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
                                {64, 128, 64, 6, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
-                               {32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1}};
+                               {32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1},
+                               {32, 64, 64, 16, 1, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {16, 128, 64, 8, 2, 2, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1}};
   for (const WgmmaConfig& tile : tiles) {
     SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
     const std::string ptx = clean_ptx_at_m64(jit, tile);
