@@ -597,17 +597,22 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
 // the tiles past its last whole wave among its blocks, and each shared tile's first block adds
 // the others' sums from the workspace. The 4096 winner's tile through the TMA store, sharing a
 // tile among up to 4 blocks; 128 x 128 with direct stores among up to 2; the skinny shapes'
-// one-consumer 64 x 128 among up to 4; and 64 x 64, two blocks to an SM (a grid of 264 blocks).
+// one-consumer 64 x 128 among up to 4; 64 x 64, two blocks to an SM (a grid of 264 blocks); and
+// 64 x 64 on the deep rings of problems of few tiles, one block to an SM: 8 stages among up to 4,
+// 12 through the TMA store among up to 2.
 //                                bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk
 using StreamK128x256 = WgmmaTile<128, 256, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 4>;
 using StreamK128x128 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2>;
 using StreamK64x128 = WgmmaTile<64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4>;
 using StreamK64x64 = WgmmaTile<64, 64, 64, 5, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4>;
+using StreamKDeep64x64 = WgmmaTile<64, 64, 64, 8, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4>;
+using StreamKDeep64x64Tma = WgmmaTile<64, 64, 64, 12, 1, 1, 1, 1, 8, 1, 1, 0, 0, 0, 2>;
 
 template <Dtype D>
 std::vector<Instance> stream_k_instances() {
   return {instance<StreamK128x256, D, Epilogue::bias_gelu>(), instance<StreamK128x128, D, Epilogue::bias_gelu>(),
-          instance<StreamK64x128, D, Epilogue::bias_gelu>(), instance<StreamK64x64, D, Epilogue::bias_gelu>()};
+          instance<StreamK64x128, D, Epilogue::bias_gelu>(), instance<StreamK64x64, D, Epilogue::bias_gelu>(),
+          instance<StreamKDeep64x64, D, Epilogue::bias_gelu>(), instance<StreamKDeep64x64Tma, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3 (512, 1024 and 2048 tiles: a partial last wave on 132 SMs for each); a skinny shape
@@ -650,14 +655,14 @@ TEST(Wgmma, StreamKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_stream_k<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 4 * 4 * 2);
+  EXPECT_EQ(checked, 4 * 6 * 2);
 }
 
 TEST(Wgmma, StreamKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_stream_k<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 4 * 4 * 2);
+  EXPECT_EQ(checked, 4 * 6 * 2);
   // The whole path as the sweep runs it, at the skinny shape.
   Stream stream;
   ColdTimer timer(0, TimingSettings{}, stream.get());

@@ -177,7 +177,7 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
 
   const Problem p = problem(64, 4096, 4096);
   const DeviceLimits d;
-  std::set<std::string> legal, interleaved;
+  std::set<std::string> legal, interleaved, streamed;
   int deep = 0;
   std::set<std::string> swapped;
   for (const Config& c : wgmma().sweep_configs(p)) {
@@ -192,15 +192,22 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
     EXPECT_TRUE(w.stages == 8 || w.stages == 12 || w.stages == 16);
     EXPECT_TRUE((w.bm == 64 || w.bm == 128) && (w.bn == 32 || w.bn == 64 || w.bn == 128));
     if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
-      (w.k_interleave ? interleaved : legal)
-          .insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
+      (w.stream_k ? streamed : w.k_interleave ? interleaved : legal)
+          .insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages) +
+                  (w.stream_k ? " stk" + std::to_string(w.stream_k) + (w.consumers == 2 ? " wg2" : "") : ""));
   }
-  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave
+  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave, stream_k
+  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2 * 3);
   EXPECT_EQ(legal, (std::set<std::string>{"64x32 s8", "64x32 s12", "64x32 s16", "64x64 s8", "64x64 s12", "64x128 s8",
                                           "128x32 s8", "128x64 s8"}));
   // Two consumers taking alternate K slices fit the same rings (their hand-off of BM x BN f32
   // sums beside the ring), the 64-row tiles among them, which two consumers splitting rows cannot take.
   EXPECT_EQ(interleaved, legal);
+  // Stream-K on the deep rings: every persistent 1x1 ring above that fits, but the narrow tile
+  // (BN = 32), which takes no stream-K.
+  EXPECT_EQ(streamed, (std::set<std::string>{"64x64 s8 stk2", "64x64 s8 stk4", "64x64 s12 stk2", "64x64 s12 stk4",
+                                             "64x128 s8 stk2", "64x128 s8 stk4", "128x64 s8 stk2", "128x64 s8 stk4",
+                                             "128x64 s8 stk2 wg2", "128x64 s8 stk4 wg2"}));
   // The swapped tiles: 16, 32 and 64 rows by 64 columns (one consumer) or 128 (two), 4 to 16
   // stages: every one fits (a 64 x 128 stage is 24 KB, 16 of them too many).
   std::set<std::string> expected;

@@ -447,7 +447,7 @@ TEST(WgmmaNvrtc, ClusterReducedKernelsCompileWithoutSpills) {
   fs::remove_all(cache);
 }
 
-// Stream-K kernels (kStreamKParam): the GPU test's four tiles and the 8192 winner's tile (two
+// Stream-K kernels (kStreamKParam): the GPU test's six tiles and the 8192 winner's tile (two
 // m64 blocks per consumer, 128 accumulators a thread, the most a fix-up adds into), in bf16 and f16,
 // compile for sm_90a without spills or ptxas warnings; the PTX raises flags with a release
 // store and waits with acquire loads, which the same tile without stream-K has none of.
@@ -460,7 +460,9 @@ TEST(WgmmaNvrtc, StreamKKernelsCompileWithoutSpills) {
                                {256, 128, 64, 3, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 2},
                                {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2},
                                {64, 128, 64, 6, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4},
-                               {64, 64, 64, 5, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4}};
+                               {64, 64, 64, 5, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4},
+                               {64, 64, 64, 8, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 4},
+                               {64, 64, 64, 12, 1, 1, 1, 1, 8, 1, 1, 0, 0, 0, 2}};
   for (const WgmmaConfig& tile : tiles)
     for (Dtype d : {Dtype::bf16, Dtype::f16}) {
       const Problem p{64, 4096, 4096, d, Epilogue::bias_gelu};  // 16 to 32 tiles: each S shares its own way
