@@ -730,15 +730,20 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
 /// Split-K reduced in the tile's cluster (reduce = 2): the tile's S blocks (grid z) are one
 /// cluster, block z of rank z. A consumer thread's sums are pairs (accumulators 2i and 2i + 1,
 /// two adjacent columns of one row), and block r adds up pairs [r·P, (r + 1)·P) of every thread
-/// (P = pairs_per_block). Each block sends every pair to its adder's slot for it (slot = the
-/// sender's rank; a distributed shared-memory store, to itself too), then arrives on every
-/// block's barrier, releasing at cluster scope; each block waits for the S × threads arrivals,
-/// acquiring at cluster scope, adds its share's S slots in slice order (the same sum whatever
-/// the blocks' timing: deterministic), applies the epilogue and stores C as wgmma_store_direct
-/// does. The thread that adds a pair holds it in every block's fragments, so it knows the pair's
-/// row and column. A block reads only its own memory, and it waits for every send to it before
-/// it exits, so no block exits under a send; the barrier was initialized before the cluster met
-/// at the kernel's start.
+/// (P = pairs_per_block). Each block arms its barrier with the bytes its share will receive,
+/// waits for the cluster barrier that every thread arrived on at the kernel's start (so the
+/// peers' barriers are initialized), and sends every pair to its adder's slot for it (slot = the
+/// sender's rank) with an asynchronous distributed shared-memory store (st.async, to itself
+/// too) that completes its bytes on the adder's barrier; each block waits for its barrier (the
+/// bytes of all S senders), adds its share's S slots in slice order (the same sum whatever the
+/// blocks' timing: deterministic), applies the epilogue and stores C as wgmma_store_direct does.
+/// No fence: until run KD each send was a plain store and each block arrived on every block's
+/// barrier with release at cluster scope and waited with acquire there, and those fences
+/// (MEMBAR.ALL.GPU, an L1 invalidation) and the cluster barrier at the kernel's start made the
+/// kernel 1.6 µs slower than the same tile storing its partial sums (Nsight Compute, run KC).
+/// The thread that adds a pair holds it in every block's fragments, so it knows the pair's row
+/// and column. A block reads only its own memory, and it waits for every send to it before it
+/// exits, so no block exits under a send.
 template <class Tile, class Epi, class Types, int HAZARDS>
 __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                         const typename Types::Bias* __restrict__ bias,
@@ -758,17 +763,24 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     const int q = static_cast<int>(rank) * P + p, col = col0 + 8 * ((q % ROW_PAIRS) / 2);
     bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
   }
+  // This block's barrier expects every block's sends of its share (one arrival, this one, and
+  // the bytes: S blocks x its pairs x every consumer thread x 8; the last share may be short);
+  // the peers' barriers were initialized before they arrived on the cluster barrier (the wait).
+  if (t == 0) {
+    const int mine = cfg.sum_pairs() - static_cast<int>(rank) * P;
+    const int pairs = mine < P ? (mine > 0 ? mine : 0) : P;
+    sm90::mbarrier_arrive_expect_tx(sm.sums(), static_cast<unsigned>(S * pairs * cfg.consumers * WgmmaConfig::kWarpgroup * 8));
+  }
+  sm90::cluster_wait();
 #pragma unroll
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
     for (int pp = 0; pp < ROW_PAIRS; ++pp) {
       const int q = mi * ROW_PAIRS + pp;
-      sm90::st_cluster_v2_f32(sm.cluster_sum(static_cast<int>(rank), q % P, t), static_cast<unsigned>(q / P),
-                              acc[mi][2 * pp], acc[mi][2 * pp + 1]);
+      sm90::st_async_v2_f32(sm.cluster_sum(static_cast<int>(rank), q % P, t), static_cast<unsigned>(q / P),
+                            acc[mi][2 * pp], acc[mi][2 * pp + 1], sm.sums());
     }
-#pragma unroll
-  for (int to = 0; to < S; ++to) sm90::mbarrier_arrive_release_cluster(sm.sums(), static_cast<unsigned>(to));
-  sm90::mbarrier_wait_cluster(sm.sums(), 0);
+  sm90::mbarrier_wait(sm.sums(), 0);
 
 #pragma unroll
   for (int p = 0; p < P; ++p) {
@@ -1413,14 +1425,21 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
       sm90::mbarrier_init(sm.slot_full(s), cfg.consumers * WgmmaConfig::kWarpgroup);
       sm90::mbarrier_init(sm.slot_empty(s), WgmmaConfig::kEpilogueWarps);
     }
-    // reduce = 2: every consumer thread of each of the cluster's blocks arrives once.
-    if constexpr (cfg.k_cluster() > 1) sm90::mbarrier_init(sm.sums(), cfg.k_cluster() * cfg.consumers * WgmmaConfig::kWarpgroup);
+    // reduce = 2: one arrival (the block's own, which expects the cluster's bytes of sums) and
+    // the asynchronous stores' transactions.
+    if constexpr (cfg.k_cluster() > 1) sm90::mbarrier_init(sm.sums(), 1);
     sm90::fence_mbarrier_init();
   }
   // In a cluster, the other block's barriers must be initialized before its consumers' releases
-  // and its producer's multicast copies reach them (reduce = 2: before the blocks' sums do).
-  if constexpr (cfg.cluster_size() > 1 || cfg.k_cluster() > 1) {
+  // and its producer's multicast copies reach them. reduce = 2 touches its peers only with the
+  // sums after the main loop: every thread arrives here and waits there (the consumers before
+  // their sends, the producer warpgroup when its work is done), so no block waits for its peers
+  // to start.
+  if constexpr (cfg.cluster_size() > 1) {
     sm90::cluster_sync();
+  } else if constexpr (cfg.k_cluster() > 1) {
+    __syncthreads();
+    sm90::cluster_arrive_relaxed();
   } else {
     __syncthreads();
   }
@@ -1435,6 +1454,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     } else if constexpr (cfg.epilogue_slots > 0) {
       if (threadIdx.x >= 32) wgmma_epilogue_warps<Tile, Epi, Types, HAZARDS>(c_map, bias, sm, M, N);
     }
+    if constexpr (cfg.cluster_size() == 1 && cfg.k_cluster() > 1) sm90::cluster_wait();
   } else {
     if constexpr (cfg.consumers == 2) sm90::setmaxnreg_inc<cfg.consumer_registers()>();
     wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, workspace, sm, M, N, K, warpgroup - 1);

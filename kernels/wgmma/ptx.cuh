@@ -83,6 +83,12 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+/// The two halves of cluster_sync apart, for a block that touches its peers' shared memory only
+/// late: every thread arrives without a release (after fence_mbarrier_init, which releases the
+/// barriers' initialization at cluster scope: no MEMBAR.GPU here) and waits (acquire) just before
+/// its first access to a peer. Not .aligned: the threads of a warp may reach them apart.
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory"); }
 /// The shared::cluster address of this block's shared address `addr` in cluster block `rank`.
 __device__ __forceinline__ unsigned cluster_address(unsigned addr, unsigned rank) {
   unsigned remote;
@@ -99,9 +105,13 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned r
 }
 
 /// Distributed shared memory (split-K reduced in the cluster): two f32 into the shared address
-/// `addr` of cluster block `rank` (this block's own address, mapped into the peer's window).
-__device__ __forceinline__ void st_cluster_v2_f32(unsigned addr, unsigned rank, float a, float b) {
-  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};\n" ::"r"(cluster_address(addr, rank)), "f"(a), "f"(b)
+/// `addr` of cluster block `rank` (this block's own addresses, mapped into the peer's window),
+/// stored asynchronously: the store completes 8 bytes of transactions on that block's mbarrier
+/// `bar`, whose waiter then sees the data (as a TMA load's), with no fence in the sender.
+__device__ __forceinline__ void st_async_v2_f32(unsigned addr, unsigned rank, float a, float b, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(
+                   cluster_address(addr, rank)),
+               "f"(a), "f"(b), "r"(cluster_address(bar, rank))
                : "memory");
 }
 __device__ __forceinline__ float2 ld_shared_v2_f32(unsigned addr) {
@@ -109,30 +119,6 @@ __device__ __forceinline__ float2 ld_shared_v2_f32(unsigned addr) {
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
   return v;
 }
-/// One arrival on the mbarrier `bar` of cluster block `rank` that releases at cluster scope: the
-/// thread's earlier distributed shared-memory stores are visible to a thread of that block whose
-/// wait on the barrier acquires at cluster scope (mbarrier_wait_cluster).
-__device__ __forceinline__ void mbarrier_arrive_release_cluster(unsigned bar, unsigned rank) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address(bar, rank))
-               : "memory");
-}
-/// mbarrier_try_wait with acquire at cluster scope (the arrivals came from the cluster's blocks).
-__device__ __forceinline__ bool mbarrier_try_wait_cluster(unsigned bar, unsigned parity) {
-  unsigned done;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-/// mbarrier_wait with acquire at cluster scope.
-__device__ __forceinline__ void mbarrier_wait_cluster(unsigned bar, unsigned parity) {
-  wait_or_trap([&] { return mbarrier_try_wait_cluster(bar, parity); });
-}
-
 // --- named barriers ----------------------------------------------------------------------------
 
 /// Hardware barrier `id` (1..15; 0 is __syncthreads') of `threads` threads: bar.arrive counts this
