@@ -148,12 +148,6 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int k_cluster() const { return reduce == 2 ? split : 1; }
   /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
   COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
-  /// The swapped tile in a 2x1 cluster: its two blocks (two tiles of rows, one column) share B's
-  /// one 64-column chunk by K rows, each loading half of a slice's rows for both (cuBLAS's M =
-  /// 64 kernel pairs its two 32-row tiles so, run JG).
-  COALESCE_HD constexpr bool b_split_by_rows() const { return swapped() && cluster_m == 2 && bn == kRowElements; }
-  /// K rows of B one block loads per slice: all BK, or half with b_split_by_rows().
-  COALESCE_HD constexpr int b_box_rows() const { return b_split_by_rows() ? bk / 2 : bk; }
   /// The tiles of an M x N problem in the kernel's walk: pairs of tiles with a cluster of two
   /// (2x1 pairs tile rows, 1x2 tile columns; the edge's pairs counted whole), else tiles.
   COALESCE_HD constexpr int tile_pairs_m(int m) const { return ((m + bm - 1) / bm + cluster_m - 1) / cluster_m; }
@@ -270,8 +264,8 @@ struct WgmmaConfig {
     if (cluster_size() > 1 && (split > 1 || pingpong))
       return {Violation::shape, "a cluster of two needs split = 1 and pingpong = 0"};
     // 2x1: the two blocks share B's chunks, each loading half of them for both.
-    if (cluster_m == 2 && (bn / kRowElements) % 2 != 0 && !b_split_by_rows())
-      return {Violation::shape, "a 2x1 cluster splits B's 64-column chunks between its blocks: BN must be 128 or 256 (or 64 in the swapped tile, split by K rows)"};
+    if (cluster_m == 2 && (bn / kRowElements) % 2 != 0)
+      return {Violation::shape, "a 2x1 cluster splits B's 64-column chunks between its blocks: BN must be 128 or 256"};
     if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
     if (split > 1 && tma_store)
       return {Violation::shape, "split-K stores f32 partial sums, and C from registers after the reduction: it needs tma_store = 0"};
@@ -320,9 +314,9 @@ struct WgmmaConfig {
     if (swap_ab) {
       // The first build of the swapped tile: one or two consumers of 64 columns each, BM 16, 32
       // or 64, the direct store and the plain schedules (split-K reduced by the separate kernel).
-      if (transposed() || cluster_n > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce ||
+      if (transposed() || cluster_size() > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce ||
           k_interleave)
-        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 or 2x1 cluster, tma_store = 0, no ping-pong, epilogue warps, stream-K or k_interleave, and split-K reduced by the separate kernel"};
+        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 cluster, tma_store = 0, no ping-pong, epilogue warps, stream-K or k_interleave, and split-K reduced by the separate kernel"};
       if (bn != kWgmmaM * consumers || (bm != 16 && bm != 32 && bm != 64))
         return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer and BM = 16, 32 or 64 (wgmma's N side)"};
     }

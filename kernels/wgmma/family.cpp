@@ -87,29 +87,25 @@ class WgmmaFamily final : public Family {
                 for (int cn : l.cluster_n)
                   for (int persistent : l.persistent)
                     for (int tma_store : l.tma_store)
-                      for (int interleave : l.deep_k_interleave)
-                        for (int stream_k : l.deep_stream_k) {
-                          WgmmaConfig c{bm, bn, WgmmaConfig::bk_for(problem.dtype), stages, consumers, cm,
-                                        cn, persistent, l.group_m.front(), tma_store};
-                          c.k_interleave = interleave;
-                          c.stream_k = stream_k;
-                          out.push_back(from_wgmma(c));
-                        }
+                      for (int interleave : l.deep_k_interleave) {
+                        WgmmaConfig c{bm, bn, WgmmaConfig::bk_for(problem.dtype), stages, consumers, cm,
+                                      cn, persistent, l.group_m.front(), tma_store};
+                        c.k_interleave = interleave;
+                        out.push_back(from_wgmma(c));
+                      }
     // The swapped tile (C^T = B^T A^T) where a 16-bit problem has few tiles: BM = 16, 32 or 64
     // rows of C (wgmma's N side) by 64 columns per consumer, the deep rings and the regular
-    // ones, each grid, direct store, a 1x1 cluster or a 2x1 one sharing B (its K rows with one
-    // consumer, its chunks with two).
+    // ones, each grid, direct store, 1x1 cluster (the first build's schedules).
     if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
       for (int bm : l.swapped_bm)
         for (int consumers : l.consumers)
           for (int stages : l.swapped_stages)
-            for (int cm : l.cluster_m)
-              for (int persistent : l.persistent) {
-                WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * consumers, WgmmaConfig::bk_for(problem.dtype), stages, consumers,
-                              cm, 1, persistent, l.group_m.front(), 0};
-                c.swap_ab = 1;
-                out.push_back(from_wgmma(c));
-              }
+            for (int persistent : l.persistent) {
+              WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * consumers, WgmmaConfig::bk_for(problem.dtype), stages, consumers,
+                            1, 1, persistent, l.group_m.front(), 0};
+              c.swap_ab = 1;
+              out.push_back(from_wgmma(c));
+            }
     return out;
   }
 
@@ -198,7 +194,7 @@ class WgmmaFamily final : public Family {
       case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x BK k per copy (K-major slot)
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
-        return {KernelArg::b, t.b, problem.k, problem.n, c.b_box_rows(), c.b_chunk_cols(), c.b_swizzle_bytes()};
+        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.b_chunk_cols(), c.b_swizzle_bytes()};
       case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x one row of columns per store
         return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};
@@ -305,10 +301,6 @@ const WgmmaLists& wgmma_lists() {
       // tile spent 430 cycles per slice at M = 64 to cuBLAS's 264 (run JA). The fastest config
       // at bf16 M = 8 and 32 (run JC), no change at M = 64.
       .deep_k_interleave = {0, 1},
-      // Stream-K on the deep rings: at M = 64, N = K = 4096 the 64 x 64 tiles are 64, and
-      // sharing each between up to 4 blocks spreads the K steps over all 132 SMs instead of the
-      // 128 that split 2 fills (the regular rings' stream-K configs ran 3 to 6 stages, run 27).
-      .deep_stream_k = {0, 2, 4},
       // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG).
       .swapped_bm = {16, 32, 64},
       .swapped_stages = {4, 6, 8, 12, 16},

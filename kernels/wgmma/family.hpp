@@ -19,11 +19,11 @@ Config from_wgmma(const WgmmaConfig& config);
 /// `epilogue_warps` 1 lists a tile with epilogue_slots = BN / 64 (slots for the whole tile).
 /// `deep_stages` are the rings listed only for problems of few tiles (wgmma_deep_rings), on the
 /// tiles of `deep_bm` x `deep_bn`, each with every `deep_k_interleave` (two consumers taking
-/// alternate K slices of the tile) and every `deep_stream_k`; and the swapped tiles (swap_ab: C^T = B^T A^T) of
+/// alternate K slices of the tile); and the swapped tiles (swap_ab: C^T = B^T A^T) of
 /// `swapped_bm` rows by 64 columns per consumer with `swapped_stages`.
 struct WgmmaLists {
   std::vector<int> bm, bn, bk, stages, consumers, cluster_m, cluster_n, persistent, group_m, tma_store, pingpong,
-      epilogue_warps, stream_k, deep_stages, deep_bm, deep_bn, deep_k_interleave, deep_stream_k, swapped_bm, swapped_stages;
+      epilogue_warps, stream_k, deep_stages, deep_bm, deep_bn, deep_k_interleave, swapped_bm, swapped_stages;
 };
 const WgmmaLists& wgmma_lists();
 

@@ -419,14 +419,7 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
 #pragma unroll
       for (int j = 0; j < B_CHUNKS; ++j) {
         if (j >= b_chunks) continue;
-        if constexpr (cfg.b_split_by_rows()) {
-          // 2x1, the swapped tile's one chunk: this block's half of the slice's K rows, into both
-          // blocks' slots (the half starts on a 1024-byte swizzle atom, so its swizzle phase is the
-          // whole chunk's).
-          constexpr int HALF = cfg.b_box_rows();
-          sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + walk.rank * HALF * cfg.b_swizzle_bytes(), b_map, n0,
-                                      k0 + walk.rank * HALF, full, kBoth);
-        } else if constexpr (cfg.cluster_m == 2) {
+        if constexpr (cfg.cluster_m == 2) {
           // 2x1: every other chunk of B, into both blocks' slots.
           if (j % 2 == walk.rank)
             sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * ROW_ELEMENTS, k0, full,

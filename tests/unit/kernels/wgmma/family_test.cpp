@@ -177,7 +177,7 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
 
   const Problem p = problem(64, 4096, 4096);
   const DeviceLimits d;
-  std::set<std::string> legal, interleaved, streamed;
+  std::set<std::string> legal, interleaved;
   int deep = 0;
   std::set<std::string> swapped;
   for (const Config& c : wgmma().sweep_configs(p)) {
@@ -192,22 +192,15 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
     EXPECT_TRUE(w.stages == 8 || w.stages == 12 || w.stages == 16);
     EXPECT_TRUE((w.bm == 64 || w.bm == 128) && (w.bn == 32 || w.bn == 64 || w.bn == 128));
     if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
-      (w.stream_k ? streamed : w.k_interleave ? interleaved : legal)
-          .insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages) +
-                  (w.stream_k ? " stk" + std::to_string(w.stream_k) + (w.consumers == 2 ? " wg2" : "") : ""));
+      (w.k_interleave ? interleaved : legal)
+          .insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
   }
-  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave, stream_k
-  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2 * 3);
+  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave
   EXPECT_EQ(legal, (std::set<std::string>{"64x32 s8", "64x32 s12", "64x32 s16", "64x64 s8", "64x64 s12", "64x128 s8",
                                           "128x32 s8", "128x64 s8"}));
   // Two consumers taking alternate K slices fit the same rings (their hand-off of BM x BN f32
   // sums beside the ring), the 64-row tiles among them, which two consumers splitting rows cannot take.
   EXPECT_EQ(interleaved, legal);
-  // Stream-K on the deep rings: every persistent 1x1 ring above that fits, but the narrow tile
-  // (BN = 32), which takes no stream-K.
-  EXPECT_EQ(streamed, (std::set<std::string>{"64x64 s8 stk2", "64x64 s8 stk4", "64x64 s12 stk2", "64x64 s12 stk4",
-                                             "64x128 s8 stk2", "64x128 s8 stk4", "128x64 s8 stk2", "128x64 s8 stk4",
-                                             "128x64 s8 stk2 wg2", "128x64 s8 stk4 wg2"}));
   // The swapped tiles: 16, 32 and 64 rows by 64 columns (one consumer) or 128 (two), 4 to 16
   // stages: every one fits (a 64 x 128 stage is 24 KB, 16 of them too many).
   std::set<std::string> expected;
@@ -326,7 +319,7 @@ TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
   EXPECT_EQ(two.consumer_row(1), 64);
   for (auto refuse : {+[](WgmmaConfig& x) { x.bm = 8; }, +[](WgmmaConfig& x) { x.bm = 128; },
                       +[](WgmmaConfig& x) { x.bn = 128; }, +[](WgmmaConfig& x) { x.tma_store = 1; },
-                      +[](WgmmaConfig& x) { x.cluster_n = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_m = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
                       +[](WgmmaConfig& x) { x.bk = 32; }, +[](WgmmaConfig& x) { x.swap_ab = 2; }}) {
     WgmmaConfig r = c;
     refuse(r);
@@ -335,23 +328,6 @@ TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
   WgmmaConfig split = c;
   split.split = 3;
   EXPECT_TRUE(split.check().ok()) << split.check().why;
-  // A 2x1 cluster: the two row tiles share B's one chunk by K rows, 32 each (a 32-row TMA box),
-  // or with two consumers its two chunks, one each.
-  EXPECT_EQ(c.b_box_rows(), 64);
-  WgmmaConfig pair = c;
-  pair.cluster_m = 2;
-  ASSERT_TRUE(pair.check().ok()) << pair.check().why;
-  EXPECT_TRUE(pair.b_split_by_rows());
-  EXPECT_EQ(pair.b_box_rows(), 32);
-  EXPECT_EQ(wgmma().tensor_map(from_wgmma(pair), problem(64, 4096, 4096), KernelArg::b_tensor_map).box_rows, 32);
-  EXPECT_EQ(wgmma().geometry(from_wgmma(pair), problem(64, 4096, 4096), h200()).grid_x, 128u);
-  EXPECT_EQ(wgmma().geometry(from_wgmma(pair), problem(64, 4096, 4096), h200()).cluster_x, 2u);
-  WgmmaConfig pair_two = two;
-  pair_two.cluster_m = 2;
-  EXPECT_TRUE(pair_two.check().ok()) << pair_two.check().why;
-  EXPECT_FALSE(pair_two.b_split_by_rows());
-  WgmmaConfig plain_pair{.bm = 64, .bn = 64, .stages = 8, .consumers = 1, .cluster_m = 2, .tma_store = 0};
-  EXPECT_EQ(plain_pair.check().violation, Violation::shape);  // the plain tile splits B by chunks only
   const std::string name = config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu);
   EXPECT_EQ(name, "wgmma_bf16_bm32_bn64_bk64_s16_wg1_cm1_cn1_p0_g8_ts0_sab1_bias_gelu");
   auto parsed = parse_config_name(name);
