@@ -7,6 +7,8 @@
 #   stamp $? >> $Z/logs/x.txt
 #   run_end                 # $Z/done.txt, the tarball $OUT/jk.tgz, $Z removed
 #
+# and, between them, sweep_list and ab_rounds (below) for the two sweeps most runs make.
+#
 # left N: the seconds left of the run's budget, at most N and at least 1 (a timeout for the next
 # step that keeps the run inside its budget). stamp RC: "rc=RC Ts", T the seconds since run_begin.
 # env.txt: the date, the GPU (nvidia-smi: name, UUID, driver, clocks, power, temperature), the
@@ -41,4 +43,41 @@ stamp() { echo "rc=$1 $(( $(date +%s) - RUN_T0 ))s"; }
 run_end() {
   stamp 0 > "$Z/done.txt"
   tar czf "$OUT/$RUN_NAME.tgz" -C "$OUT" "$RUN_NAME" && rm -rf "$Z"
+}
+
+# The two sweeps most runs make. TUNE and OLD_TUNE name the builds (dist/bin/coalesce-tune and,
+# for an A/B, dist/old/coalesce-tune unless set); each sweep gets at most SECONDS (left) and
+# `timeout -s INT`, so an interrupted one still stores what it measured.
+#
+# sweep_list SHAPE DTYPE FAMILY LIST SECONDS: every config named in LIST (one per line) at the
+# shape, then the three fastest again in the steady state (--steady-top 3), into $Z/$RUN_NAME.db;
+# its output in $Z/logs/sweep-SHAPE-DTYPE.txt and "sweep SHAPE DTYPE rc=..." in $Z/logs/done.txt.
+sweep_list() {
+  local shape=$1 dtype=$2 family=$3 list=$4 seconds=$5 cfgs=()
+  while read -r c; do [ -n "$c" ] && cfgs+=(--config "$c"); done < "$list"
+  timeout -s INT "$(left "$seconds")" "${TUNE:-dist/bin/coalesce-tune}" sweep --shape "$shape" --dtype "$dtype" \
+    --family "$family" "${cfgs[@]}" --steady-top 3 -j 16 --db "$Z/$RUN_NAME.db" > "$Z/logs/sweep-$shape-$dtype.txt" 2>&1
+  echo "sweep $shape $dtype $(stamp $?)" >> "$Z/logs/done.txt"
+}
+
+# ab_rounds LIST SECONDS: the A/B of OLD_TUNE against TUNE in the steady state (3000 samples per
+# method back to back) over LIST's lines "SHAPE DTYPE CONFIG..." ('#' lines skipped): two rounds,
+# old first in each, every line a sweep of at most SECONDS into $Z/SIDE-ROUND.db (old-1, new-1,
+# old-2, new-2: what scripts/ab_table.py reads), the output in $Z/logs/ab-SIDE-ROUND.txt.
+ab_rounds() {
+  local list=$1 seconds=$2 round side bin shape dtype rest c cfgs
+  for round in 1 2; do
+    for side in old new; do
+      bin=${TUNE:-dist/bin/coalesce-tune}
+      [ "$side" = old ] && bin=${OLD_TUNE:-dist/old/coalesce-tune}
+      while read -r shape dtype rest; do
+        case "$shape" in '#'* | '') continue ;; esac
+        cfgs=()
+        for c in $rest; do cfgs+=(--config "$c"); done
+        timeout -s INT "$(left "$seconds")" "$bin" sweep --shape "$shape" --dtype "$dtype" "${cfgs[@]}" -j 16 \
+          --min-samples 3000 --max-samples 3000 --db "$Z/$side-$round.db" >> "$Z/logs/ab-$side-$round.txt" 2>&1
+        echo "$shape $dtype $(stamp $?)" >> "$Z/logs/ab-$side-$round.txt"
+      done < "$list"
+    done
+  done
 }

@@ -2,7 +2,8 @@
 # scripts/run-lib.sh: run_begin makes $OUT/NAME with logs/ and env.txt (written even where
 # nvidia-smi and the tools are missing, as here); left N stays within N and the budget and is at
 # least 1; stamp prints the status and the seconds since run_begin; run_end leaves only the
-# tarball, which holds done.txt, env.txt and what the run wrote.
+# tarball, which holds done.txt, env.txt and what the run wrote; sweep_list and ab_rounds run the
+# sweeps they say (a stand-in tuner records them) into the databases ab_table.py reads.
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 work=$(mktemp -d)
@@ -31,4 +32,35 @@ listing=$(tar tzf "$OUT/ka.tgz")
 for f in ka/done.txt ka/env.txt ka/logs/x.txt; do
   echo "$listing" | grep -qx "$f" || fail "tarball lacks $f"
 done
+# sweep_list and ab_rounds, with a stand-in coalesce-tune that records its arguments and makes
+# the database it is given.
+fake=$work/fake-tune
+cat > "$fake" <<'TUNE'
+#!/usr/bin/env bash
+echo "$(basename "$(dirname "$0")") $*" >> "$CALLS"
+while [ $# -gt 0 ]; do [ "$1" = --db ] && touch "$2"; shift; done
+TUNE
+mkdir -p "$work/new" "$work/old"
+cp "$fake" "$work/new/tune"; cp "$fake" "$work/old/tune"; chmod +x "$work/new/tune" "$work/old/tune"
+export CALLS=$work/calls.txt TUNE=$work/new/tune OLD_TUNE=$work/old/tune
+run_begin kb 100
+printf 'cfg_a\n\ncfg_b\n' > "$work/list.txt"
+sweep_list 64x4096x4096 bf16 wgmma "$work/list.txt" 30
+line=$(cat "$CALLS")
+[ "$line" = "new sweep --shape 64x4096x4096 --dtype bf16 --family wgmma --config cfg_a --config cfg_b --steady-top 3 -j 16 --db $Z/kb.db" ] \
+  || fail "sweep_list ran '$line'"
+[ -e "$Z/kb.db" ] || fail "sweep_list made no $Z/kb.db"
+grep -q "^sweep 64x4096x4096 bf16 rc=0 " "$Z/logs/done.txt" || fail "sweep_list wrote no done line"
+: > "$CALLS"
+printf '# a comment\n64x4096x4096 bf16 c1 c2\n512x512x512 f16 c3\n' > "$work/ab.txt"
+ab_rounds "$work/ab.txt" 30
+[ "$(wc -l < "$CALLS")" -eq 8 ] || fail "ab_rounds ran $(wc -l < "$CALLS") sweeps, not 8"
+[ "$(sed -n 1p "$CALLS")" = "old sweep --shape 64x4096x4096 --dtype bf16 --config c1 --config c2 -j 16 --min-samples 3000 --max-samples 3000 --db $Z/old-1.db" ] \
+  || fail "ab_rounds' first sweep was '$(sed -n 1p "$CALLS")'"
+[ "$(cut -d' ' -f1 "$CALLS" | tr '\n' ' ')" = "old old new new old old new new " ] || fail "ab_rounds' order: $(cut -d' ' -f1 "$CALLS" | tr '\n' ' ')"
+grep -q -- "--shape 512x512x512 --dtype f16 --config c3 -j 16 --min-samples 3000 --max-samples 3000 --db $Z/new-2.db" "$CALLS" \
+  || fail "ab_rounds' last round lacks the second line"
+for db in old-1 new-1 old-2 new-2; do [ -e "$Z/$db.db" ] || fail "ab_rounds made no $db.db"; done
+[ "$(grep -c 'rc=0' "$Z/logs/ab-old-2.txt")" -eq 2 ] || fail "ab-old-2.txt lacks a status line per sweep"
+run_end
 echo "run_lib_test: passed"
