@@ -775,16 +775,14 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     }
   sm90::mbarrier_wait(sm.sums(), 0);
 
+  // Every slot's loads first, then every pair's epilogue, then the stores: with a pair's loads,
+  // epilogue and store in one iteration, the shared loads (volatile asm) could not pass the
+  // previous pair's store, and the one consumer warp per scheduler ran the pairs' GELUs one
+  // after another (run KG: 14% of the kernel's samples after the wait).
+  float2 sum[P];
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const int q = static_cast<int>(rank) * P + p;
-    if (q >= cfg.sum_pairs()) break;
-    // Pair q is accumulators 2pp, 2pp + 1 of m64 block mi: d[4j + 2h + e] with pp = 2j + h.
-    const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
-    const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
-    const float b0 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)});
-    const float b1 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)});
-    float2 sum = make_float2(0.0f, 0.0f);
+    sum[p] = make_float2(0.0f, 0.0f);
 #pragma unroll
     for (int from = 0; from < S; ++from) {
       // The planted bugs of the check's test: slice 0's sums left out by every other block, and
@@ -793,15 +791,32 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
         if (from == 0 && rank != 0) continue;
       float2 v = sm90::ld_shared_v2_f32(sm.cluster_sum(from, p, t));
       if constexpr ((HAZARDS & kWgmmaHazardDoubleEpilogue) != 0)
-        if (from == static_cast<int>(rank)) v = make_float2(Epi::apply(v.x, b0), Epi::apply(v.y, b1));
-      sum.x += v.x;
-      sum.y += v.y;
+        if (from == static_cast<int>(rank)) {
+          const float b0 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)});
+          const float b1 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)});
+          v = make_float2(Epi::apply(v.x, b0), Epi::apply(v.y, b1));
+        }
+      sum[p].x += v.x;
+      sum[p].y += v.y;
     }
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
-    if (row >= M || col >= N) continue;
-    const CT lo = from_float<CT>(Epi::apply(sum.x, b0));
-    const CT hi = from_float<CT>(Epi::apply(sum.y, b1));
-    *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+  }
+  unsigned packed[P];
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const float b0 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)});
+    const float b1 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)});
+    packed[p] = detail::pack_pair(from_float<CT>(Epi::apply(sum[p].x, b0)).bits, from_float<CT>(Epi::apply(sum[p].y, b1)).bits);
+  }
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    // Pair q is accumulators 2pp, 2pp + 1 of m64 block mi: d[4j + 2h + e] with pp = 2j + h. The
+    // last block's share may be short (q >= sum_pairs). N % 8 == 0 (check_problem), so col < N
+    // means col + 1 < N too.
+    const int q = static_cast<int>(rank) * P + p;
+    const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
+    const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
+    if (q < cfg.sum_pairs() && row < M && col < N)
+      *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
   }
 }
 
