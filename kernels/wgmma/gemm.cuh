@@ -730,7 +730,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
 /// too) that completes its bytes on the adder's barrier; each block waits for its barrier (the
 /// bytes of all S senders), adds its share's S slots in slice order (the same sum whatever the
 /// blocks' timing: deterministic), applies the epilogue and stores C as wgmma_store_direct does.
-/// No fence: until run KD each send was a plain store and each block arrived on every block's
+/// No fence: until run KE each send was a plain store and each block arrived on every block's
 /// barrier with release at cluster scope and waited with acquire there, and those fences
 /// (MEMBAR.ALL.GPU, an L1 invalidation) and the cluster barrier at the kernel's start made the
 /// kernel 1.4 µs slower than the same tile storing its partial sums (Nsight Compute, run KC).
