@@ -756,6 +756,11 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     const int q = static_cast<int>(rank) * P + p, col = col0 + 8 * ((q % ROW_PAIRS) / 2);
     bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
   }
+  // Pair p's two bias values, from its word.
+  auto bias_pair = [&](int p) {
+    return make_float2(to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)}),
+                       to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)}));
+  };
   // This block's barrier expects every block's sends of its share (one arrival, this one, and
   // the bytes: S blocks x its pairs x every consumer thread x 8; the last share may be short);
   // the peers' barriers were initialized before they arrived on the cluster barrier (the wait).
@@ -792,9 +797,8 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
       float2 v = sm90::ld_shared_v2_f32(sm.cluster_sum(from, p, t));
       if constexpr ((HAZARDS & kWgmmaHazardDoubleEpilogue) != 0)
         if (from == static_cast<int>(rank)) {
-          const float b0 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)});
-          const float b1 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)});
-          v = make_float2(Epi::apply(v.x, b0), Epi::apply(v.y, b1));
+          const float2 b = bias_pair(p);
+          v = make_float2(Epi::apply(v.x, b.x), Epi::apply(v.y, b.y));
         }
       sum[p].x += v.x;
       sum[p].y += v.y;
@@ -803,9 +807,8 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
   unsigned packed[P];
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const float b0 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] & 0xFFFFu)});
-    const float b1 = to_float(typename Types::Bias{static_cast<unsigned short>(bias_word[p] >> 16)});
-    packed[p] = detail::pack_pair(from_float<CT>(Epi::apply(sum[p].x, b0)).bits, from_float<CT>(Epi::apply(sum[p].y, b1)).bits);
+    const float2 b = bias_pair(p);
+    packed[p] = detail::pack_pair(from_float<CT>(Epi::apply(sum[p].x, b.x)).bits, from_float<CT>(Epi::apply(sum[p].y, b.y)).bits);
   }
 #pragma unroll
   for (int p = 0; p < P; ++p) {
