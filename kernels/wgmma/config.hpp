@@ -40,7 +40,11 @@ namespace coalesce {
 /// c, so each slot keeps one consumer), consumer 1 hands its f32 sums to consumer 0 through
 /// shared memory, and consumer 0 adds them and runs the epilogue. For problems of few tiles,
 /// where one consumer's handshake per 64-deep slice could pace the block (at M = 32 and 8 it is
-/// the fastest config, run JC; at M = 64 it changes nothing).
+/// the fastest config, run JC; at M = 64 it changes nothing). With k_interleave = 2 the consumers
+/// finish the tile together: each hands the other the rows it does not keep (consumer c keeps
+/// rows 8c..8c+7 of every warp's 16) and runs the epilogue on its own half, so each moves and
+/// finishes half the sums, and the epilogue runs on both warpgroups, two warps per scheduler
+/// instead of one (where a block holds one tile, as at 512^3, the epilogue is the block's tail).
 ///
 /// BK names the operands' width: a K slice is one 128-byte swizzle row, so BK = 64 is the 16-bit
 /// kernel above and BK = 32 the tf32 kernel (f32 storage). wgmma reads tf32 operands from shared
@@ -62,7 +66,7 @@ struct WgmmaConfig {
   int reduce = 0;                   ///< split-K: 1 adds the partial sums in this kernel, 2 in the tile's cluster (kernels/core/family.hpp kReduceParam)
   int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
   int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
-  int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums)
+  int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums); 2: as 1, each adding and finishing half the tile's rows
   int swap_ab = 0;                  ///< 1: the 16-bit tile swapped, C^T = B^T A^T: wgmma's M side is BN (64 columns per consumer), its N side BM (16 to 64)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
@@ -148,6 +152,9 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int k_cluster() const { return reduce == 2 ? split : 1; }
   /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
   COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
+  /// The TMA store's box of C: a warp's 16 rows, or with k_interleave = 2 the 8 of them that one
+  /// consumer finishes.
+  COALESCE_HD constexpr int c_box_rows() const { return k_interleave == 2 ? kWarpRows / 2 : kWarpRows; }
   /// The tiles of an M x N problem in the kernel's walk: pairs of tiles with a cluster of two
   /// (2x1 pairs tile rows, 1x2 tile columns; the edge's pairs counted whole), else tiles.
   COALESCE_HD constexpr int tile_pairs_m(int m) const { return ((m + bm - 1) / bm + cluster_m - 1) / cluster_m; }
@@ -221,7 +228,8 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int cluster_sums_bytes() const {
     return reduce == 2 ? split * pairs_per_block() * consumers * kWarpgroup * 8 : 0;
   }
-  /// k_interleave = 1: consumer 1's f32 sums of a tile, handed to consumer 0 (4 bytes per value).
+  /// k_interleave = 1: consumer 1's f32 sums of a tile, handed to consumer 0 (4 bytes per value);
+  /// k_interleave = 2: each consumer's half for the other, the same bytes in all.
   COALESCE_HD constexpr int interleave_bytes() const { return k_interleave ? bm * bn * 4 : 0; }
   /// The C tile staged for the TMA store (none for direct stores), the epilogue slots, or with
   /// reduce = 2 the cluster's sums (which store C directly).
@@ -303,13 +311,13 @@ struct WgmmaConfig {
     // thread ptxas 13.0 spilled 8 bytes (128 x 128); two consumers of 128 each compile clean.
     if (stream_k && consumers == 1 && accumulators() > 64)
       return {Violation::registers, "stream-K with one consumer needs at most 64 accumulators per thread (BM x BN / 128): ptxas spills the fix-up beyond"};
-    if (k_interleave != 0 && k_interleave != 1) return {Violation::shape, "k_interleave must be 0 or 1"};
+    if (k_interleave < 0 || k_interleave > 2) return {Violation::shape, "k_interleave must be 0, 1 or 2"};
     // Each consumer keeps the slots of one parity, so the ring must hold both parities equally;
     // the schedules that split a block's work otherwise (ping-pong, epilogue warps, stream-K, the
     // in-kernel reductions) and the tf32 kernel are not built for it.
     if (k_interleave && (consumers != 2 || stages % 2 != 0 || pingpong || epilogue_slots > 0 || stream_k || reduce ||
                          transposed()))
-      return {Violation::shape, "k_interleave = 1 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
+      return {Violation::shape, "k_interleave = 1 or 2 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
     if (swap_ab != 0 && swap_ab != 1) return {Violation::shape, "swap_ab must be 0 or 1"};
     if (swap_ab) {
       // The first build of the swapped tile: one or two consumers of 64 columns each, BM 16, 32
@@ -432,7 +440,8 @@ enum WgmmaHazard : int {
   /// A slot is reused too early: the consumer releases it as soon as its data has landed, before
   /// the wgmmas that read it are even issued.
   kWgmmaHazardEarlyRelease = 4,
-  /// k_interleave = 1: consumer 0 leaves consumer 1's sums out of the tile.
+  /// k_interleave = 1: consumer 0 leaves consumer 1's sums out of the tile; k_interleave = 2:
+  /// consumer 0 leaves consumer 1's sums out of its half.
   /// Split-K reduced in the kernel (reduce = 1): the last block leaves out slice 0's partial
   /// sums when it is not slice 0 itself (a lost partial sum). Stream-K: the block holding a
   /// shared tile's first K steps leaves out the last other block's sums. Reduced in the cluster

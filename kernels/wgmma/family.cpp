@@ -195,8 +195,8 @@ class WgmmaFamily final : public Family {
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
         return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.b_chunk_cols(), c.b_swizzle_bytes()};
-      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows x one row of columns per store
-        return {KernelArg::c, t.c, problem.m, problem.n, WgmmaConfig::kWarpRows, c.row_elements(),
+      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
+        return {KernelArg::c, t.c, problem.m, problem.n, c.c_box_rows(), c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};
       default:
         throw std::invalid_argument("the wgmma kernel takes tensor maps of A, B and C only");
@@ -299,8 +299,10 @@ const WgmmaLists& wgmma_lists() {
       .deep_bn = {32, 64, 128},
       // Two consumers taking alternate K slices of the whole tile: with one consumer our 64 x 32
       // tile spent 430 cycles per slice at M = 64 to cuBLAS's 264 (run JA). The fastest config
-      // at bf16 M = 8 and 32 (run JC), no change at M = 64.
-      .deep_k_interleave = {0, 1},
+      // at bf16 M = 8 and 32 (run JC), no change at M = 64. 2: each consumer adds and finishes
+      // half the tile's rows, so the epilogue runs on both warpgroups (the block's tail where it
+      // holds one tile, as at 512^3).
+      .deep_k_interleave = {0, 1, 2},
       // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG).
       .swapped_bm = {16, 32, 64},
       .swapped_stages = {4, 6, 8, 12, 16},

@@ -116,7 +116,7 @@ struct WgmmaGuard {
                 "pingpong 0 or 1 (1 only with two consumers and persistent = 1), reduce 0 or 1 (1 only with split > 1), "
                 "epilogue_slots 0..BN/64 (above 0 only with two consumers, tma_store = 1, split = 1, pingpong = 0), "
                 "stream_k 0 or 2..32 (above 0 only with persistent = 1, cluster 1x1, split = 1, pingpong = 0, no epilogue "
-                "slots, BK = 64), k_interleave 0 or 1 (1 only with two consumers, even stages, BK = 64, no ping-pong, "
+                "slots, BK = 64), k_interleave 0, 1 or 2 (above 0 only with two consumers, even stages, BK = 64, no ping-pong, "
                 "epilogue slots, stream-K or in-kernel reduction)");
   static_assert(kViolation != Violation::divisibility,
                 "wgmma config: BM must be 64 or 128 rows per consumer warpgroup (per consumer's tile with pingpong or "
@@ -506,7 +506,8 @@ __device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __
 /// pair of column group j (columns col0 + 8j and the next) comes from `bias_pair(j, col)`, called
 /// only where the group lies inside N: a load there (wgmma_store_direct), or registers loaded
 /// earlier (the in-kernel reduction, whose bias loads go under its wait for the other slices).
-template <class Tile, class Epi, class Types, class BiasPair>
+/// H >= 0 (k_interleave = 2): only the thread's rows of that half, d[4j + 2H + e].
+template <class Tile, class Epi, class Types, int H = -1, class BiasPair>
 __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                         BiasPair bias_pair, typename Types::C* __restrict__ C, int M,
                                                         int N, int m0, int n0, int consumer) {
@@ -528,6 +529,8 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
     for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        if constexpr (H >= 0)
+          if (h != H) continue;
         const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
         const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
@@ -538,12 +541,12 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
 }
 
 /// wgmma_store_direct_with, each bias pair loaded where it is used.
-template <class Tile, class Epi, class Types>
+template <class Tile, class Epi, class Types, int H = -1>
 __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                    const typename Types::Bias* __restrict__ bias,
                                                    typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
                                                    int consumer) {
-  wgmma_store_direct_with<Tile, Epi, Types>(
+  wgmma_store_direct_with<Tile, Epi, Types, H>(
       acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer);
 }
 
@@ -626,7 +629,8 @@ __device__ __forceinline__ void wgmma_store_transposed_partials(float (&acc)[Til
 /// Split-K's store: the raw f32 sums of the block's K slice (no bias, no activation: the reduce
 /// applies the epilogue once the slices are added) into its M×N partials, as 8-byte pairs from
 /// the accumulators' registers (the layout wgmma_store_direct reads), predicated at the edges.
-template <class Tile>
+/// H >= 0 (k_interleave = 2): only the thread's rows of that half.
+template <class Tile, int H = -1>
 __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                      float* __restrict__ partial, int M, int N, int m0, int n0,
                                                      int consumer) {
@@ -641,6 +645,8 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
     for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        if constexpr (H >= 0)
+          if (h != H) continue;
         const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
         *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
@@ -827,8 +833,10 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
 /// (after the epilogue, rounded) into its part of the consumer's staging tile, 64 columns per
 /// 128-byte-swizzled chunk (so the warp's 4-byte writes hit 32 different banks), fences the
 /// writes into the async proxy, and its lane 0 stores them with TMA (16 × 64 boxes), which
-/// clips them at the matrix edges. No warp waits for another.
-template <class Tile, class Epi, class Types, int HAZARDS>
+/// clips them at the matrix edges. No warp waits for another. H >= 0 (k_interleave = 2, both
+/// consumers finishing the one tile): the warp's 8 rows of that half (16w + 8H..), into the
+/// tile's one staging area, stored as 8 × 64 boxes (the C map's box, WgmmaConfig::c_box_rows).
+template <class Tile, class Epi, class Types, int HAZARDS, int H = -1>
 __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                 const typename Types::Bias* __restrict__ bias,
                                                 const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
@@ -841,7 +849,7 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
   constexpr int COLS = WgmmaConfig::kRowElements;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
   // The consumer's part of the staging area: its rows of the tile, or with pingpong its own tile.
-  const unsigned stage = sm.c_stage + consumer * (cfg.store_bytes() / cfg.consumers);
+  const unsigned stage = H >= 0 ? sm.c_stage : sm.c_stage + consumer * (cfg.store_bytes() / cfg.consumers);
 
   // The warp's stores of the previous tile must have read its rows before they are overwritten.
   if (lane == 0) sm90::bulk_wait_group_read<0>();
@@ -861,6 +869,8 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
       for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
+          if constexpr (H >= 0)
+            if (h != H) continue;
           const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
           const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b.lo(jj)));
           const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b.hi(jj)));
@@ -875,7 +885,7 @@ __device__ __forceinline__ void wgmma_store_tma(float (&acc)[Tile::config.m_iter
   if (lane == 0) {
 #pragma unroll
     for (int mi = 0; mi < cfg.m_iters(); ++mi) {
-      const int r = mi * WgmmaConfig::kWgmmaM + warp * 16;
+      const int r = mi * WgmmaConfig::kWgmmaM + warp * 16 + (H >= 0 ? 8 * H : 0);
       const int row = m0 + cfg.consumer_row(consumer) + r;
       if (row >= M) continue;
 #pragma unroll
@@ -1147,6 +1157,65 @@ __device__ __forceinline__ bool wgmma_interleave_hand_off(float (&acc)[Tile::con
   if (more) sm90::named_barrier_arrive(kInterleaveRead, kBoth);
   return true;
 }
+/// k_interleave = 2, after a tile's main loop, both consumers holding the whole tile's sums over
+/// their own K slices: consumer KEEP keeps the rows of half KEEP (d[4j + 2·KEEP + e], rows
+/// 8·KEEP.. of each warp's 16), stores the other half's sums for the other consumer, and adds
+/// the other's sums of its own half, in the same order every run. Each consumer's thread t
+/// holds the same elements as thread t of the other, so each hands over the pairs of two column
+/// groups per float4 (WgmmaSmem::k_sum; consumer c reads the area's half c). Both barriers are
+/// the two consumers' 256 threads meeting: the sums are stored before either reads them, and a
+/// tile's sums are read by both before either stores the next tile's over them (`after_first`).
+template <class Tile, int HAZARDS, int KEEP>
+__device__ __forceinline__ void wgmma_interleave_exchange(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                          const WgmmaSmem<Tile>& sm, bool after_first) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int GROUPS = cfg.bn / 8;                       // column groups of 8 in each m64 block
+  constexpr int UNITS = cfg.m_iters() * GROUPS / 2;        // float4s per thread in one half
+  constexpr int GIVE = 1 - KEEP;
+  constexpr unsigned kBoth = 2 * WgmmaConfig::kWarpgroup;
+  const int t = threadIdx.x % WgmmaConfig::kWarpgroup;
+  if (after_first) sm90::named_barrier_sync(kInterleaveRead, kBoth);
+#pragma unroll
+  for (int u = 0; u < UNITS; ++u) {
+    // Column groups 2u and 2u + 1 of the thread's rows (GROUPS is even, so both lie in one m64 block).
+    const int mi = (2 * u) / GROUPS, j = (2 * u) % GROUPS;
+    const float* d = &acc[mi][4 * j + 2 * GIVE];
+    sm90::st_shared_v4_f32(sm.k_sum(GIVE * UNITS + u, t), d[0], d[1], d[4], d[5]);
+  }
+  sm90::named_barrier_sync(kInterleaveStored, kBoth);
+  // The planted lost partial sum: consumer 0 leaves consumer 1's sums out of its half.
+  if constexpr ((HAZARDS & kWgmmaHazardLostPartial) == 0 || KEEP == 1) {
+#pragma unroll
+    for (int u = 0; u < UNITS; ++u) {
+      const int mi = (2 * u) / GROUPS, j = (2 * u) % GROUPS;
+      const float4 v = sm90::ld_shared_v4_f32(sm.k_sum(KEEP * UNITS + u, t));
+      float* d = &acc[mi][4 * j + 2 * KEEP];
+      d[0] += v.x;
+      d[1] += v.y;
+      d[4] += v.z;
+      d[5] += v.w;
+    }
+  }
+}
+
+/// k_interleave = 2: consumer KEEP's half of the tile, after the exchange: its partial sums
+/// (split-K, the separate reduce), or the epilogue through the TMA store or direct.
+template <class Tile, class Epi, class Types, int HAZARDS, int KEEP>
+__device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+                                                  const typename Types::Bias* __restrict__ bias,
+                                                  typename Types::C* __restrict__ C, float* __restrict__ workspace,
+                                                  const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
+                                                  int m0, int n0, bool after_first) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
+  if constexpr (cfg.split > 1)
+    wgmma_store_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, KEEP);
+  else if constexpr (cfg.tma_store)
+    wgmma_store_tma<Tile, Epi, Types, HAZARDS, KEEP>(acc, bias, c_map, sm, M, N, m0, n0, KEEP);
+  else
+    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP);
+}
+
 /// The named barriers of the planted early releases (kWgmmaHazardEarlyRelease,
 /// kWgmmaHazardReleaseInFlight): 4 + consumer.
 constexpr unsigned kEarlyReleaseBarrier = 4;
@@ -1356,7 +1425,8 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
           for (int i = 0; i < NC / 2; ++i) acc[mi][i] = 0.0f;
-      if (!wgmma_interleave_hand_off<Tile, HAZARDS>(acc, sm, consumer, turn > 0, work.more())) continue;
+      if constexpr (cfg.k_interleave == 1)
+        if (!wgmma_interleave_hand_off<Tile, HAZARDS>(acc, sm, consumer, turn > 0, work.more())) continue;
     }
 
     if constexpr (cfg.stream_k > 0) {
@@ -1375,6 +1445,11 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {
       wgmma_reduce_in_cluster<Tile, Epi, Types, HAZARDS>(acc, bias, C, sm, M, N, m0, n0, consumer);
+    } else if constexpr (cfg.k_interleave == 2) {
+      if (consumer == 0)
+        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
+      else
+        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
     } else if constexpr (cfg.split > 1) {
       wgmma_store_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, consumer);
       if constexpr (cfg.reduce == 1)

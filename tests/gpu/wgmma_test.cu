@@ -87,6 +87,11 @@ using Narrow128x32 = WgmmaTile<128, 32, 64, 8, 2, 1, 1, 1, 8, 0>;
 using Interleave64x32 = WgmmaTile<64, 32, 64, 16, 2, 1, 2, 0, 8, 0, 1, 0, 0, 0, 0, 1>;
 using Interleave64x64 = WgmmaTile<64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 1>;
 using Interleave128x128 = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 1>;
+// The same three with k_interleave = 2: each consumer adds and finishes half the tile's rows
+// (rows 8c.. of every warp's 16), the TMA store in 8-row boxes from the one staging tile.
+using Halves64x32 = WgmmaTile<64, 32, 64, 16, 2, 1, 2, 0, 8, 0, 1, 0, 0, 0, 0, 2>;
+using Halves64x64 = WgmmaTile<64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 2>;
+using Halves128x128 = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2>;
 // The swapped tile (C^T = B^T A^T from the same slots): 16 rows by 64 columns with 8 stages, 32
 // by 64 with 16 (cuBLAS's M = 64 tile's shape), and 64 rows by 128 with two consumers walking
 // the tiles persistently.
@@ -160,6 +165,8 @@ std::vector<Instance> gelu_instances() {
           instance<Deep128x64, D, Epilogue::bias_gelu>(),  instance<Narrow64x32, D, Epilogue::bias_gelu>(),
           instance<Narrow128x32, D, Epilogue::bias_gelu>(), instance<Interleave64x32, D, Epilogue::bias_gelu>(),
           instance<Interleave64x64, D, Epilogue::bias_gelu>(), instance<Interleave128x128, D, Epilogue::bias_gelu>(),
+          instance<Halves64x32, D, Epilogue::bias_gelu>(), instance<Halves64x64, D, Epilogue::bias_gelu>(),
+          instance<Halves128x128, D, Epilogue::bias_gelu>(),
           instance<Swapped16x64, D, Epilogue::bias_gelu>(),     instance<Swapped32x64, D, Epilogue::bias_gelu>(),
           instance<Swapped64x128, D, Epilogue::bias_gelu>()};
 }
@@ -435,6 +442,7 @@ using Split64x32 = WgmmaTile<64, 32, 64, 8, 1, 1, 1, 0, 8, 0, 2>;
 // Two consumers taking alternate K slices of a slice (k_interleave): at K = 1032 and 8 slices
 // the last slices are empty, and at 3 slices of 16 steps each slice has an odd number.
 using SplitInterleave64x32 = WgmmaTile<64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 1>;
+using SplitHalves64x32 = WgmmaTile<64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 2>;
 // The swapped tile's partial sums, stored from C^T's fragments.
 using SplitSwapped32x64 = WgmmaTile<32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1>;
 // The first two with the partial sums added in the kernel (kReduceParam): split, pingpong,
@@ -466,6 +474,7 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<Split256x128, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Split64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<SplitInterleave64x32, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<SplitHalves64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<SplitSwapped32x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
@@ -586,6 +595,13 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
   EXPECT_TRUE(check_method(method_of(instance<Interleave64x32, D, E>(), ws), ws).passed);
   EXPECT_FALSE(check_method(method_of(instance<Interleave64x32, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
       << "consumer 1's sums left out passed the check";
+  // Each consumer finishing half the rows: consumer 0 leaving consumer 1's sums of its half out.
+  EXPECT_TRUE(check_method(method_of(instance<Halves64x32, D, E>(), ws), ws).passed);
+  EXPECT_FALSE(check_method(method_of(instance<Halves64x32, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "consumer 1's sums of consumer 0's half left out passed the check";
+  EXPECT_TRUE(check_method(method_of(instance<Halves64x64, D, E>(), ws), ws).passed);
+  EXPECT_FALSE(check_method(method_of(instance<Halves64x64, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "consumer 1's sums of consumer 0's half left out passed the check (TMA store)";
 }
 
 // Stream-K (kernels/core/family.hpp, kStreamKParam): the persistent grid shares the K steps of

@@ -195,7 +195,7 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
       (w.k_interleave ? interleaved : legal)
           .insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
   }
-  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 2);  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave
+  EXPECT_EQ(deep, 2 * 3 * 3 * 2 * 2 * 2 * 2 * 2 * 3);  // bm, bn, stages, consumers, cm, cn, persistent, store, k_interleave
   EXPECT_EQ(legal, (std::set<std::string>{"64x32 s8", "64x32 s12", "64x32 s16", "64x64 s8", "64x64 s12", "64x128 s8",
                                           "128x32 s8", "128x64 s8"}));
   // Two consumers taking alternate K slices fit the same rings (their hand-off of BM x BN f32
@@ -268,7 +268,7 @@ TEST(WgmmaFamily, InterleavedConsumersTakeTheWholeTile) {
   EXPECT_EQ(big.accumulators(), 128);
   EXPECT_EQ(big.store_bytes(), 128 * 128 * 2);  // one C tile, stored by consumer 0
   for (auto refuse : {+[](WgmmaConfig& x) { x.consumers = 1; }, +[](WgmmaConfig& x) { x.stages = 15; },
-                      +[](WgmmaConfig& x) { x.k_interleave = 2; },
+                      +[](WgmmaConfig& x) { x.k_interleave = 3; },
                       +[](WgmmaConfig& x) { x.cluster_n = 1, x.persistent = 1, x.pingpong = 1; },
                       +[](WgmmaConfig& x) { x.cluster_n = 1, x.split = 2, x.reduce = 1; },
                       +[](WgmmaConfig& x) { x.cluster_n = 1, x.persistent = 1, x.stream_k = 2; },
@@ -291,6 +291,26 @@ TEST(WgmmaFamily, InterleavedConsumersTakeTheWholeTile) {
   auto parsed = parse_config_name(name);
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->config, on);
+  // k_interleave = 2 (each consumer finishing half the rows): the same rules and hand-off bytes,
+  // and the TMA store's box of C is the 8 rows of a warp's half.
+  WgmmaConfig halves = big;
+  halves.k_interleave = 2;
+  EXPECT_TRUE(halves.check().ok()) << halves.check().why;
+  EXPECT_EQ(halves.interleave_bytes(), big.interleave_bytes());
+  EXPECT_EQ(halves.smem_bytes(), big.smem_bytes());
+  EXPECT_EQ(halves.c_box_rows(), 8);
+  EXPECT_EQ(big.c_box_rows(), 16);
+  const Problem p = problem(512, 512, 512);
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(halves), p, KernelArg::c_tensor_map).box_rows, 8);
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(big), p, KernelArg::c_tensor_map).box_rows, 16);
+  WgmmaConfig one = halves;
+  one.consumers = 1;
+  EXPECT_FALSE(one.check().ok());
+  c.k_interleave = 2;
+  const std::string name2 = config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name2, "wgmma_bf16_bm64_bn32_bk64_s16_wg2_cm1_cn2_p0_g8_ts0_ki2_bias_gelu");
+  ASSERT_TRUE(parse_config_name(name2).has_value());
+  EXPECT_EQ(parse_config_name(name2)->config, from_wgmma(c));
   c.k_interleave = 0;
   EXPECT_EQ(config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu).find("ki"), std::string::npos);
   EXPECT_NE(wgmma().tile_type(on).find(", 1>"), std::string::npos) << wgmma().tile_type(on);

@@ -363,7 +363,9 @@ TEST(WgmmaNvrtc, NarrowAndDeepRingKernelsCompileWithoutSpills) {
 // in a 2x1 cluster, 64 x 32 split 2) compile for sm_90a without spills or ptxas warnings; each
 // thread of consumer 1 hands its accumulators over in 16-byte shared stores and consumer 0's
 // thread reads them back in as many 16-byte loads, which the same tile without k_interleave has
-// none of (128 x 64 with two consumers of 64 rows each).
+// none of (128 x 64 with two consumers of 64 rows each). With k_interleave = 2 (the same tiles)
+// each consumer stores and loads half as many, and the kernel holds both consumers' code: as
+// many in all.
 TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
   const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-interleave-" + std::to_string(getpid()));
   fs::remove_all(cache);
@@ -373,6 +375,10 @@ TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
                                {64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 1},
                                {128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 1},
                                {64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 1},
+                               {64, 32, 64, 16, 2, 1, 2, 0, 8, 0, 1, 0, 0, 0, 0, 2},
+                               {64, 64, 64, 12, 2, 1, 1, 1, 8, 1, 1, 0, 0, 0, 0, 2},
+                               {128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2},
+                               {64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 2},
                                {128, 64, 64, 8, 2, 1, 1, 0, 8, 0}};
   for (const WgmmaConfig& tile : tiles) {
     SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
