@@ -382,8 +382,6 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   // B's chunks: swizzle rows of columns (the whole narrow tile's 32 in its 64-byte swizzle).
   constexpr int BK = cfg.bk, ROW_ELEMENTS = cfg.b_chunk_cols(), B_CHUNKS = cfg.bn / ROW_ELEMENTS;
   constexpr int CHUNK_BYTES = BK * cfg.b_swizzle_bytes();
-  sm90::prefetch_tensor_map(a_map);
-  sm90::prefetch_tensor_map(b_map);
   constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n;
   constexpr unsigned short kBoth = 0x3;  // multicast to both blocks of the cluster
   WgmmaWork<Tile> work(M, N, K);
@@ -1021,8 +1019,10 @@ __device__ __forceinline__ void wgmma_epilogue_warps(const TensorMap* c_map,
       }
     }
   }
-  // Shared memory must outlive the last TMA stores' reads.
-  if (lane == 0) sm90::bulk_wait_group<0>();
+  // Shared memory must outlive the last TMA stores' reads; their writes to C complete with the
+  // grid, as CUTLASS's TMA epilogue leaves them (waiting for the writes too cost each block's
+  // last tile a wait for its stores and an L1 invalidation, CCTL.IVALL: run LJ).
+  if (lane == 0) sm90::bulk_wait_group_read<0>();
 }
 
 /// Stream-K's fix-up: 16-byte loads of another block's sums issued before their adds.
@@ -1463,9 +1463,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     else
       wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
   }
-  // Shared memory must outlive the last TMA stores' reads, and C their writes.
+  // Shared memory must outlive the last TMA stores' reads (the writes complete with the grid;
+  // see wgmma_epilogue_warps).
   if constexpr (cfg.tma_store && cfg.epilogue_slots == 0)
-    if (threadIdx.x % 32 == 0) sm90::bulk_wait_group<0>();
+    if (threadIdx.x % 32 == 0) sm90::bulk_wait_group_read<0>();
 }
 
 /// The kernel body. Launch with a grid of at most Tile::grid_blocks(M, N) blocks in x (fewer for
@@ -1498,6 +1499,11 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     if (gridDim.z != static_cast<unsigned>(cfg.split)) __trap();
 
   if (threadIdx.x == 0) {
+    // The tensor maps' descriptors, fetched while the barriers are set up (the producer's first
+    // copies and the first TMA store read them).
+    sm90::prefetch_tensor_map(a_map);
+    sm90::prefetch_tensor_map(b_map);
+    if constexpr (cfg.tma_store) sm90::prefetch_tensor_map(c_map);
 #pragma unroll
     for (int s = 0; s < cfg.stages; ++s) {
       sm90::mbarrier_init(sm.full(s), 1);

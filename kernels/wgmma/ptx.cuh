@@ -183,11 +183,6 @@ template <int N>
 __device__ __forceinline__ void bulk_wait_group_read() {
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
-/// Waits until at most N of the thread's bulk groups are incomplete (writes done).
-template <int N>
-__device__ __forceinline__ void bulk_wait_group() {
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-}
 /// Orders this thread's generic-proxy shared-memory accesses (ordinary loads and stores) before
 /// later async-proxy accesses (TMA, wgmma) to shared memory (HOPPER.md, "Ordering").
 /// atom.add with acquire and release at GPU scope: the count of one thread that publishes (and

@@ -224,6 +224,11 @@ TEST(WgmmaNvrtc, PtxHoldsTheHopperInstructions) {
   EXPECT_EQ(count(ptx, "wgmma.wait_group.sync.aligned 1;"), 1);
   EXPECT_EQ(count(ptx, "fence.proxy.async.shared::cta;"), 1);
   EXPECT_EQ(count(ptx, "multicast::cluster"), 0);
+  // The three tensor maps prefetched once; before exiting, the TMA stores are waited for only
+  // until they have read the staged tile (the writes complete with the grid).
+  EXPECT_EQ(count(ptx, "prefetch.tensormap"), 3);
+  EXPECT_GE(count(ptx, "cp.async.bulk.wait_group.read 0;"), 1);
+  EXPECT_EQ(count(ptx, "cp.async.bulk.wait_group 0;"), 0);
 
   // A 2x1 cluster: B's chunks multicast to both blocks (2 of 4 per block, each its own copy
   // instruction), A loaded alone; each slot release also arrives on the other block's barrier;
@@ -244,6 +249,7 @@ TEST(WgmmaNvrtc, PtxHoldsTheHopperInstructions) {
                                  "\n");
   EXPECT_EQ(count(f16, "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16"), 4);
   EXPECT_EQ(count(f16, "setmaxnreg"), 0);  // one consumer: no register split
+  EXPECT_EQ(count(f16, "prefetch.tensormap"), 2);  // direct stores: no C map to prefetch
 }
 
 /// Compiles `config`'s kernel for `p` through the tuner's JIT and checks what every special
