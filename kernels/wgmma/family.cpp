@@ -299,10 +299,12 @@ const WgmmaLists& wgmma_lists() {
       .deep_bn = {32, 64, 128},
       // Two consumers taking alternate K slices of the whole tile: with one consumer our 64 x 32
       // tile spent 430 cycles per slice at M = 64 to cuBLAS's 264 (run JA). The fastest config
-      // at bf16 M = 8 and 32 (run JC), no change at M = 64. 2: each consumer adds and finishes
-      // half the tile's rows, so the epilogue runs on both warpgroups (the block's tail where it
-      // holds one tile, as at 512^3).
-      .deep_k_interleave = {0, 1, 2},
+      // at bf16 M = 8 and 32 (run JC), no change at M = 64. Listed as 2 (each consumer adds and
+      // finishes half the tile's rows, the epilogue on both warpgroups): in runs LJ and LK it
+      // took 0.2-1.0 us less than its k_interleave 1 twin in every pair at bf16 512^3 and M = 8,
+      // 32, 64 and 128 but one reading at M = 128 (the other reading there reversed). 1 stays a
+      // legal config, no longer listed.
+      .deep_k_interleave = {0, 2},
       // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG).
       .swapped_bm = {16, 32, 64},
       .swapped_stages = {4, 6, 8, 12, 16},
