@@ -302,8 +302,8 @@ const WgmmaLists& wgmma_lists() {
       // at bf16 M = 8 and 32 (run JC), no change at M = 64. Listed as 2 (each consumer adds and
       // finishes half the tile's rows, the epilogue on both warpgroups): in runs LJ and LK it
       // took 0.2-1.0 us less than its k_interleave 1 twin in every pair at bf16 512^3 and M = 8,
-      // 32, 64 and 128 but one reading at M = 128 (the other reading there reversed). 1 stays a
-      // legal config, no longer listed.
+      // 32, 64 and 128 but one reading at M = 128 (the other reading there reversed). 1 is still
+      // built and GPU-tested, no longer in the space (so `--config` does not take it).
       .deep_k_interleave = {0, 2},
       // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG).
       .swapped_bm = {16, 32, 64},
