@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The instructions of one kernel where Nsight Compute's warp-state sampling caught the most warps,
-as docs/results.md quotes them (the stream-K descriptor finding, runs EB and ED).
+as docs/results.md quotes them (the stream-K descriptor finding, runs EB and ED; bf16 512^3, run LL).
 
-Reads the per-instruction page that `ncu -i REPORT --page source --csv --print-source sass`
-writes and prints the total number of samples, then the N instructions with the most samples:
-their share of all samples, their address, how many times a warp executed them, and the SASS.
+Reads the per-instruction page that `ncu --page source --csv --print-source sass` writes (or
+`ncu -i REPORT` with the same options) and prints the total number of samples, then the N
+instructions with the most samples: their share of all samples, their address, how many times a
+warp executed them per launch, and the SASS. A page of several launches of the kernel (`-c 20`)
+is summed instruction by instruction (the first line then says how many launches); lines before
+the first launch's "Kernel Name" row (ncu's notes, the profiled program's output) are skipped.
 
 Usage:
   scripts/ncu_hot.py KERNEL.sass.csv [N]      (N defaults to 25)
@@ -23,21 +26,37 @@ def main(argv):
         sys.exit(2)
     try:
         rows = list(csv.reader(open(argv[1], newline="")))
-        header = rows[1]
+        first = next(i for i, r in enumerate(rows) if r and r[0] == "Kernel Name")
+        header = rows[first + 1]
         header.index("Warp Stall Sampling (All Samples)")
-    except (OSError, IndexError, ValueError) as e:
-        print(f"ncu_hot.py: {argv[1]}: not a per-instruction page of ncu ({e})", file=sys.stderr)
+    except (OSError, IndexError, ValueError, StopIteration) as e:
+        print(f"ncu_hot.py: {argv[1]}: not a per-instruction page of ncu ({e or 'no Kernel Name row'})",
+              file=sys.stderr)
         sys.exit(1)
-    # Row 0 names the kernel; row 1 is the header.
-    data = rows[2:]
     address, source = header.index("Address"), header.index("Source")
     samples = header.index("Warp Stall Sampling (All Samples)")
     executed = header.index("Instructions Executed")
-    count = lambda r: float(r[samples] or 0)
-    total = sum(count(r) for r in data)
-    print(f"total samples {total:.0f} instructions {len(data)}")
-    for r in sorted(data, key=count, reverse=True)[: int(argv[2]) if len(argv) > 2 else 25]:
-        print(f"{count(r) / total * 100:5.1f}% {r[address]:>6} ex={r[executed]:>10} {r[source][:110]}")
+    # Each launch: a "Kernel Name" row, the header, one row per instruction.
+    launches = []
+    for r in rows[first:]:
+        if r and r[0] == "Kernel Name":
+            launches.append([])
+        elif len(r) == len(header) and r[address].startswith("0x"):
+            launches[-1].append(r)
+    sizes = {len(launch) for launch in launches}
+    if len(sizes) != 1:
+        print(f"ncu_hot.py: {argv[1]}: its launches list different instructions ({sorted(sizes)}): not one kernel",
+              file=sys.stderr)
+        sys.exit(1)
+    number = lambda x: float(x or 0)
+    data = [(r[address], r[source], sum(number(l[i][samples]) for l in launches),
+             sum(number(l[i][executed]) for l in launches) / len(launches))
+            for i, r in enumerate(launches[0])]
+    total = sum(d[2] for d in data)
+    more = f" launches {len(launches)}" if len(launches) > 1 else ""
+    print(f"total samples {total:.0f} instructions {len(data)}{more}")
+    for addr, sass, count, ex in sorted(data, key=lambda d: d[2], reverse=True)[: int(argv[2]) if len(argv) > 2 else 25]:
+        print(f"{count / total * 100:5.1f}% {addr:>6} ex={ex:>10.0f} {sass[:110]}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 """scripts/ncu_hot.py: on a per-instruction page written here in ncu's layout (a kernel-name row,
 the header, one row per instruction), it prints the total samples and the instructions with the
 most samples first, each with its share, address, executions and SASS; and refuses bad usage
-with status 2 and its usage line, and a page it cannot read with status 1. It also reads run ED's real page (results/logs/runED/ed.tgz)
-and reproduces the first line its committed summary quotes."""
+with status 2 and its usage line, and a page it cannot read with status 1; it sums a page of
+several launches (after ncu's notes) and refuses one whose launches are different kernels. It also
+reads run ED's real page (results/logs/runED/ed.tgz) and reproduces the first line its committed
+summary quotes, and run LL's twenty launches (results/logs/runLL/ll.tgz), its whole summary."""
 import csv
 import subprocess
 import sys
@@ -43,6 +45,33 @@ class NcuHot(unittest.TestCase):
             self.assertIn("HGMMA.64x256x16.F32.BF16", lines[1])
             self.assertRegex(lines[2], r"^\s*30\.0% +0x30 ex=\s*400 +@P0 BRA 0x10$")
 
+    def test_sums_the_launches_of_a_page_after_ncus_notes(self):
+        with tempfile.TemporaryDirectory() as d:
+            page = Path(d) / "k.sass.csv"
+            with open(page, "w", newline="") as f:
+                f.write("==PROF== Connected to process 1 (coalesce-tune)\nproblem 512x512x512 bf16\n")
+                w = csv.writer(f)
+                for first, second in [("10", "30"), ("20", "40")]:
+                    w.writerow(["Kernel Name", "k"])
+                    w.writerow(HEADER)
+                    w.writerow(["0x10", "LDC R1, c[0x0][0x28]", first, first, first, "768"])
+                    w.writerow(["0x20", "@P0 BRA 0x10", second, second, second, "2048"])
+            out = run(page)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = out.stdout.splitlines()
+            self.assertEqual(lines[0], "total samples 100 instructions 2 launches 2")
+            self.assertRegex(lines[1], r"^\s*70\.0% +0x20 ex=\s*2048 +@P0 BRA 0x10$")
+            self.assertRegex(lines[2], r"^\s*30\.0% +0x10 ex=\s*768 ")
+            # A page whose launches list different instructions is not one kernel's.
+            with open(page, "a", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["Kernel Name", "other"])
+                w.writerow(HEADER)
+                w.writerow(["0x10", "EXIT", "1", "1", "1", "1"])
+            out = run(page)
+            self.assertEqual(out.returncode, 1)
+            self.assertIn("its launches list different instructions", out.stderr)
+
     def test_bad_usage_and_a_missing_page(self):
         for args in [(), ("a.csv", "ten"), ("a.csv", "1", "2")]:
             out = run(*args)
@@ -62,6 +91,19 @@ class NcuHot(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         summary = (REPO / "results" / "logs" / "runED" / "ncu-summary.txt").read_text()
         self.assertIn(out.stdout.splitlines()[1].strip(), summary)
+
+    def test_run_lls_page_gives_its_committed_summary(self):
+        # Twenty launches of bf16 512^3's fastest config (k_interleave 2), summed: the figures
+        # docs/results.md quotes from results/logs/runLL/ncu-summary.txt.
+        archive = REPO / "results" / "logs" / "runLL" / "ll.tgz"
+        name = "wgmma_bf16_bm64_bn64_bk64_s8_wg2_cm1_cn1_p1_g8_ts1_ki2_bias_gelu"
+        with tempfile.TemporaryDirectory() as d, tarfile.open(archive) as tar:
+            tar.extract(f"ll/ncu/{name}-source.csv", d)
+            out = run(Path(d) / "ll" / "ncu" / f"{name}-source.csv", 10)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        summary = (REPO / "results" / "logs" / "runLL" / "ncu-summary.txt").read_text()
+        self.assertEqual(out.stdout, summary)
+        self.assertTrue(out.stdout.startswith("total samples 5243 instructions 1456 launches 20\n"))
 
 
 if __name__ == "__main__":
