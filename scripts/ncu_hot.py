@@ -6,21 +6,30 @@ Reads the per-instruction page that `ncu --page source --csv --print-source sass
 `ncu -i REPORT` with the same options) and prints the total number of samples, then the N
 instructions with the most samples: their share of all samples, their address, how many times a
 warp executed them per launch, and the SASS. A page of several launches of the kernel (`-c 20`)
-is summed instruction by instruction (the first line then says how many launches); lines before
+is summed instruction by instruction (the first line then says how many launches; a page that
+repeats the one before it row for row, as ncu writes some kernels', counts once); lines before
 the first launch's "Kernel Name" row (ncu's notes, the profiled program's output) are skipped.
 
+With --ops it prints, instead of instructions, each opcode's share of the samples (FFMA, LDS,
+...: the predicate and the modifiers dropped), the N largest.
+
 Usage:
-  scripts/ncu_hot.py KERNEL.sass.csv [N]      (N defaults to 25)
+  scripts/ncu_hot.py [--ops] KERNEL.sass.csv [N]      (N defaults to 25)
 """
+import collections
 import csv
+import re
 import sys
 
 
-USAGE = "usage: scripts/ncu_hot.py KERNEL.sass.csv [N]"
+USAGE = "usage: scripts/ncu_hot.py [--ops] KERNEL.sass.csv [N]"
 
 
 def main(argv):
     # Exit status as the tools' (docs/working.md): 2 bad usage, 1 a file it cannot read.
+    ops = len(argv) > 1 and argv[1] == "--ops"
+    if ops:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 2 or len(argv) > 3 or (len(argv) == 3 and not argv[2].isdigit()):
         print(USAGE, file=sys.stderr)
         sys.exit(2)
@@ -43,6 +52,9 @@ def main(argv):
             launches.append([])
         elif len(r) == len(header) and r[address].startswith("0x"):
             launches[-1].append(r)
+    # ncu writes some kernels' page twice per launch (cuBLAS's SIMT kernel in run LN): a page equal
+    # to the one before it, row for row, is that repetition and counts once.
+    launches = [l for i, l in enumerate(launches) if i == 0 or l != launches[i - 1]]
     sizes = {len(launch) for launch in launches}
     if len(sizes) != 1:
         print(f"ncu_hot.py: {argv[1]}: its launches list different instructions ({sorted(sizes)}): not one kernel",
@@ -55,6 +67,13 @@ def main(argv):
     total = sum(d[2] for d in data)
     more = f" launches {len(launches)}" if len(launches) > 1 else ""
     print(f"total samples {total:.0f} instructions {len(data)}{more}")
+    if ops:
+        by_op = collections.Counter()
+        for _, sass, count, _ in data:
+            by_op[re.sub(r"^@!?U?P[T0-9]+\s+", "", sass.strip()).split(" ")[0].split(".")[0]] += count
+        for op, count in by_op.most_common(int(argv[2]) if len(argv) > 2 else 25):
+            print(f"{count / total * 100:5.1f}% {op}")
+        return
     for addr, sass, count, ex in sorted(data, key=lambda d: d[2], reverse=True)[: int(argv[2]) if len(argv) > 2 else 25]:
         print(f"{count / total * 100:5.1f}% {addr:>6} ex={ex:>10.0f} {sass[:110]}")
 

@@ -5,7 +5,8 @@ most samples first, each with its share, address, executions and SASS; and refus
 with status 2 and its usage line, and a page it cannot read with status 1; it sums a page of
 several launches (after ncu's notes) and refuses one whose launches are different kernels. It also
 reads run ED's real page (results/logs/runED/ed.tgz) and reproduces the first line its committed
-summary quotes, and run LL's twenty launches (results/logs/runLL/ll.tgz), its whole summary."""
+summary quotes, run LL's twenty launches (results/logs/runLL/ll.tgz), its whole summary, and run
+LN's two pages by opcode (--ops; results/logs/runLN/ln.tgz), theirs."""
 import csv
 import subprocess
 import sys
@@ -60,6 +61,20 @@ class NcuHot(unittest.TestCase):
             self.assertEqual(out.returncode, 0, out.stderr)
             lines = out.stdout.splitlines()
             self.assertEqual(lines[0], "total samples 100 instructions 2 launches 2")
+            # ncu's repetition of a page (the same rows again right after it) counts once.
+            repeated = Path(d) / "repeated.sass.csv"
+            with open(repeated, "w", newline="") as f:
+                w = csv.writer(f)
+                for first, second in [("10", "30"), ("10", "30"), ("20", "40")]:
+                    w.writerow(["Kernel Name", "k"])
+                    w.writerow(HEADER)
+                    w.writerow(["0x10", "LDC R1, c[0x0][0x28]", first, first, first, "768"])
+                    w.writerow(["0x20", "@P0 BRA 0x10", second, second, second, "2048"])
+            self.assertEqual(run(repeated).stdout, out.stdout)
+            # --ops: each opcode's share, the predicate and modifiers dropped.
+            out = run("--ops", page)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(out.stdout, "total samples 100 instructions 2 launches 2\n 70.0% BRA\n 30.0% LDC\n")
             self.assertRegex(lines[1], r"^\s*70\.0% +0x20 ex=\s*2048 +@P0 BRA 0x10$")
             self.assertRegex(lines[2], r"^\s*30\.0% +0x10 ex=\s*768 ")
             # A page whose launches list different instructions is not one kernel's.
@@ -73,10 +88,10 @@ class NcuHot(unittest.TestCase):
             self.assertIn("its launches list different instructions", out.stderr)
 
     def test_bad_usage_and_a_missing_page(self):
-        for args in [(), ("a.csv", "ten"), ("a.csv", "1", "2")]:
+        for args in [(), ("a.csv", "ten"), ("a.csv", "1", "2"), ("--ops",)]:
             out = run(*args)
             self.assertEqual(out.returncode, 2, args)
-            self.assertIn("usage: scripts/ncu_hot.py KERNEL.sass.csv [N]", out.stderr)
+            self.assertIn("usage: scripts/ncu_hot.py [--ops] KERNEL.sass.csv [N]", out.stderr)
         with tempfile.TemporaryDirectory() as d:
             out = run(Path(d) / "none.sass.csv")
         self.assertEqual(out.returncode, 1)
@@ -104,6 +119,20 @@ class NcuHot(unittest.TestCase):
         summary = (REPO / "results" / "logs" / "runLL" / "ncu-summary.txt").read_text()
         self.assertEqual(out.stdout, summary)
         self.assertTrue(out.stdout.startswith("total samples 5243 instructions 1456 launches 20\n"))
+
+    def test_run_lns_pages_give_their_committed_summaries(self):
+        # cuBLAS's SIMT kernel (its page written twice per launch) and our f32 M = 128 split GEMM,
+        # three launches each, by opcode: the shares docs/results.md quotes.
+        archive = REPO / "results" / "logs" / "runLN" / "ln.tgz"
+        for page, summary in [("cublas-source.csv", "ncu-ops-cublas.txt"),
+                              ("simt_f32_bm128_bn256_bk16_wm128_wn32_tm16_tn8_s4_v4_g8_o1_sk8_bias_gelu-source.csv",
+                               "ncu-ops-simt.txt")]:
+            with self.subTest(page=page), tempfile.TemporaryDirectory() as d, tarfile.open(archive) as tar:
+                tar.extract(f"ln/ncu/{page}", d)
+                out = run("--ops", Path(d) / "ln" / "ncu" / page, 8)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertEqual(out.stdout, (REPO / "results" / "logs" / "runLN" / summary).read_text())
+                self.assertIn(" launches 3\n", out.stdout.splitlines(keepends=True)[0])
 
 
 if __name__ == "__main__":
