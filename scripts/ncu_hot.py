@@ -11,25 +11,31 @@ repeats the one before it row for row, as ncu writes some kernels', counts once)
 the first launch's "Kernel Name" row (ncu's notes, the profiled program's output) are skipped.
 
 With --ops it prints, instead of instructions, each opcode's share of the samples (FFMA, LDS,
-...: the predicate and the modifiers dropped), the N largest.
+...: the predicate and the modifiers dropped), the N largest. With --lead it prints how far ahead
+the main loop loads from shared memory: over the instructions executed most often (the main
+loop's body), each LDS's distance in instructions to the first later instruction that names one
+of the registers it writes (4 for LDS.128, 2 for LDS.64), as count, median, 25th percentile and
+minimum (run LN: cuBLAS's SIMT loop against ours).
 
 Usage:
-  scripts/ncu_hot.py [--ops] KERNEL.sass.csv [N]      (N defaults to 25)
+  scripts/ncu_hot.py [--ops | --lead] KERNEL.sass.csv [N]      (N defaults to 25)
 """
 import collections
 import csv
 import re
+import statistics
 import sys
 
 
-USAGE = "usage: scripts/ncu_hot.py [--ops] KERNEL.sass.csv [N]"
+USAGE = "usage: scripts/ncu_hot.py [--ops | --lead] KERNEL.sass.csv [N]"
 
 
 def main(argv):
     # Exit status as the tools' (docs/working.md): 2 bad usage, 1 a file it cannot read.
-    ops = len(argv) > 1 and argv[1] == "--ops"
-    if ops:
+    mode = argv[1] if len(argv) > 1 and argv[1] in ("--ops", "--lead") else ""
+    if mode:
         argv = argv[:1] + argv[2:]
+    ops = mode == "--ops"
     if len(argv) < 2 or len(argv) > 3 or (len(argv) == 3 and not argv[2].isdigit()):
         print(USAGE, file=sys.stderr)
         sys.exit(2)
@@ -67,6 +73,26 @@ def main(argv):
     total = sum(d[2] for d in data)
     more = f" launches {len(launches)}" if len(launches) > 1 else ""
     print(f"total samples {total:.0f} instructions {len(data)}{more}")
+    if mode == "--lead":
+        hottest = max(d[3] for d in data)
+        leads = []
+        for i, (_, sass, _, ex) in enumerate(data):
+            load = re.match(r"(?:@!?P[T0-9]+\s+)?LDS(?:\.(\d+))?(?:\.\w+)*\s+R(\d+),", sass.strip())
+            if ex != hottest or not load:
+                continue
+            first = int(load.group(2))
+            written = {f"R{first + k}" for k in range({"128": 4, "64": 2}.get(load.group(1), 1))}
+            later = (j for j in range(i + 1, len(data)) if written & set(re.findall(r"(?<![A-Z])R\d+", data[j][1])))
+            use = next(later, None)
+            if use is not None:
+                leads.append(use - i)
+        if not leads:
+            print("no shared loads among the most executed instructions")
+            return
+        leads.sort()
+        print(f"LDS in the main loop {len(leads)}, instructions to first use: median {statistics.median(leads):g}, "
+              f"25th percentile {leads[len(leads) // 4]}, minimum {leads[0]}")
+        return
     if ops:
         by_op = collections.Counter()
         for _, sass, count, _ in data:

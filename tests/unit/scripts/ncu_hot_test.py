@@ -6,7 +6,8 @@ with status 2 and its usage line, and a page it cannot read with status 1; it su
 several launches (after ncu's notes) and refuses one whose launches are different kernels. It also
 reads run ED's real page (results/logs/runED/ed.tgz) and reproduces the first line its committed
 summary quotes, run LL's twenty launches (results/logs/runLL/ll.tgz), its whole summary, and run
-LN's two pages by opcode (--ops; results/logs/runLN/ln.tgz), theirs."""
+LN's two pages by opcode and by how far ahead their shared loads go (--ops, --lead;
+results/logs/runLN/ln.tgz), theirs; --lead is checked on a page of known distances."""
 import csv
 import subprocess
 import sys
@@ -87,11 +88,31 @@ class NcuHot(unittest.TestCase):
             self.assertEqual(out.returncode, 1)
             self.assertIn("its launches list different instructions", out.stderr)
 
+    def test_lead_measures_how_far_ahead_shared_loads_go(self):
+        # The loop body (executed 64 times): an LDS.128 into R8..R11 first read 4 instructions
+        # later (R10; UR9 is a uniform register, not R9), an LDS.64 into R20..R21 read 1 later, a
+        # plain LDS into R30 never read; the LDS outside the loop is not counted.
+        with tempfile.TemporaryDirectory() as d:
+            page = Path(d) / "k.sass.csv"
+            with open(page, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["Kernel Name", "k"])
+                w.writerow(HEADER)
+                for addr, sass, ex in [("0x00", "LDS.128 R4, [R2]", "1"), ("0x10", "LDS.128 R8, [R2+0x10]", "64"),
+                                       ("0x20", "LDS.64 R20, [R3]", "64"), ("0x30", "FFMA R1, R20, R21, R1", "64"),
+                                       ("0x40", "FFMA R1, R1, UR9, R1", "64"), ("0x50", "FFMA R12, R10, R4, R12", "64"),
+                                       ("0x60", "LDS R30, [R3+0x4]", "64"), ("0x70", "EXIT", "1")]:
+                    w.writerow([addr, sass, "1", "1", "1", ex])
+            out = run("--lead", page)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.splitlines()[1],
+                         "LDS in the main loop 2, instructions to first use: median 2.5, 25th percentile 1, minimum 1")
+
     def test_bad_usage_and_a_missing_page(self):
         for args in [(), ("a.csv", "ten"), ("a.csv", "1", "2"), ("--ops",)]:
             out = run(*args)
             self.assertEqual(out.returncode, 2, args)
-            self.assertIn("usage: scripts/ncu_hot.py [--ops] KERNEL.sass.csv [N]", out.stderr)
+            self.assertIn("usage: scripts/ncu_hot.py [--ops | --lead] KERNEL.sass.csv [N]", out.stderr)
         with tempfile.TemporaryDirectory() as d:
             out = run(Path(d) / "none.sass.csv")
         self.assertEqual(out.returncode, 1)
@@ -130,8 +151,11 @@ class NcuHot(unittest.TestCase):
             with self.subTest(page=page), tempfile.TemporaryDirectory() as d, tarfile.open(archive) as tar:
                 tar.extract(f"ln/ncu/{page}", d)
                 out = run("--ops", Path(d) / "ln" / "ncu" / page, 8)
+                lead = run("--lead", Path(d) / "ln" / "ncu" / page)
                 self.assertEqual(out.returncode, 0, out.stderr)
-                self.assertEqual(out.stdout, (REPO / "results" / "logs" / "runLN" / summary).read_text())
+                self.assertEqual(lead.returncode, 0, lead.stderr)
+                committed = (REPO / "results" / "logs" / "runLN" / summary).read_text()
+                self.assertEqual(out.stdout + lead.stdout.splitlines(keepends=True)[1], committed)
                 self.assertIn(" launches 3\n", out.stdout.splitlines(keepends=True)[0])
 
 
