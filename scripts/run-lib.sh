@@ -7,7 +7,8 @@
 #   stamp $? >> $Z/logs/x.txt
 #   run_end                 # $Z/done.txt, the tarball $OUT/jk.tgz, $Z removed
 #
-# and, between them, sweep_list and ab_rounds (below) for the two sweeps most runs make.
+# and, between them, sweep_list and ab_rounds (below) for the two sweeps most runs make, and
+# ncu_page for an Nsight Compute pass.
 #
 # left N: the seconds left of the run's budget, at most N and at least 1 (a timeout for the next
 # step that keeps the run inside its budget). stamp RC: "rc=RC Ts", T the seconds since run_begin.
@@ -80,4 +81,19 @@ ab_rounds() {
       done < "$list"
     done
   done
+}
+
+# ncu_page FILE SECONDS ARGS...: one Nsight Compute pass with the GPU's clocks left alone
+# (`ncu --clock-control none ARGS...`, within SECONDS of the budget), its output in
+# $Z/ncu/FILE and its notes and status line in $Z/ncu/FILE.err; the first call also records
+# ncu's version in env.txt. The header runs LB-LD and LL-LN each wrote by hand.
+ncu_page() {
+  local file=$1 seconds=$2
+  shift 2
+  if [ ! -d "$Z/ncu" ]; then
+    mkdir -p "$Z/ncu"
+    ncu --version 2>&1 | tail -1 >> "$Z/env.txt"
+  fi
+  timeout "$(left "$seconds")" ncu --clock-control none "$@" > "$Z/ncu/$file" 2> "$Z/ncu/$file.err"
+  stamp $? >> "$Z/ncu/$file.err"
 }

@@ -3,7 +3,9 @@
 # nvidia-smi and the tools are missing, as here); left N stays within N and the budget and is at
 # least 1; stamp prints the status and the seconds since run_begin; run_end leaves only the
 # tarball, which holds done.txt, env.txt and what the run wrote; sweep_list and ab_rounds run the
-# sweeps they say (a stand-in tuner records them) into the databases ab_table.py reads.
+# sweeps they say (a stand-in tuner records them) into the databases ab_table.py reads; ncu_page
+# runs ncu with the clocks left alone, its page and its notes apart, its version recorded once
+# (a stand-in ncu).
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 work=$(mktemp -d)
@@ -62,5 +64,27 @@ grep -q -- "--shape 512x512x512 --dtype f16 --config c3 -j 16 --min-samples 3000
   || fail "ab_rounds' last round lacks the second line"
 for db in old-1 new-1 old-2 new-2; do [ -e "$Z/$db.db" ] || fail "ab_rounds made no $db.db"; done
 [ "$(grep -c 'rc=0' "$Z/logs/ab-old-2.txt")" -eq 2 ] || fail "ab-old-2.txt lacks a status line per sweep"
+run_end
+# ncu_page, with a stand-in ncu that records its arguments, prints a page and a note.
+mkdir -p "$work/bin"
+cat > "$work/bin/ncu" <<'NCU'
+#!/usr/bin/env bash
+if [ "$1" = --version ]; then echo "NVIDIA (R) Nsight Compute"; echo "Version 2025.3"; exit 0; fi
+echo "ncu $*" >> "$CALLS"
+echo "page"; echo "==PROF== note" >&2; exit 4
+NCU
+chmod +x "$work/bin/ncu"
+PATH=$work/bin:$PATH
+: > "$CALLS"
+run_begin kc 100
+ncu_page k.csv 30 --page source --csv -c 3 tune sweep --shape 512
+ncu_page k2.txt 30 --set full -c 1 bench
+[ "$(sed -n 1p "$CALLS")" = "ncu --clock-control none --page source --csv -c 3 tune sweep --shape 512" ] \
+  || fail "ncu_page ran '$(sed -n 1p "$CALLS")'"
+[ "$(cat "$Z/ncu/k.csv")" = page ] || fail "ncu_page's page: $(cat "$Z/ncu/k.csv")"
+[ "$(sed -n 1p "$Z/ncu/k.csv.err")" = "==PROF== note" ] || fail "ncu_page's notes: $(cat "$Z/ncu/k.csv.err")"
+grep -q "^rc=4 " "$Z/ncu/k.csv.err" || fail "ncu_page wrote no status line"
+[ -s "$Z/ncu/k2.txt" ] || fail "the second ncu_page wrote no page"
+[ "$(grep -c "^Version 2025.3$" "$Z/env.txt")" -eq 1 ] || fail "env.txt should hold ncu's version once"
 run_end
 echo "run_lib_test: passed"
