@@ -28,6 +28,8 @@ import sys
 
 
 USAGE = "usage: scripts/ncu_hot.py [--ops | --lead] KERNEL.sass.csv [N]"
+# An instruction's guard predicate (@P0, @!PT, @UP1), left out where the opcode is read.
+PREDICATE = r"(?:@!?U?P[T0-9]+\s+)?"
 
 
 def main(argv):
@@ -35,10 +37,10 @@ def main(argv):
     mode = argv[1] if len(argv) > 1 and argv[1] in ("--ops", "--lead") else ""
     if mode:
         argv = argv[:1] + argv[2:]
-    ops = mode == "--ops"
     if len(argv) < 2 or len(argv) > 3 or (len(argv) == 3 and not argv[2].isdigit()):
         print(USAGE, file=sys.stderr)
         sys.exit(2)
+    most = int(argv[2]) if len(argv) > 2 else 25
     try:
         rows = list(csv.reader(open(argv[1], newline="")))
         first = next(i for i, r in enumerate(rows) if r and r[0] == "Kernel Name")
@@ -77,11 +79,11 @@ def main(argv):
         hottest = max(d[3] for d in data)
         leads = []
         for i, (_, sass, _, ex) in enumerate(data):
-            load = re.match(r"(?:@!?P[T0-9]+\s+)?LDS(?:\.(\d+))?(?:\.\w+)*\s+R(\d+),", sass.strip())
+            load = re.match(PREDICATE + r"LDS(?:\.(\d+))?(?:\.\w+)*\s+R(\d+),", sass.strip())
             if ex != hottest or not load:
                 continue
-            first = int(load.group(2))
-            written = {f"R{first + k}" for k in range({"128": 4, "64": 2}.get(load.group(1), 1))}
+            base = int(load.group(2))
+            written = {f"R{base + k}" for k in range({"128": 4, "64": 2}.get(load.group(1), 1))}
             later = (j for j in range(i + 1, len(data)) if written & set(re.findall(r"(?<![A-Z])R\d+", data[j][1])))
             use = next(later, None)
             if use is not None:
@@ -93,14 +95,14 @@ def main(argv):
         print(f"LDS in the main loop {len(leads)}, instructions to first use: median {statistics.median(leads):g}, "
               f"25th percentile {leads[len(leads) // 4]}, minimum {leads[0]}")
         return
-    if ops:
+    if mode == "--ops":
         by_op = collections.Counter()
         for _, sass, count, _ in data:
-            by_op[re.sub(r"^@!?U?P[T0-9]+\s+", "", sass.strip()).split(" ")[0].split(".")[0]] += count
-        for op, count in by_op.most_common(int(argv[2]) if len(argv) > 2 else 25):
+            by_op[re.sub("^" + PREDICATE, "", sass.strip()).split(" ")[0].split(".")[0]] += count
+        for op, count in by_op.most_common(most):
             print(f"{count / total * 100:5.1f}% {op}")
         return
-    for addr, sass, count, ex in sorted(data, key=lambda d: d[2], reverse=True)[: int(argv[2]) if len(argv) > 2 else 25]:
+    for addr, sass, count, ex in sorted(data, key=lambda d: d[2], reverse=True)[:most]:
         print(f"{count / total * 100:5.1f}% {addr:>6} ex={ex:>10.0f} {sass[:110]}")
 
 
