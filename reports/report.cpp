@@ -243,7 +243,8 @@ Table comparison_table(const std::vector<ComparisonEntry>& entries, PeerScope sc
       "fused speed-up = this row's median ÷ the best fused median: above 1 the fused kernel is "
       "faster, below 1 slower. \"fused is\" compares the [p10, p90] intervals: faster or slower "
       "only when they do not overlap, otherwise within noise. TFLOP/s counts 2·M·N·K for "
-      "every method; % of peak is of the dtype's math (the devices table)."};
+      "every method; % of peak is of the dtype's math (the devices table): f32's is FP32 FMA's, "
+      "which an f32 row of the mma family (3xTF32 on the TF32 tensor cores) can pass."};
   if (peers)
     t.notes.push_back(
         "`torch_eager`, `torch_compile` and `triton` are peers that scripts/torch_peers.py "
@@ -513,7 +514,8 @@ Table why_table(const db::Database& db, const std::vector<ComparisonEntry>& entr
       "L2 and launches dominate, so the model is an upper bound there.",
       "waves = blocks ÷ (SMs × resident blocks per SM), with resident blocks from ptxas' "
       "registers and the config's shared memory; a last wave far from full leaves SMs idle at "
-      "the end of the kernel. % of peak is of the dtype's math (the devices table). own "
+      "the end of the kernel. % of peak is of the dtype's math (the devices table; f32's is FP32 "
+      "FMA's, which 3xTF32 on the mma family can pass). own "
       "unfused ÷ fused: the winner's own GEMM with epilogue none, then the separate epilogue "
       "kernel, against the fused kernel (above 1: fusion is faster with the same tiles). "
       "configs spilled: candidates pruned after compiling because the kernel uses local memory "

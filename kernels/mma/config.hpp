@@ -78,6 +78,13 @@ struct MmaConfig {
   COALESCE_HD constexpr int model_registers() const {
     return accumulator_registers() + 2 * fragment_registers() + overhead_registers();
   }
+  /// The register model of f32 (3xTF32, MmaMath<Math::f32>): tf32's, plus half the fragment
+  /// registers for the lo parts (ptxas 13.0 at sm_90 gave the same tiles 6 to 20 registers more
+  /// in f32 than in tf32, 8 kernels; the lo parts live from the split to their mma, not across
+  /// the k-step as the loaded sets do). A 64x64 warp tile comes to 268 and is refused, although
+  /// ptxas fits one in 252 with bias + GELU: too close to the 255 to keep. Only check_problem()
+  /// knows the dtype, so it applies this rule; the dtype-free rules above judge the config as tf32.
+  COALESCE_HD constexpr int model_registers_3xtf32() const { return model_registers() + fragment_registers() / 2; }
   /// The registers the tuner expects ptxas to use before compiling: the model, capped by
   /// min_blocks (check() refuses caps below the model).
   COALESCE_HD constexpr int predicted_registers() const {
@@ -161,13 +168,11 @@ struct MmaConfig {
   }
   COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
 
-  /// Problem-dependent rules: the dtype (tensor-core math: bf16, f16 or tf32), the 32-bit
+  /// Problem-dependent rules: f32's registers (3xTF32's lo parts), the 32-bit
   /// indexing, aligned copies (every row of A and of B starts on a vec_bytes boundary, so a
   /// copy is wholly inside a row or wholly past its end), and split-K's: a K slice of at least
   /// one bk_bytes-deep step, and f32 partial sums the kernel indexes with 32 bits.
   COALESCE_HD constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) const {
-    if (dtype == Dtype::f32)
-      return {Violation::dtype, "the mma family computes on tensor cores (tf32, bf16, f16); f32 math is the simt family's"};
     if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
     const long long bytes = element_bytes(gemm_types(dtype).a);
     if (bytes * m * k >= (1LL << 31) || bytes * k * n >= (1LL << 31) || bytes * m * n >= (1LL << 31))
@@ -180,6 +185,10 @@ struct MmaConfig {
       return {Violation::shape, "split-K needs at least one bk_bytes-deep step of K per slice"};
     if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))
       return {Violation::shape, "split-K's partial sums must have fewer than 2^31 elements"};
+    if (dtype == Dtype::f32 && register_cap() < model_registers_3xtf32())
+      return {Violation::registers,
+              "f32 runs as 3xTF32, whose fragments keep a second (lo) part: the register model with it needs more "
+              "registers than the cap of min_blocks blocks of these threads (or than 255) allows"};
     return {};
   }
 };

@@ -20,16 +20,13 @@ class MmaFamily final : public Family {
  public:
   std::string_view name() const override { return "mma"; }
   std::string_view summary() const override {
-    return "bf16/f16/tf32 GEMM on the tensor cores through mma.sync, ldmatrix, cp.async pipeline (kernels/mma/gemm.cuh)";
+    return "bf16/f16/tf32 GEMM, and f32 as 3xTF32, on the tensor cores through mma.sync, ldmatrix, cp.async "
+           "pipeline (kernels/mma/gemm.cuh)";
   }
   const std::vector<ParamSpec>& params() const override { return kParams; }
 
-  Verdict supports(Dtype dtype) const override {
-    if (dtype == Dtype::f32)
-      return {Violation::dtype,
-              "the mma family computes on tensor cores (tf32, bf16, f16); f32 math is the simt family's"};
-    return {};
-  }
+  // Every dtype: f32 as 3xTF32 (MmaMath<Math::f32>), checked against f32's own tolerance.
+  Verdict supports(Dtype) const override { return {}; }
   Verdict supports(const Target& target) const override {
     if (target.cc_major < 8)
       return {Violation::arch, "mma.sync on bf16 and tf32, ldmatrix and cp.async need sm_80 or later"};

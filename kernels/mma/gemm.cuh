@@ -3,7 +3,9 @@
 //   C[m][n] = Epi(sum_k A[m][k] * B[k][n], bias[n])      A: M×K, B: K×N, C: M×N, row-major,
 // for bf16 and f16 (mma.m16n8k16, f32 accumulation) and tf32 (mma.m16n8k8 on f32 storage, the
 // f32 operand bits handed to the tensor core as they are: it reads their top 19 bits, i.e.
-// truncates them to TF32, as Triton's TF32 dot does).
+// truncates them to TF32, as Triton's TF32 dot does), and f32 as 3xTF32 (tf32's instruction and
+// layout three times per product on each value's TF32 part and remainder, f32's accuracy;
+// MmaMath<Math::f32>).
 //
 // One block computes a BM×BN tile of C; each warp a WM×WN warp tile as (WM/16)×(WN/8) mma
 // tiles whose accumulators stay in registers. K is walked in slices of BK_BYTES bytes per row of
@@ -131,14 +133,16 @@ __device__ __forceinline__ void ld_shared_v2_b32(unsigned (&r)[2], unsigned addr
 /// compile with a sentence.
 template <Math M>
 struct MmaMath {
-  static_assert(M == Math::bf16 || M == Math::f16 || M == Math::tf32,
-                "the mma family computes bf16, f16 and tf32 on tensor cores; f32 math is the simt family's");
+  static_assert(M == Math::bf16 || M == Math::f16 || M == Math::tf32 || M == Math::f32,
+                "the mma family computes bf16, f16, tf32 and f32 (as 3xTF32) on tensor cores");
 };
 
 /// bf16/f16: mma.m16n8k16; B (k-rows of 16-bit elements) read with ldmatrix.trans, two 8-column
 /// tiles per instruction.
 template <Math M>
 struct MmaMath16 {
+  /// Fragment parts per operand value: 1 (the value itself); 2 for 3xTF32's hi and lo.
+  static constexpr int kParts = 1;
   static constexpr int kBSpread = 1;
   static constexpr bool kSwapped = false;
   using ALanes = mma_layout::LdmatrixLanes;
@@ -163,9 +167,9 @@ struct MmaMath16 {
   template <int NI>
   __device__ __forceinline__ static constexpr int tile_at(int mi, int j) { return mi % 2 ? NI - 1 - j : j; }
   template <int MI, int NI>
-  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[MI][4], const unsigned (&b)[NI][2],
-                                                  int mi, int ni) {
-    mma(d, a[mi], b[ni]);
+  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[1][MI][4],
+                                                  const unsigned (&b)[1][NI][2], int mi, int ni) {
+    mma(d, a[0][mi], b[0][ni]);
   }
   __device__ __forceinline__ static void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]);
 };
@@ -204,6 +208,7 @@ template <> struct MmaMath<Math::f16> : MmaMath16<Math::f16> {};
 /// (harness/check.hpp), which allows for it.
 template <>
 struct MmaMath<Math::tf32> {
+  static constexpr int kParts = 1;
   static constexpr int kBSpread = 2;
   static constexpr bool kSwapped = true;
   using ALanes = mma_layout::Tf32ALanes;
@@ -232,15 +237,50 @@ struct MmaMath<Math::tf32> {
   /// The operands in PTX order: a0a1 = B^T pair of k-row t, a2a3 of k-row t+4, b0b1 = A^T pair
   /// of the tile's 8 rows (layout_test's product replay passes the same registers).
   template <int MI, int NI>
-  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[MI][4], const unsigned (&b)[NI][2],
-                                                  int mi, int ni) {
-    const unsigned(&bt_lo)[2] = b[2 * Tiles::column_block(ni)];
-    const unsigned(&bt_hi)[2] = b[2 * Tiles::column_block(ni) + 1];
-    const int h = 2 * Tiles::row_half(ni);
+  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[1][MI][4],
+                                                  const unsigned (&b)[1][NI][2], int mi, int ni) {
+    const int p = 2 * Tiles::column_block(ni), h = 2 * Tiles::row_half(ni);
+    mma(d, b[0][p], b[0][p + 1], a[0][mi][h], a[0][mi][h + 1]);
+  }
+  /// One mma.m16n8k8: PTX's A operand the B^T pairs of k-rows t and t+4, its B operand the A^T pair.
+  __device__ __forceinline__ static void mma(float (&d)[4], const unsigned (&bt_lo)[2], const unsigned (&bt_hi)[2],
+                                             unsigned at0, unsigned at1) {
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
         "{%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(bt_lo[0]), "r"(bt_lo[1]), "r"(bt_hi[0]), "r"(bt_hi[1]), "r"(a[mi][h]), "r"(a[mi][h + 1]));
+        : "r"(bt_lo[0]), "r"(bt_lo[1]), "r"(bt_hi[0]), "r"(bt_hi[1]), "r"(at0), "r"(at1));
+  }
+};
+
+/// f32 as 3xTF32 (CUTLASS's name for it): f32 storage and f32 accuracy on the TF32 tensor
+/// cores. Every operand value x is split once, as it is loaded, into hi = TF32(x) and lo = x - hi
+/// (mma_layout::split_tf32), and every product is three mma.m16n8k8 into the same accumulators,
+/// the two small ones first: lo_b·hi_a, hi_b·lo_a, then hi_b·hi_a. tf32's layout (swapped
+/// operands, the same loads) throughout; the fragments take twice the registers
+/// (MmaConfig::check_problem's f32 rule) and each k-step 2.2 integer or FP instructions an
+/// operand value beside three times tf32's mma.
+template <>
+struct MmaMath<Math::f32> : MmaMath<Math::tf32> {
+  static constexpr int kParts = 2;
+  /// Splits the freshly loaded values of part 0 into hi (left in part 0) and lo (part 1).
+  template <int MI, int NI>
+  __device__ __forceinline__ static void split(unsigned (&a)[2][MI][4], unsigned (&b)[2][NI][2]) {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) mma_layout::split_tf32(a[0][mi][r], a[0][mi][r], a[1][mi][r]);
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) mma_layout::split_tf32(b[0][ni][r], b[0][ni][r], b[1][ni][r]);
+  }
+  template <int MI, int NI>
+  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[2][MI][4],
+                                                  const unsigned (&b)[2][NI][2], int mi, int ni) {
+    const int p = 2 * Tiles::column_block(ni), h = 2 * Tiles::row_half(ni);
+    mma(d, b[1][p], b[1][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // lo_b · hi_a
+    mma(d, b[0][p], b[0][p + 1], a[1][mi][h], a[1][mi][h + 1]);  // hi_b · lo_a
+    mma(d, b[0][p], b[0][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // hi_b · hi_a
   }
 };
 
@@ -314,8 +354,10 @@ struct MmaMainloop {
   static_assert(16 % ATile::kKeyPeriod == 0 && B_STEP_ROWS % BTile::kKeyPeriod == 0,
                 "fragment reads 16 rows of A or one k-step of B apart see the same swizzle");
 
-  using Frags = unsigned[MI][4];
-  using BFrags = unsigned[NI][2];
+  /// One k-step's fragments: part 0 the loaded values, part 1 3xTF32's lo parts (Math::kParts).
+  static constexpr int kParts = Math::kParts;
+  using Frags = unsigned[kParts][MI][4];
+  using BFrags = unsigned[kParts][NI][2];
 
   __device__ __forceinline__ static void run(const typename Gemm::A* __restrict__ A,
                                              const typename Gemm::B* __restrict__ B, int M, int N, int K, int m0,
@@ -388,11 +430,12 @@ struct MmaMainloop {
     auto load_fragments = [&](Frags& a, BFrags& b, unsigned stage, int ks) {
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
-        mma_detail::ldmatrix_x4(a[mi], stage + ATile::shifted(a_lane_off, mi * 16, ks * MmaConfig::kStepBytes));
+        mma_detail::ldmatrix_x4(a[0][mi], stage + ATile::shifted(a_lane_off, mi * 16, ks * MmaConfig::kStepBytes));
 #pragma unroll
-        for (int r = 0; r < 4; ++r) a[mi][r] = Math::a_value(a[mi][r]);
+        for (int r = 0; r < 4; ++r) a[0][mi][r] = Math::a_value(a[0][mi][r]);
       }
-      Math::template load_b<BTile, NI>(b, stage + ATile::kBytes, ks, b_lane_off);
+      Math::template load_b<BTile, NI>(b[0], stage + ATile::kBytes, ks, b_lane_off);
+      if constexpr (kParts == 2) Math::template split<MI, NI>(a, b);
     };
 
     // kt counts the block's slices from 0 (load_slice walks on from kt_begin).

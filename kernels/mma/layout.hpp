@@ -150,4 +150,29 @@ struct StagedEpilogue {
   COALESCE_HD static constexpr int read_col(int lane) { return (lane % kLanesPerRow) * 4; }
 };
 
+/// 3xTF32 (f32 on the mma family): one f32 operand, given as its bits `x`, split into `hi`, the
+/// TF32 value nearest x (the 13 low mantissa bits rounded off, ties away from zero, as
+/// cvt.rna.tf32.f32 rounds, in two integer instructions where the cvt takes three issue slots),
+/// and `lo` = x - hi, which f32 holds exactly (|lo| <= 2^-11·|x| for a normal x, a multiple of
+/// x's last bit).
+/// hi has no bits below TF32's, so the tensor core reads it whole; it reads lo truncated to TF32,
+/// an error of at most 2^-10·|lo| <= 2^-21·|x|. a·b is then hi_a·hi_b + hi_a·lo_b + lo_a·hi_b
+/// up to that truncation and the dropped lo_a·lo_b (at most 2^-22·|a·b|): about 2^-20 of each
+/// product at worst, below what f32 accumulation over K >= 16 adds (docs/kernels.md, "3xTF32").
+/// A NaN stays NaN in lo (so in the sum); an infinity gives lo = NaN.
+COALESCE_HD inline void split_tf32(unsigned x, unsigned& hi, unsigned& lo) {
+  const unsigned h = (x + 0x1000u) & 0xFFFFE000u;
+#ifdef __CUDA_ARCH__
+  const float l = __uint_as_float(x) - __uint_as_float(h);
+  lo = __float_as_uint(l);
+#else
+  float fx, fh;
+  __builtin_memcpy(&fx, &x, 4);
+  __builtin_memcpy(&fh, &h, 4);
+  const float l = fx - fh;
+  __builtin_memcpy(&lo, &l, 4);
+#endif
+  hi = h;
+}
+
 }  // namespace coalesce::mma_layout

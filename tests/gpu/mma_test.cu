@@ -2,7 +2,8 @@
 // six tiles (four built-ins, a padded 128-byte-slice tile, a two-stage 8-byte-copy tile) in
 // bf16, f16 and tf32, with the empty and the erf-GELU epilogue (the first tile with every
 // epilogue), at square, edge, narrow-row, tall, tiny and long-K shapes, on normal and bend
-// inputs; a shape every 16-bit config refuses; and two runs giving the same bits. Split-K
+// inputs; a shape every 16-bit config refuses; and two runs giving the same bits; f32 as
+// 3xTF32 at f32's tolerance, which tf32's single product fails (the tests at the end). Split-K
 // (kernels/core/family.hpp, kSplitParam): three split tiles at 2, 3 and 8 K slices in every
 // dtype at skinny, edge and uneven-K shapes (some with K slices for no block), through
 // kernel_method()'s workspace and reduce, each run twice for the same bits; and every partial
@@ -105,7 +106,7 @@ constexpr Shape kShapes[] = {{512, 512, 512},  {1000, 1000, 1000}, {1000, 1002, 
                              {4097, 128, 264}, {1, 64, 16},        {256, 2048, 4096}, {96, 160, 40}};
 
 double to_double(const unsigned char* c, std::size_t i, Dtype d) {
-  if (d == Dtype::tf32) {
+  if (d == Dtype::tf32 || d == Dtype::f32) {
     float f;
     std::memcpy(&f, c + 4 * i, 4);
     return f;
@@ -344,6 +345,110 @@ TEST(Mma, SplitKWritesEveryPartialSum) {
                             << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
     }
   }
+}
+
+// f32 as 3xTF32 (MmaMath<Math::f32>): the tiles whose split fragments fit the registers (64x32
+// and 32x64 warp tiles), with 16-, 8- and 4-byte copies, padded and swizzled, every epilogue on
+// the widest, at every shape of the test above, checked against f32's own tolerance (the
+// simt family's) on normal and bend inputs and run twice for the same bits; split-K at 2, 3 and
+// 8 K slices through the reduce. And the check's side of it: tf32's kernel on the same f32
+// problems (one TF32 product, the lo parts dropped) fails that tolerance at every shape.
+//                                BM   BN  BK_B WM  WN  S  VEC SW  G  MINB SPLIT
+using F32Wide = MmaTile<        128, 128,  64, 64, 32, 4, 16, 1, 8, 1>;
+using F32Split = MmaTile<       128, 128,  64, 64, 32, 4, 16, 1, 8, 1,   2>;
+
+const std::vector<Kernel>& f32_kernels() {
+  static const std::vector<Kernel> all = [] {
+    std::vector<Kernel> out;
+    add_tile<F32Wide, Dtype::f32>(out, true);
+    add_tile<Narrow, Dtype::f32>(out, false);
+    add_tile<Padded, Dtype::f32>(out, false);
+    add_tile<TwoStage, Dtype::f32>(out, false);
+    return out;
+  }();
+  return all;
+}
+
+TEST(Mma, F32As3xTf32MatchesTheF32Reference) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  int checked = 0, refused = 0;
+  for (const Shape& s : kShapes) {
+    Workspace ws({s.m, s.n, s.k, Dtype::f32, Epilogue::bias_gelu}, 900 + s.n, stream.get());
+    for (const Kernel& k : f32_kernels()) {
+      ASSERT_TRUE(mma_family().check(from_mma(k.config), DeviceLimits{}, k.config.model_registers_3xtf32()).ok());
+      const std::string where = config_name(from_mma(k.config), Dtype::f32, k.epilogue) + " at " + str(s);
+      if (!k.config.check_problem(s.m, s.n, s.k, Dtype::f32).ok()) {
+        EXPECT_THROW(kernel_method(from_mma(k.config), k.epilogue, k.fn, ws), std::invalid_argument) << where;
+        ++refused;
+        continue;
+      }
+      const Method m = kernel_method(from_mma(k.config), k.epilogue, k.fn, ws);
+      for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+        const CheckResult c = check_method(m, ws, inputs);
+        EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal") << " inputs: "
+                              << c.why << "\n  " << figures(c)
+                              << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
+        // f32's tolerance, the one the simt family's FP32 FMAs are held to.
+        EXPECT_EQ(c.tolerance.rel_frobenius, tolerance_for(ws.problem()).rel_frobenius) << where;
+        ++checked;
+      }
+      ws.snapshot_output();
+      ws.poison_output();
+      m.launch(ws.stream());
+      EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+    }
+  }
+  // As tf32: every tile takes six of the shapes; the 4-byte-copy tile also 1000x1002x998 and
+  // 1000x1001x999, the 8-byte-copy tile 1000x1002x998.
+  const int kernels_count = static_cast<int>(f32_kernels().size());
+  EXPECT_EQ(checked, 2 * (6 * kernels_count + 2 * 2 + 2));
+  EXPECT_EQ(refused, 2 * kernels_count - (2 * 2 + 2));
+}
+
+TEST(Mma, OneTf32ProductFailsTheF32Check) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  const void* tf32_kernel = reinterpret_cast<const void*>(&mma_gemm_kernel<F32Wide, GemmOf<Dtype::tf32>, EpilogueBiasGeluErf>);
+  const void* f32_kernel = reinterpret_cast<const void*>(&mma_gemm_kernel<F32Wide, GemmOf<Dtype::f32>, EpilogueBiasGeluErf>);
+  for (const Shape& s : {Shape{512, 512, 512}, Shape{1000, 1000, 1000}, Shape{256, 2048, 4096}, Shape{96, 160, 40}}) {
+    Workspace ws({s.m, s.n, s.k, Dtype::f32, Epilogue::bias_gelu}, 950 + s.k, stream.get());
+    const CheckResult one = check_method(kernel_method(from_mma(F32Wide::config), Epilogue::bias_gelu, tf32_kernel, ws), ws);
+    EXPECT_FALSE(one.passed) << "tf32's kernel passed f32's check at " << str(s) << ": " << figures(one);
+    const CheckResult three = check_method(kernel_method(from_mma(F32Wide::config), Epilogue::bias_gelu, f32_kernel, ws), ws);
+    EXPECT_TRUE(three.passed) << str(s) << ": " << three.why << "\n  " << figures(three);
+    // 3xTF32's error is the size of f32 accumulation's, far under one TF32 product's.
+    EXPECT_LT(three.errors.rel_frobenius * 20, one.errors.rel_frobenius) << str(s);
+  }
+}
+
+TEST(Mma, F32SplitKMatchesTheReferenceAndIsDeterministic) {
+  COALESCE_REQUIRE_GPU();
+  Stream stream;
+  const std::vector<Kernel> split = {split_kernel<F32Split, Dtype::f32>(), split_kernel<SplitNarrow, Dtype::f32>()};
+  int checked = 0;
+  for (const Shape& s : kSplitShapes) {
+    Workspace ws({s.m, s.n, s.k, Dtype::f32, Epilogue::bias_gelu}, 970 + s.m, stream.get());
+    for (const Kernel& k : split)
+      for (int slices : {2, 3, 8}) {
+        const Config config = with_split(k.config, slices);
+        if (!mma_family().check_problem(config, ws.problem()).ok()) continue;
+        const std::string where = config_name(config, Dtype::f32, Epilogue::bias_gelu) + " at " + str(s);
+        const Method m = kernel_method(config, Epilogue::bias_gelu, k.fn, ws);
+        for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+          const CheckResult c = check_method(m, ws, inputs);
+          EXPECT_TRUE(c.passed) << where << ": " << c.why << "\n  " << figures(c)
+                                << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
+          ++checked;
+        }
+        ws.snapshot_output();
+        ws.poison_output();
+        m.launch(ws.stream());
+        EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+      }
+  }
+  // Both tiles take the first four shapes at every factor; 8x1002x998 only the 4-byte-copy tile.
+  EXPECT_EQ(checked, (2 * 4 * 3 + 3) * 2);
 }
 
 }  // namespace

@@ -187,11 +187,12 @@ func.func @tile_on_bf16(%a: memref<256x128xbf16>, %b: memref<128x64xbf16>, %c: m
 
 // -----
 
-// The mma family computes on tensor cores: its plug-in refuses f32.
+// The mma family computes f32 as 3xTF32, whose lo fragments a 64x64 warp tile has no registers
+// for (legal for the 16-bit dtypes and tf32).
 func.func @mma_tile_on_f32(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x64xf32>) {
-  // expected-error @+1 {{tile config does not fit the problem 256x64x128 f32 (dtype): the mma family computes on tensor cores (tf32, bf16, f16); f32 math is the simt family's}}
+  // expected-error @+1 {{tile config does not fit the problem 256x64x128 f32 (registers): f32 runs as 3xTF32, whose fragments keep a second (lo) part}}
   coalesce.fused_matmul none ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x64xf32>)
-      {tile = #coalesce.tile<mma, bm = 128, bn = 128, bk_bytes = 64, wm = 64, wn = 64, stages = 4, vec_bytes = 16, swizzle = 1, group_m = 8, min_blocks = 2>}
+      {tile = #coalesce.tile<mma, bm = 128, bn = 128, bk_bytes = 64, wm = 64, wn = 64, stages = 4, vec_bytes = 16, swizzle = 1, group_m = 8, min_blocks = 1>}
   return
 }
 

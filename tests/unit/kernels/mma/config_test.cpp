@@ -146,7 +146,18 @@ TEST(MmaConfig, OccupancyNeedsTheMinBlocksAndOneBlock) {
 TEST(MmaConfig, ProblemRulesDependOnTheDtype) {
   const MmaConfig c;  // 16-byte copies
   for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) EXPECT_TRUE(c.check_problem(4096, 4096, 4096, d).ok());
-  EXPECT_EQ(c.check_problem(4096, 4096, 4096, Dtype::f32).violation, Violation::dtype);
+  // f32 is 3xTF32: its lo parts add half the fragments. The 64x64 warp tile's model (252
+  // registers) has no room for them (268); a 64x32 one (172 + 12 = 184) has, at one block of 256
+  // threads.
+  EXPECT_EQ(c.model_registers(), 252);
+  EXPECT_EQ(c.model_registers_3xtf32(), 268);
+  EXPECT_EQ(c.check_problem(4096, 4096, 4096, Dtype::f32).violation, Violation::registers);
+  MmaConfig half = c;
+  half.wn = 32;
+  EXPECT_EQ(half.model_registers_3xtf32(), 184);
+  EXPECT_TRUE(half.check_problem(4096, 4096, 4096, Dtype::f32).ok());
+  half.min_blocks = 2;  // a cap of 128
+  EXPECT_EQ(half.check_problem(4096, 4096, 4096, Dtype::f32).violation, Violation::registers);
   EXPECT_EQ(c.check_problem(0, 64, 64, Dtype::bf16).violation, Violation::shape);
   // 16-byte rows: K and N multiples of 8 (bf16) or 4 (tf32). M is free.
   EXPECT_TRUE(c.check_problem(1001, 1000, 1000, Dtype::bf16).ok());
@@ -175,5 +186,5 @@ TEST(MmaConfig, EveryRefusalHasASentence) {
   EXPECT_STREQ(coalesce::violation_name(v.violation), "shape");
   auto f32 = MmaConfig{}.check_problem(64, 64, 64, Dtype::f32);
   ASSERT_NE(f32.why, nullptr);
-  EXPECT_NE(std::string(f32.why).find("simt"), std::string::npos);
+  EXPECT_NE(std::string(f32.why).find("3xTF32"), std::string::npos);
 }

@@ -62,11 +62,9 @@ TEST(MmaFamily, RejectsWhatIsNotAName) {
   EXPECT_THROW(to_mma(Config{"mma", {1, 2}}), std::invalid_argument);
 }
 
-TEST(MmaFamily, ComputesTensorCoreDtypesOnSm80AndLater) {
-  for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) EXPECT_TRUE(mma().supports(d).ok());
-  const Verdict f32 = mma().supports(Dtype::f32);
-  EXPECT_EQ(f32.violation, Violation::dtype);
-  EXPECT_NE(std::string(f32.why).find("simt"), std::string::npos);
+TEST(MmaFamily, ComputesEveryDtypeOnSm80AndLater) {
+  // f32 too, as 3xTF32 (MmaMath<Math::f32>).
+  for (Dtype d : {Dtype::f32, Dtype::bf16, Dtype::f16, Dtype::tf32}) EXPECT_TRUE(mma().supports(d).ok());
   EXPECT_TRUE(mma().supports(Target{8, 0, false, {}}).ok());
   EXPECT_TRUE(mma().supports(Target{9, 0, true, {}}).ok());
   EXPECT_EQ(mma().supports(Target{7, 5, false, {}}).violation, Violation::arch);
@@ -91,8 +89,11 @@ TEST(MmaFamily, AnswersWithMmaConfigsRule) {
   EXPECT_EQ(mma().check(from_mma(c), h200, 240).violation, Violation::none);
   EXPECT_EQ(mma().check_problem(from_mma(c), {1000, 1002, 1000, Dtype::bf16, Epilogue::none}).violation,
             Violation::divisibility);
+  // f32's lo parts: the 64x64 warp tile has no registers for them, a 64x32 one has.
   EXPECT_EQ(mma().check_problem(from_mma(c), {4096, 4096, 4096, Dtype::f32, Epilogue::none}).violation,
-            Violation::dtype);
+            Violation::registers);
+  const MmaConfig half{128, 128, 64, 64, 32, 4, 16, 1, 8, 1};
+  EXPECT_TRUE(mma().check_problem(from_mma(half), {4096, 4096, 4096, Dtype::f32, Epilogue::none}).ok());
 }
 
 TEST(MmaFamily, GeometryAndTemplateNames) {
@@ -106,7 +107,9 @@ TEST(MmaFamily, GeometryAndTemplateNames) {
   EXPECT_EQ(mma().define_kernel(c, Dtype::tf32, Epilogue::bias_gelu, "k"),
             "COALESCE_DEFINE_MMA_KERNEL(k, coalesce::MmaTile<128, 256, 64, 64, 64, 4, 16, 1, 8, 1>, "
             "coalesce::GemmOf<coalesce::Dtype::tf32>, coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)");
-  EXPECT_THROW(mma().define_kernel(c, Dtype::f32, Epilogue::none, "k"), std::invalid_argument);
+  EXPECT_EQ(mma().define_kernel(c, Dtype::f32, Epilogue::none, "k"),
+            "COALESCE_DEFINE_MMA_KERNEL(k, coalesce::MmaTile<128, 256, 64, 64, 64, 4, 16, 1, 8, 1>, "
+            "coalesce::GemmOf<coalesce::Dtype::f32>, coalesce::EpilogueFor<coalesce::Epilogue::none>)");
   EXPECT_EQ(mma().kernel_header(), "kernels/mma/gemm.cuh");
   EXPECT_EQ(mma().kernel_args().size(), 7u);
 }
@@ -258,7 +261,6 @@ TEST(MmaFamily, SplitRules) {
   c.split = 2;
   EXPECT_TRUE(mma().check_problem(from_mma(c), {(1 << 15) - 64, (1 << 14) - 64, 4096, Dtype::bf16}).ok());
   // The problem's other rules come first.
-  EXPECT_EQ(mma().check_problem(four, {1, 4096, 4096, Dtype::f32}).violation, Violation::dtype);
   EXPECT_EQ(mma().check_problem(four, {1, 4096, 998, Dtype::bf16}).violation, Violation::divisibility);
 }
 

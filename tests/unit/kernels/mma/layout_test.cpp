@@ -18,6 +18,8 @@
 // (tests/gpu/mma_test.cu) checks the arithmetic on the device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -429,6 +431,65 @@ TEST(MmaLayout, EpilogueStagingSwapped) {
   replay_epilogue<32, true>();
   replay_epilogue<64, true>();
   replay_epilogue<128, true>();
+}
+
+float as_float(unsigned u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+unsigned as_bits(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+// What the tensor core reads of an f32 operand: its top 19 bits (TF32, truncated).
+double tf32_read(unsigned u) { return as_float(u & 0xFFFFE000u); }
+
+// 3xTF32's split (f32 on the mma family): hi is TF32 (nothing below its 10 mantissa bits), the
+// nearest one to x (ties away from zero), and hi + lo == x exactly; with lo read truncated by the
+// tensor core and lo·lo dropped, the three products are within 1.25·2^-20 of a·b, where one
+// TF32 product is off by up to 2^-9.
+TEST(MmaLayout, Tf32SplitIsExactAndNearest) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 3.0e-39f /* subnormal */, 1.0e30f, -7.5e-20f};
+  for (int i = 0; i < 100000; ++i) values.push_back(uni(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20));
+  for (float x : values) {
+    unsigned hi = 0, lo = 0;
+    mma_layout::split_tf32(as_bits(x), hi, lo);
+    ASSERT_EQ(hi & 0x1FFFu, 0u) << x;
+    ASSERT_EQ(static_cast<double>(as_float(hi)) + as_float(lo), static_cast<double>(x)) << x;
+    // Half a TF32 step: 2^-11 of x where x is normal; below, TF32's steps are 2^-136 apart.
+    const double half_step = std::fabs(x) >= std::ldexp(1.0, -126) ? std::ldexp(std::fabs(static_cast<double>(x)), -11)
+                                                                    : std::ldexp(1.0, -137);
+    ASSERT_LE(std::fabs(static_cast<double>(as_float(lo))), half_step) << x;
+  }
+  // Half a TF32 step above 1 rounds away from zero (up), one f32 step less rounds down; the same
+  // below -1.
+  unsigned hi = 0, lo = 0;
+  mma_layout::split_tf32(0x3F801000u, hi, lo);
+  EXPECT_EQ(hi, 0x3F802000u);
+  mma_layout::split_tf32(0x3F800FFFu, hi, lo);
+  EXPECT_EQ(hi, 0x3F800000u);
+  mma_layout::split_tf32(0xBF801000u, hi, lo);
+  EXPECT_EQ(hi, 0xBF802000u);
+
+  double worst3 = 0, worst1 = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const float a = uni(rng), b = uni(rng);
+    if (a == 0.0f || b == 0.0f) continue;
+    unsigned ah, al, bh, bl;
+    mma_layout::split_tf32(as_bits(a), ah, al);
+    mma_layout::split_tf32(as_bits(b), bh, bl);
+    const double three = tf32_read(bl) * tf32_read(ah) + tf32_read(bh) * tf32_read(al) + tf32_read(bh) * tf32_read(ah);
+    const double one = tf32_read(as_bits(a)) * tf32_read(as_bits(b));
+    const double exact = static_cast<double>(a) * b;
+    worst3 = std::max(worst3, std::fabs(three - exact) / std::fabs(exact));
+    worst1 = std::max(worst1, std::fabs(one - exact) / std::fabs(exact));
+  }
+  EXPECT_LE(worst3, 1.25 * std::ldexp(1.0, -20));
+  EXPECT_GT(worst1, std::ldexp(1.0, -11));
 }
 
 #define COALESCE_REPLAY(BM, BN, BK, WM, WN, VEC) \

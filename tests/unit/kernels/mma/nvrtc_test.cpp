@@ -1,6 +1,6 @@
 // The mma kernel compiles under NVRTC, as the tuner compiles it, for sm_80 and sm_90 without
 // spills and within its __launch_bounds__ register cap: every built-in config with every
-// epilogue, the split-K kernel of every built-in tile (at a skinny shape), and a seeded draw of 40 legal sweep configs per dtype and architecture (the same
+// epilogue, the split-K kernel of every built-in tile (at a skinny shape), and a seeded draw of 40 legal sweep configs per dtype and architecture (20 in f32, 3xTF32; the same
 // draw coalesce-tune's random strategy makes), every unit emitted by the compiler
 // (emit_fused_kernel; tf32 through the dialect's TF32 math mode). Uses the tuner's JIT (embedded
 // headers, the cubin's figures) with a fresh cache. No GPU needed.
@@ -53,17 +53,21 @@ std::vector<Case> cases() {
   const Family& mma = mma_family();
   std::vector<Case> out;
   for (const Target& target : {Target{8, 0, false, a100_limits(), 108}, Target{9, 0, false, DeviceLimits{}, 132}})
-    for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32}) {
+    for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32, Dtype::f32}) {
+      // f32 (3xTF32) takes the built-ins whose lo parts fit the registers (64x32 warp tiles).
+      auto legal = [&](const Config& c, const Problem& p) { return mma.check_problem(c, p).ok(); };
       for (const Config& c : mma.builtin_configs({4096, 4096, 4096, d}))
-        for (Epilogue e : all_epilogues()) out.push_back({target, {4096, 4096, 4096, d, e}, c, true});
+        if (legal(c, {4096, 4096, 4096, d}))
+          for (Epilogue e : all_epilogues()) out.push_back({target, {4096, 4096, 4096, d, e}, c, true});
       // Split-K: split = 2 is the kernel of every factor (kernel_config), at a shape the space
       // splits; its epilogue is the reduce's, so one epilogue covers it.
       const Problem skinny{64, 4096, 4096, d, Epilogue::bias_gelu};
       for (const Config& c : mma.builtin_configs(skinny))
-        out.push_back({target, skinny, kernel_config(mma.with(c, kSplitParam, 8)), true});
-      // 40 of the sweep's legal configs at 4096 for this target, each with one epilogue in turn.
+        if (legal(c, skinny)) out.push_back({target, skinny, kernel_config(mma.with(c, kSplitParam, 8)), true});
+      // 40 of the sweep's legal configs at 4096 for this target (20 in f32), each with one
+      // epilogue in turn.
       const Problem p{4096, 4096, 4096, d, Epilogue::bias_gelu};
-      const auto drawn = tuner::select(tuner::enumerate(mma, p, target), tuner::Strategy::random, 40,
+      const auto drawn = tuner::select(tuner::enumerate(mma, p, target), tuner::Strategy::random, d == Dtype::f32 ? 20 : 40,
                                        0x6d6d61u + static_cast<unsigned>(d));
       for (std::size_t i = 0; i < drawn.size(); ++i)
         out.push_back({target, {4096, 4096, 4096, d, all_epilogues()[i % 4]}, drawn[i].config, false});
@@ -76,7 +80,8 @@ TEST(MmaNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90WithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit sm80(cache, "sm_80"), sm90(cache, "sm_90");
   const std::vector<Case> all = cases();
-  ASSERT_EQ(all.size(), 2u * 3u * (mma_builtin::kCount * 5u + 40u));
+  // f32: the two 64x32-warp built-ins (of mma_builtin::kCount) with every epilogue and split.
+  ASSERT_EQ(all.size(), 2u * (3u * (mma_builtin::kCount * 5u + 40u) + 2u * 5u + 20u));
 
   struct Outcome {
     std::string name, log;
