@@ -257,8 +257,8 @@ struct MmaMath<Math::tf32> {
 /// (mma_layout::split_tf32), and every product is three mma.m16n8k8 into the same accumulators,
 /// the two small ones first: lo_b·hi_a, hi_b·lo_a, then hi_b·hi_a. tf32's layout (swapped
 /// operands, the same loads) throughout; the fragments take twice the registers
-/// (MmaConfig::check_problem's f32 rule) and each k-step 2.2 integer or FP instructions an
-/// operand value beside three times tf32's mma.
+/// (MmaConfig::check_problem's f32 rule) and each k-step 3 integer or FP instructions an
+/// operand value and 4 FADDs a tile beside three times tf32's mma.
 template <>
 struct MmaMath<Math::f32> : MmaMath<Math::tf32> {
   static constexpr int kParts = 2;
@@ -274,13 +274,32 @@ struct MmaMath<Math::f32> : MmaMath<Math::tf32> {
 #pragma unroll
       for (int r = 0; r < 2; ++r) mma_layout::split_tf32(b[0][ni][r], b[0][ni][r], b[1][ni][r]);
   }
+  /// The k-step's three products go into a fresh sum t (the first mma adds them to zero), and t
+  /// into the accumulators with four FADDs. Accumulating K in the tensor core instead (d += each
+  /// product, as tf32 does) lost f32's accuracy to the tensor core's own additions: an error
+  /// growing with K, 2.7e-5 normwise at K = 4096 and 1.4e-5 at 2048 against f32's tolerance of
+  /// 1.45e-5 (run LP, docs/kernels.md "f32 as 3xTF32"); the FADDs round to nearest, so over K
+  /// their errors grow as sqrt(K) as the simt family's do.
   template <int MI, int NI>
   __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[2][MI][4],
                                                   const unsigned (&b)[2][NI][2], int mi, int ni) {
     const int p = 2 * Tiles::column_block(ni), h = 2 * Tiles::row_half(ni);
-    mma(d, b[1][p], b[1][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // lo_b · hi_a
-    mma(d, b[0][p], b[0][p + 1], a[1][mi][h], a[1][mi][h + 1]);  // hi_b · lo_a
-    mma(d, b[0][p], b[0][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // hi_b · hi_a
+    float t[4];
+    mma_from_zero(t, b[1][p], b[1][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // lo_b · hi_a
+    mma(t, b[0][p], b[0][p + 1], a[1][mi][h], a[1][mi][h + 1]);            // + hi_b · lo_a
+    mma(t, b[0][p], b[0][p + 1], a[0][mi][h], a[0][mi][h + 1]);            // + hi_b · hi_a
+#pragma unroll
+    for (int r = 0; r < 4; ++r) d[r] += t[r];
+  }
+  /// t = the product alone (the accumulator operand is zero). ptxas keeps the t of every tile of
+  /// the k-step live (the second set of sums in MmaConfig::model_registers_3xtf32(); issuing
+  /// the mma in program order with `asm volatile` left the registers as they were).
+  __device__ __forceinline__ static void mma_from_zero(float (&t)[4], const unsigned (&bt_lo)[2],
+                                                       const unsigned (&bt_hi)[2], unsigned at0, unsigned at1) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%10, %10, %10, %10};\n"
+        : "=f"(t[0]), "=f"(t[1]), "=f"(t[2]), "=f"(t[3])
+        : "r"(bt_lo[0]), "r"(bt_lo[1]), "r"(bt_hi[0]), "r"(bt_hi[1]), "r"(at0), "r"(at1), "f"(0.0f));
   }
 };
 

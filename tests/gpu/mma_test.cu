@@ -347,14 +347,17 @@ TEST(Mma, SplitKWritesEveryPartialSum) {
   }
 }
 
-// f32 as 3xTF32 (MmaMath<Math::f32>): the tiles whose split fragments fit the registers (64x32
-// and 32x64 warp tiles), with 16-, 8- and 4-byte copies, padded and swizzled, every epilogue on
-// the widest, at every shape of the test above, checked against f32's own tolerance (the
+// f32 as 3xTF32 (MmaMath<Math::f32>): tiles whose split fragments and k-step sums fit the
+// registers (64x32 and 32x64 warp tiles, 64-byte slices), with 16-, 8- and 4-byte copies, padded
+// and swizzled, every epilogue on the first, at every shape of the test above, checked against
+// f32's own tolerance (the
 // simt family's) on normal and bend inputs and run twice for the same bits; split-K at 2, 3 and
 // 8 K slices through the reduce. And the check's side of it: tf32's kernel on the same f32
 // problems (one TF32 product, the lo parts dropped) fails that tolerance at every shape.
 //                                BM   BN  BK_B WM  WN  S  VEC SW  G  MINB SPLIT
 using F32Wide = MmaTile<        128, 128,  64, 64, 32, 4, 16, 1, 8, 1>;
+using F32Padded = MmaTile<      128, 128,  64, 64, 32, 3, 16, 0, 8, 1>;
+using F32TwoStage = MmaTile<     64, 128,  64, 32, 64, 2,  8, 0, 4, 1>;
 using F32Split = MmaTile<       128, 128,  64, 64, 32, 4, 16, 1, 8, 1,   2>;
 
 const std::vector<Kernel>& f32_kernels() {
@@ -362,8 +365,8 @@ const std::vector<Kernel>& f32_kernels() {
     std::vector<Kernel> out;
     add_tile<F32Wide, Dtype::f32>(out, true);
     add_tile<Narrow, Dtype::f32>(out, false);
-    add_tile<Padded, Dtype::f32>(out, false);
-    add_tile<TwoStage, Dtype::f32>(out, false);
+    add_tile<F32Padded, Dtype::f32>(out, false);
+    add_tile<F32TwoStage, Dtype::f32>(out, false);
     return out;
   }();
   return all;
