@@ -454,7 +454,7 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand("sweep", "Compile, check and time every config; store each row");
   sweep_problem.add_to(sweep);
   sweep->add_option("--strategy", strategy, "exhaustive or random")->capture_default_str();
-  sweep->add_option("--budget", budget, "random strategy: configs to measure per problem");
+  sweep->add_option("--budget", budget, "random strategy: configs to measure per problem and family");
   sweep->add_option("--seed", so.seed, "random strategy: seed of the draw")->capture_default_str();
   sweep->add_option("--config", so.configs, "only this config (its name; repeatable): re-measure a known config");
   sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");

@@ -208,7 +208,7 @@ csv=$("$tune" space --shape 4096 --format csv 2>/dev/null); rc=$?
 check "space --format csv: a header, then one row per candidate" \
   '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | head -n 1)" = "m,n,k,dtype,epilogue,family,config,verdict,predicted_registers,smem_bytes,blocks_per_sm,reason,message" ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | grep -vc ",refused,")" -eq "$text_rows" ]'
 check "space --format csv: a family that refuses the dtype is one row saying so" \
-  'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,mma,,refused,,,,dtype,"'
+  'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,wgmma,,refused,,,,dtype,"'
 check "space --format csv: pruned rows carry the reason" \
   'printf "%s\n" "$csv" | grep -q "^4096,4096,4096,f32,bias_gelu,simt,simt_f32_[^,]*,pruned,[0-9]*,[0-9]*,[0-9]*,registers,"'
 json=$("$tune" space --shape 4096 --format json 2>/dev/null); rc=$?
@@ -237,16 +237,17 @@ out=$("$tune" sweep --shape 128 --device 99 --db "$work/gated.db" --cache-dir "$
 check "sweep --cache-dir under a file: status 1 before the device query and the database" \
   '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: --cache-dir $db/sub: cannot create it" && [ ! -e "$work/gated.db" ]'
 
-# A dry run compiles two drawn configs without a GPU and writes no database.
+# A dry run compiles two drawn configs without a GPU and writes no database (one family: f32's
+# are two, simt and mma, and --budget draws per family).
 dry=$work/dry.db
-out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
+out=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" -j 2 2>/dev/null); rc=$?
 check "dry run exits 0" '[ $rc -eq 0 ]'
 check "dry run compiles the two drawn configs" '[ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 2 ]'
 check "dry run prints what it compiles, not the configs pruned before compiling" \
   '! printf "%s\n" "$out" | grep -q "  pruned " && printf "%s\n" "$out" | grep -q "pruned before compiling (coalesce-tune space lists them)"'
 check "dry run writes no database" '[ ! -e "$dry" ]'
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
-out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
+out=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
 check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
 
 # The cache verbs on that cache: stats counts, verify drops a cut-off cubin (the next dry run
@@ -262,7 +263,7 @@ check "cache verify exits 0" '[ $rc -eq 0 ]'
 check "cache verify drops the cut-off entry" 'printf "%s\n" "$out" | grep -q "2 entries checked, 1 kept, 1 dropped"'
 check "cache verify says why" 'printf "%s\n" "$out" | grep -q "^dropped .*: the cubin has 100 bytes"'
 check "cache verify removed its files" '[ ! -e "$cubin" ] && [ ! -e "${cubin%.cubin}.json" ]'
-out=$("$tune" sweep --shape 128 --strategy random --budget 2 --seed 1 --dry-run --cache-dir "$work/cache" 2>/dev/null)
+out=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --cache-dir "$work/cache" 2>/dev/null)
 check "the dropped entry is compiled again" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 1 ] && [ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 printf 'not the cache\n' > "$work/cache/notes.txt"
 out=$(XDG_CACHE_HOME=/nonexistent "$tune" cache clear --cache-dir "$work/cache" 2>&1); rc=$?
