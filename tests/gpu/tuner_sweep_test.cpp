@@ -227,7 +227,8 @@ TEST_F(TunerSweep, EveryDeviceOfTheHostSweepsItsShare) {
   const int devices = device_count();
   const std::vector<std::string> shapes = {"256", "128x256x256", "256x128x128", "128"};
   auto args = [&](const fs::path& db, std::vector<std::string> more) {
-    std::vector<std::string> a = {"sweep", "--strategy", "random", "--budget", "2", "--seed", "5",
+    // One family: f32 has two (simt, mma), and --budget draws per problem and family.
+    std::vector<std::string> a = {"sweep", "--family", "simt", "--strategy", "random", "--budget", "2", "--seed", "5",
                                   "--db", db.string(), "--cache-dir", cache().string()};
     for (const std::string& s : shapes) a.insert(a.end(), {"--shape", s});
     a.insert(a.end(), more.begin(), more.end());
