@@ -78,15 +78,12 @@ struct MmaConfig {
   COALESCE_HD constexpr int model_registers() const {
     return accumulator_registers() + 2 * fragment_registers() + overhead_registers();
   }
-  /// The register model of f32 (3xTF32, MmaMath<Math::f32>): tf32's, plus half the fragment
-  /// registers for the lo parts and a second set of accumulators for the k-step's sums, which
-  /// the kernel adds into the first with FADDs (ptxas 13.0 at sm_90, bias + GELU: 242 registers
-  /// for a 64x32 warp tile with 64-byte slices, against 146 in tf32; 152 for 32x32). Only
-  /// check_problem() knows the dtype, so it applies this rule; the dtype-free rules above judge
-  /// the config as tf32.
-  COALESCE_HD constexpr int model_registers_3xtf32() const {
-    return model_registers() + fragment_registers() / 2 + accumulator_registers();
-  }
+  /// The register model of f32 (3xTF32, MmaMath<Math::f32>): tf32's plus a second set of
+  /// accumulators, the K slice's own sums (ptxas 13.0 at sm_90, bias + GELU: 204 to 211
+  /// registers for 64x32 and 32x64 warp tiles with 64- to 256-byte slices, against 142 to 150 in
+  /// tf32; 126 to 131 for 32x32; a 64x64 warp tile spills). Only check_problem() knows the dtype,
+  /// so it applies this rule; the dtype-free rules above judge the config as tf32.
+  COALESCE_HD constexpr int model_registers_3xtf32() const { return model_registers() + accumulator_registers(); }
   /// The registers the tuner expects ptxas to use before compiling: the model, capped by
   /// min_blocks (check() refuses caps below the model).
   COALESCE_HD constexpr int predicted_registers() const {
@@ -187,13 +184,9 @@ struct MmaConfig {
       return {Violation::shape, "split-K needs at least one bk_bytes-deep step of K per slice"};
     if (split > 1 && static_cast<long long>(split) * m * n >= (1LL << 31))
       return {Violation::shape, "split-K's partial sums must have fewer than 2^31 elements"};
-    if (dtype == Dtype::f32 && bk_bytes != 64)
-      return {Violation::registers,
-              "f32 runs as 3xTF32 with 64-byte K slices only (with 128 or 256, ptxas spilled its 64x32 and 32x64 warp "
-              "tiles)"};
     if (dtype == Dtype::f32 && register_cap() < model_registers_3xtf32())
       return {Violation::registers,
-              "f32 runs as 3xTF32, whose fragments keep a second (lo) part and whose k-steps a second set of sums: the "
+              "f32 runs as 3xTF32, whose fragments keep a second (lo) part and whose K slices a second set of sums: the "
               "register model with them needs more registers than the cap of min_blocks blocks of these threads (or "
               "than 255) allows"};
     return {};

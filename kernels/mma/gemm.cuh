@@ -254,11 +254,11 @@ struct MmaMath<Math::tf32> {
 
 /// f32 as 3xTF32 (CUTLASS's name for it): f32 storage and f32 accuracy on the TF32 tensor
 /// cores. Every operand value x is split once, as it is loaded, into hi = TF32(x) and lo = x - hi
-/// (mma_layout::split_tf32), and every product is three mma.m16n8k8 into the same accumulators,
+/// (mma_layout::split_tf32), and every product is three mma.m16n8k8 into the K slice's own sums,
 /// the two small ones first: lo_b·hi_a, hi_b·lo_a, then hi_b·hi_a. tf32's layout (swapped
-/// operands, the same loads) throughout; the fragments take twice the registers
-/// (MmaConfig::check_problem's f32 rule) and each k-step 3 integer or FP instructions an
-/// operand value and 4 FADDs a tile beside three times tf32's mma.
+/// operands, the same loads) throughout; the slice's sums take a second set of accumulators
+/// (MmaConfig::check_problem's f32 rule), and each k-step 3 integer or FP instructions an operand
+/// value beside three times tf32's mma, each slice 4 FADDs a tile.
 template <>
 struct MmaMath<Math::f32> : MmaMath<Math::tf32> {
   static constexpr int kParts = 2;
@@ -274,26 +274,24 @@ struct MmaMath<Math::f32> : MmaMath<Math::tf32> {
 #pragma unroll
       for (int r = 0; r < 2; ++r) mma_layout::split_tf32(b[0][ni][r], b[0][ni][r], b[1][ni][r]);
   }
-  /// The k-step's three products go into a fresh sum t (the first mma adds them to zero), and t
-  /// into the accumulators with four FADDs. Accumulating K in the tensor core instead (d += each
-  /// product, as tf32 does) lost f32's accuracy to the tensor core's own additions: an error
-  /// growing with K, 2.7e-5 normwise at K = 4096 and 1.4e-5 at 2048 against f32's tolerance of
-  /// 1.45e-5 (run LP, docs/kernels.md "f32 as 3xTF32"); the FADDs round to nearest, so over K
-  /// their errors grow as sqrt(K) as the simt family's do.
-  template <int MI, int NI>
-  __device__ __forceinline__ static void mma_tile(float (&d)[4], const unsigned (&a)[2][MI][4],
+  /// The three products of one k-step added into the slice's own sum t (FROM_ZERO: t is the
+  /// first k-step's, and the first mma adds to zero); the mainloop adds t into the accumulators
+  /// with FADDs once per K slice. Accumulating all of K in the tensor core instead (d += each
+  /// product, as tf32 does) lost f32's accuracy to the tensor core's own additions: 2.7e-5
+  /// normwise at K = 4096 against f32's tolerance of 1.45e-5 (run LP, docs/kernels.md
+  /// "f32 as 3xTF32"); a slice's sum is a few k-steps long, and the FADDs round to nearest.
+  template <int MI, int NI, bool FROM_ZERO>
+  __device__ __forceinline__ static void products(float (&t)[4], const unsigned (&a)[2][MI][4],
                                                   const unsigned (&b)[2][NI][2], int mi, int ni) {
     const int p = 2 * Tiles::column_block(ni), h = 2 * Tiles::row_half(ni);
-    float t[4];
-    mma_from_zero(t, b[1][p], b[1][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // lo_b · hi_a
-    mma(t, b[0][p], b[0][p + 1], a[1][mi][h], a[1][mi][h + 1]);            // + hi_b · lo_a
-    mma(t, b[0][p], b[0][p + 1], a[0][mi][h], a[0][mi][h + 1]);            // + hi_b · hi_a
-#pragma unroll
-    for (int r = 0; r < 4; ++r) d[r] += t[r];
+    if constexpr (FROM_ZERO)
+      mma_from_zero(t, b[1][p], b[1][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // lo_b · hi_a
+    else
+      mma(t, b[1][p], b[1][p + 1], a[0][mi][h], a[0][mi][h + 1]);
+    mma(t, b[0][p], b[0][p + 1], a[1][mi][h], a[1][mi][h + 1]);  // + hi_b · lo_a
+    mma(t, b[0][p], b[0][p + 1], a[0][mi][h], a[0][mi][h + 1]);  // + hi_b · hi_a
   }
-  /// t = the product alone (the accumulator operand is zero). ptxas keeps the t of every tile of
-  /// the k-step live (the second set of sums in MmaConfig::model_registers_3xtf32(); issuing
-  /// the mma in program order with `asm volatile` left the registers as they were).
+  /// t = the product alone (the accumulator operand is zero).
   __device__ __forceinline__ static void mma_from_zero(float (&t)[4], const unsigned (&bt_lo)[2],
                                                        const unsigned (&bt_hi)[2], unsigned at0, unsigned at1) {
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
@@ -475,6 +473,8 @@ struct MmaMainloop {
     const unsigned ring_end = smem_base + STAGES * kStageBytes;
     load_fragments(a_frag[0], b_frag[0], read_stage, 0);
 
+    // 3xTF32 (kParts == 2): the K slice's own sums, added into acc at its last k-step.
+    float slice_sum[kParts == 2 ? MI : 1][kParts == 2 ? NI : 1][4];
     for (int kt = 0; kt < k_slices; ++kt) {
 #pragma unroll
       for (int ks = 0; ks < KS; ++ks) {
@@ -494,13 +494,33 @@ struct MmaMainloop {
           mma_detail::cp_async_commit();
           write_stage = write_stage + kStageBytes == ring_end ? smem_base : write_stage + kStageBytes;
         }
+        if constexpr (kParts == 2) {
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
+          for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-          for (int j = 0; j < NI; ++j) {
-            const int ni = Math::template tile_at<NI>(mi, j);
-            Math::template mma_tile<MI, NI>(acc[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
-          }
+            for (int j = 0; j < NI; ++j) {
+              const int ni = Math::template tile_at<NI>(mi, j);
+              if (ks == 0)
+                Math::template products<MI, NI, true>(slice_sum[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
+              else
+                Math::template products<MI, NI, false>(slice_sum[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
+            }
+          if (ks == KS - 1)
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+              for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) acc[mi][ni][r] += slice_sum[mi][ni][r];
+        } else {
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int j = 0; j < NI; ++j) {
+              const int ni = Math::template tile_at<NI>(mi, j);
+              Math::template mma_tile<MI, NI>(acc[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
+            }
+        }
       }
     }
     // Drain: no copy may still target shared memory when the block exits.

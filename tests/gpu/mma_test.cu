@@ -347,10 +347,10 @@ TEST(Mma, SplitKWritesEveryPartialSum) {
   }
 }
 
-// f32 as 3xTF32 (MmaMath<Math::f32>): tiles whose split fragments and k-step sums fit the
-// registers (64x32 and 32x64 warp tiles, 64-byte slices), with 16-, 8- and 4-byte copies, padded
-// and swizzled, every epilogue on the first, at every shape of the test above, checked against
-// f32's own tolerance (the
+// f32 as 3xTF32 (MmaMath<Math::f32>): tiles whose split fragments and slice sums fit the
+// registers (64x32 and 32x64 warp tiles, 64- and 128-byte slices), with 16-, 8- and 4-byte
+// copies, padded and swizzled, every epilogue on the first, at every shape of the test above,
+// checked against f32's own tolerance (the
 // simt family's) on normal and bend inputs and run twice for the same bits; split-K at 2, 3 and
 // 8 K slices through the reduce. And the check's side of it: tf32's kernel on the same f32
 // problems (one TF32 product, the lo parts dropped) fails that tolerance at every shape.
@@ -367,6 +367,9 @@ const std::vector<Kernel>& f32_kernels() {
     add_tile<Narrow, Dtype::f32>(out, false);
     add_tile<F32Padded, Dtype::f32>(out, false);
     add_tile<F32TwoStage, Dtype::f32>(out, false);
+    // 128-byte slices: four k-steps into each slice's sums
+    add_tile<Padded, Dtype::f32>(out, false);
+    add_tile<TwoStage, Dtype::f32>(out, false);
     return out;
   }();
   return all;
@@ -403,10 +406,10 @@ TEST(Mma, F32As3xTf32MatchesTheF32Reference) {
     }
   }
   // As tf32: every tile takes six of the shapes; the 4-byte-copy tile also 1000x1002x998 and
-  // 1000x1001x999, the 8-byte-copy tile 1000x1002x998.
+  // 1000x1001x999, the two 8-byte-copy tiles 1000x1002x998.
   const int kernels_count = static_cast<int>(f32_kernels().size());
-  EXPECT_EQ(checked, 2 * (6 * kernels_count + 2 * 2 + 2));
-  EXPECT_EQ(refused, 2 * kernels_count - (2 * 2 + 2));
+  EXPECT_EQ(checked, 2 * (6 * kernels_count + 2 * 2 + 2 * 2));
+  EXPECT_EQ(refused, 2 * kernels_count - (2 * 2 + 2 * 2));
 }
 
 TEST(Mma, OneTf32ProductFailsTheF32Check) {
