@@ -173,6 +173,29 @@ std::string figures(const CheckResult& c) {
   return buf;
 }
 
+// Checks `m` on normal and bend inputs against the fp64 reference with the problem's own
+// tolerance (for f32 the one the simt family's FP32 FMAs meet), and on a failure says where the
+// wrong elements are; returns the checks made.
+int check_both_inputs(const Method& m, Workspace& ws, const MmaConfig& config, const std::string& where) {
+  int checked = 0;
+  for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+    const CheckResult c = check_method(m, ws, inputs);
+    EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal") << " inputs: " << c.why
+                          << "\n  " << figures(c) << diagnose(ws, m.reference(), config, c.tolerance.max_scaled);
+    EXPECT_EQ(c.tolerance.rel_frobenius, tolerance_for(ws.problem()).rel_frobenius) << where;
+    ++checked;
+  }
+  return checked;
+}
+
+// Runs `m` once more on the inputs it last ran on: a correct kernel gives the same bits.
+void expect_same_bits_again(const Method& m, Workspace& ws, const std::string& where) {
+  ws.snapshot_output();
+  ws.poison_output();
+  m.launch(ws.stream());
+  EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+}
+
 TEST(Mma, EveryKernelMatchesTheReferenceOrRefusesTheShape) {
   COALESCE_REQUIRE_GPU();
   Stream stream;
@@ -189,13 +212,7 @@ TEST(Mma, EveryKernelMatchesTheReferenceOrRefusesTheShape) {
           continue;
         }
         const Method m = kernel_method(from_mma(k.config), k.epilogue, k.fn, ws);
-        for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
-          const CheckResult c = check_method(m, ws, inputs);
-          EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal") << " inputs: "
-                                << c.why << "\n  " << figures(c)
-                                << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
-          ++checked;
-        }
+        checked += check_both_inputs(m, ws, k.config, where);
       }
     }
   // Every kernel takes 512^3, 1000^3, 4097x128x264, 1x64x16, 256x2048x4096 and 96x160x40; the
@@ -284,18 +301,8 @@ TEST(Mma, SplitKMatchesTheReferenceAndIsDeterministic) {
             const std::string where = config_name(config, d, e) + " at " + str(s);
             const Method m = kernel_method(config, e, k.fn, ws);
             EXPECT_EQ(m.workspace_bytes, 4LL * slices * s.m * s.n) << where;
-            for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
-              const CheckResult c = check_method(m, ws, inputs);
-              EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal")
-                                    << " inputs: " << c.why << "\n  " << figures(c)
-                                    << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
-              ++checked;
-            }
-            // A second run on the same inputs gives the same bits.
-            ws.snapshot_output();
-            ws.poison_output();
-            m.launch(ws.stream());
-            EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+            checked += check_both_inputs(m, ws, k.config, where);
+            expect_same_bits_again(m, ws, where);
           }
     }
   // Every tile takes the first four shapes at every factor, with both epilogues on both inputs,
@@ -390,19 +397,8 @@ TEST(Mma, F32As3xTf32MatchesTheF32Reference) {
         continue;
       }
       const Method m = kernel_method(from_mma(k.config), k.epilogue, k.fn, ws);
-      for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
-        const CheckResult c = check_method(m, ws, inputs);
-        EXPECT_TRUE(c.passed) << where << " on " << (inputs == Inputs::bend ? "bend" : "normal") << " inputs: "
-                              << c.why << "\n  " << figures(c)
-                              << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
-        // f32's tolerance, the one the simt family's FP32 FMAs are held to.
-        EXPECT_EQ(c.tolerance.rel_frobenius, tolerance_for(ws.problem()).rel_frobenius) << where;
-        ++checked;
-      }
-      ws.snapshot_output();
-      ws.poison_output();
-      m.launch(ws.stream());
-      EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+      checked += check_both_inputs(m, ws, k.config, where);
+      expect_same_bits_again(m, ws, where);
     }
   }
   // As tf32: every tile takes six of the shapes; the 4-byte-copy tile also 1000x1002x998 and
@@ -441,16 +437,8 @@ TEST(Mma, F32SplitKMatchesTheReferenceAndIsDeterministic) {
         if (!mma_family().check_problem(config, ws.problem()).ok()) continue;
         const std::string where = config_name(config, Dtype::f32, Epilogue::bias_gelu) + " at " + str(s);
         const Method m = kernel_method(config, Epilogue::bias_gelu, k.fn, ws);
-        for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
-          const CheckResult c = check_method(m, ws, inputs);
-          EXPECT_TRUE(c.passed) << where << ": " << c.why << "\n  " << figures(c)
-                                << diagnose(ws, m.reference(), k.config, c.tolerance.max_scaled);
-          ++checked;
-        }
-        ws.snapshot_output();
-        ws.poison_output();
-        m.launch(ws.stream());
-        EXPECT_EQ(ws.output_differs(), 0) << where << ": a second run changed the output";
+        checked += check_both_inputs(m, ws, k.config, where);
+        expect_same_bits_again(m, ws, where);
       }
   }
   // Both tiles take the first four shapes at every factor; 8x1002x998 only the 4-byte-copy tile.
