@@ -5,9 +5,11 @@
 //
 // The K slice and the copy width are counted in bytes, not elements: one tensor-core k-step reads
 // 32 bytes of a row of A whatever the dtype (k16 of bf16/f16, k8 of tf32), so a config's shared
-// memory, its k-steps, its copies and its registers are the same for every dtype, and the
-// Family interface, which judges a config without a dtype, judges it completely. Only the
-// problem's alignment depends on the dtype (check_problem()).
+// memory, its k-steps, its copies and its registers are the same for bf16, f16 and tf32, and the
+// Family interface, which judges a config without a dtype, judges those completely. f32 (3xTF32)
+// needs more registers than that judgement assumes: check_problem(), which knows the dtype, applies
+// f32's register rule, and a prediction without a dtype (Family::predict, `coalesce-tune space`'s
+// predicted registers) is tf32's. The problem's alignment depends on the dtype too.
 //
 // Device-safe: compiles under nvcc, NVRTC and a plain C++ compiler (no standard headers).
 #pragma once

@@ -255,10 +255,11 @@ struct MmaMath<Math::tf32> {
 /// f32 as 3xTF32 (CUTLASS's name for it): f32 storage and f32 accuracy on the TF32 tensor
 /// cores. Every operand value x is split once, as it is loaded, into hi = TF32(x) and lo = x - hi
 /// (mma_layout::split_tf32), and every product is three mma.m16n8k8 into the K slice's own sums,
-/// the two small ones first: lo_b·hi_a, hi_b·lo_a, then hi_b·hi_a. tf32's layout (swapped
-/// operands, the same loads) throughout; the slice's sums take a second set of accumulators
-/// (MmaConfig::check_problem's f32 rule), and each k-step 3 integer or FP instructions an operand
-/// value beside three times tf32's mma, each slice 4 FADDs a tile.
+/// the two small ones first: lo_b·hi_a, hi_b·lo_a, then hi_b·hi_a (mma_tile). tf32's layout
+/// (swapped operands, the same loads) throughout; the lo parts and the slice's sums take
+/// registers of their own (MmaConfig::model_registers_3xtf32, check_problem's f32 rule), and
+/// each k-step 3 integer or FP instructions an operand value beside three times tf32's mma, each
+/// slice 4 FADDs a tile.
 template <>
 struct MmaMath<Math::f32> : MmaMath<Math::tf32> {
   static constexpr int kParts = 2;

@@ -158,7 +158,8 @@ struct StagedEpilogue {
 /// hi has no bits below TF32's, so the tensor core reads it whole; it reads lo truncated to TF32,
 /// an error of at most 2^-10·|lo| <= 2^-21·|x|. a·b is then hi_a·hi_b + hi_a·lo_b + lo_a·hi_b
 /// up to that truncation and the dropped lo_a·lo_b (at most 2^-22·|a·b|): about 2^-20 of each
-/// product at worst, below what f32 accumulation over K >= 16 adds (docs/kernels.md, "3xTF32").
+/// product at worst, below what f32 accumulation over K >= 16 adds (docs/kernels.md, "f32 as
+/// 3xTF32").
 /// A NaN stays NaN in lo (so in the sum); an infinity gives lo = NaN.
 COALESCE_HD inline void split_tf32(unsigned x, unsigned& hi, unsigned& lo) {
   const unsigned h = (x + 0x1000u) & 0xFFFFE000u;
