@@ -495,17 +495,21 @@ struct MmaMainloop {
           mma_detail::cp_async_commit();
           write_stage = write_stage + kStageBytes == ring_end ? smem_base : write_stage + kStageBytes;
         }
-        if constexpr (kParts == 2) {
 #pragma unroll
-          for (int mi = 0; mi < MI; ++mi)
+        for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int j = 0; j < NI; ++j) {
-              const int ni = Math::template tile_at<NI>(mi, j);
+          for (int j = 0; j < NI; ++j) {
+            const int ni = Math::template tile_at<NI>(mi, j);
+            if constexpr (kParts == 2) {
               if (ks == 0)
                 Math::template products<MI, NI, true>(slice_sum[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
               else
                 Math::template products<MI, NI, false>(slice_sum[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
+            } else {
+              Math::template mma_tile<MI, NI>(acc[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
             }
+          }
+        if constexpr (kParts == 2)
           if (ks == KS - 1)
 #pragma unroll
             for (int mi = 0; mi < MI; ++mi)
@@ -513,15 +517,6 @@ struct MmaMainloop {
               for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
                 for (int r = 0; r < 4; ++r) acc[mi][ni][r] += slice_sum[mi][ni][r];
-        } else {
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-            for (int j = 0; j < NI; ++j) {
-              const int ni = Math::template tile_at<NI>(mi, j);
-              Math::template mma_tile<MI, NI>(acc[mi][ni], a_frag[ks % 2], b_frag[ks % 2], mi, ni);
-            }
-        }
       }
     }
     // Drain: no copy may still target shared memory when the block exits.
