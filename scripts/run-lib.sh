@@ -7,8 +7,8 @@
 #   stamp $? >> $Z/logs/x.txt
 #   run_end                 # $Z/done.txt, the tarball $OUT/jk.tgz, $Z removed
 #
-# and, between them, sweep_list and ab_rounds (below) for the two sweeps most runs make, and
-# ncu_page for an Nsight Compute pass.
+# and, between them, sweep_list, sweep_random and ab_rounds (below) for the sweeps most runs
+# make, and ncu_page for an Nsight Compute pass.
 #
 # left N: the seconds left of the run's budget, at most N and at least 1 (a timeout for the next
 # step that keeps the run inside its budget). stamp RC: "rc=RC Ts", T the seconds since run_begin.
@@ -59,6 +59,20 @@ sweep_list() {
   timeout -s INT "$(left "$seconds")" "${TUNE:-dist/bin/coalesce-tune}" sweep --shape "$shape" --dtype "$dtype" \
     --family "$family" "${cfgs[@]}" --steady-top 3 -j 16 --db "$Z/$RUN_NAME.db" > "$Z/logs/sweep-$shape-$dtype.txt" 2>&1
   echo "sweep $shape $dtype $(stamp $?)" >> "$Z/logs/done.txt"
+}
+
+# sweep_random SHAPE DTYPE FAMILY BUDGET SECONDS [SEED]: a seeded random draw of BUDGET configs
+# of the family's space at the shape (--strategy random, SEED 12 unless given; the same seed
+# draws the same configs), then the three fastest again in the steady state, into
+# $Z/$RUN_NAME.db; its output in $Z/logs/sweep-SHAPE-DTYPE-FAMILY.txt and
+# "sweep SHAPE DTYPE FAMILY rc=..." in $Z/logs/done.txt. Runs LR, LU and LV wrote this loop
+# by hand.
+sweep_random() {
+  local shape=$1 dtype=$2 family=$3 budget=$4 seconds=$5 seed=${6:-12}
+  timeout -s INT "$(left "$seconds")" "${TUNE:-dist/bin/coalesce-tune}" sweep --shape "$shape" --dtype "$dtype" \
+    --family "$family" --strategy random --budget "$budget" --seed "$seed" --steady-top 3 -j 16 \
+    --db "$Z/$RUN_NAME.db" > "$Z/logs/sweep-$shape-$dtype-$family.txt" 2>&1
+  echo "sweep $shape $dtype $family $(stamp $?)" >> "$Z/logs/done.txt"
 }
 
 # ab_rounds LIST SECONDS: the A/B of OLD_TUNE against TUNE in the steady state (3000 samples per

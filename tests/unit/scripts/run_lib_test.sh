@@ -2,10 +2,10 @@
 # scripts/run-lib.sh: run_begin makes $OUT/NAME with logs/ and env.txt (written even where
 # nvidia-smi and the tools are missing, as here); left N stays within N and the budget and is at
 # least 1; stamp prints the status and the seconds since run_begin; run_end leaves only the
-# tarball, which holds done.txt, env.txt and what the run wrote; sweep_list and ab_rounds run the
-# sweeps they say (a stand-in tuner records them) into the databases ab_table.py reads; ncu_page
-# runs ncu with the clocks left alone, its page and its notes apart, its version recorded once
-# (a stand-in ncu).
+# tarball, which holds done.txt, env.txt and what the run wrote; sweep_list, sweep_random and
+# ab_rounds run the sweeps they say (a stand-in tuner records them) into the databases
+# ab_table.py reads; ncu_page runs ncu with the clocks left alone, its page and its notes apart,
+# its version recorded once (a stand-in ncu).
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 work=$(mktemp -d)
@@ -53,6 +53,15 @@ line=$(cat "$CALLS")
   || fail "sweep_list ran '$line'"
 [ -e "$Z/kb.db" ] || fail "sweep_list made no $Z/kb.db"
 grep -q "^sweep 64x4096x4096 bf16 rc=0 " "$Z/logs/done.txt" || fail "sweep_list wrote no done line"
+: > "$CALLS"
+sweep_random 128x4096x4096 f32 mma 200 30
+sweep_random 8x4096x4096 bf16 wgmma 40 30 7
+[ "$(sed -n 1p "$CALLS")" = "new sweep --shape 128x4096x4096 --dtype f32 --family mma --strategy random --budget 200 --seed 12 --steady-top 3 -j 16 --db $Z/kb.db" ] \
+  || fail "sweep_random ran '$(sed -n 1p "$CALLS")'"
+[ "$(sed -n 2p "$CALLS")" = "new sweep --shape 8x4096x4096 --dtype bf16 --family wgmma --strategy random --budget 40 --seed 7 --steady-top 3 -j 16 --db $Z/kb.db" ] \
+  || fail "sweep_random with a seed ran '$(sed -n 2p "$CALLS")'"
+[ -e "$Z/logs/sweep-128x4096x4096-f32-mma.txt" ] || fail "sweep_random wrote no log"
+grep -q "^sweep 8x4096x4096 bf16 wgmma rc=0 " "$Z/logs/done.txt" || fail "sweep_random wrote no done line"
 : > "$CALLS"
 printf '# a comment\n64x4096x4096 bf16 c1 c2\n512x512x512 f16 c3\n' > "$work/ab.txt"
 ab_rounds "$work/ab.txt" 30
