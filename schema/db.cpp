@@ -295,8 +295,18 @@ Database Database::open(const std::filesystem::path& path, Mode mode,
   }
 
   // Read-write. An existing file is first classified through an immutable read-only connection,
-  // which takes no lock and creates no side file, so a foreign file is refused untouched.
-  if (exists && size > 0) {
+  // which takes no lock and creates no side file, so a foreign file is refused untouched. Not
+  // where a writer left a -wal or -journal beside it (one killed, or one still at work): the file
+  // alone is then not the database. A writer killed while checkpointing leaves some of the file's
+  // pages newer than the rest, which only its WAL makes whole, and a hot journal holds the pages
+  // an unfinished transaction overwrote; an immutable read ignores both and may find the file
+  // malformed. The side files exist already, and the classification under the lease below reads
+  // through them (SQLite's own recovery) before anything is written.
+  const auto beside = [&](const char* suffix) {
+    std::error_code side_ec;
+    return std::filesystem::exists(path.string() + suffix, side_ec);
+  };
+  if (exists && size > 0 && !beside("-wal") && !beside("-journal")) {
     Connection probe;
     open_connection(probe, file_uri(path, "mode=ro&immutable=1"),
                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path);

@@ -5,7 +5,8 @@
 // (COALESCE_TEST_PAUSE, tuner/sweep.cpp: among the baselines, among the pruned rows, between a
 // build and its measurement, at the winner unfused) and at seeded random moments, once or twice
 // before the run completes. No GPU: the real binary compiles with NVRTC while
-// standin_worker.sh answers the measurements.
+// standin_worker.sh answers the measurements. The sweeps' progress lines go to files, and into
+// the log only with a failure, so that a failure is what the log shows.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -64,13 +65,13 @@ class KilledSweep : public ::testing::Environment {
     fs::create_directories(scratch());
     // The reference compiles every kernel into the cache; the sweeps after it find them there
     // with the compile figures of the reference's builds.
-    Exit e = run(COALESCE_TUNE, args(whole()), {kStandIn});
-    ASSERT_EQ(e.code, 0) << e.out;
+    Exit e = run(COALESCE_TUNE, args(whole()), {kStandIn}, true);
+    ASSERT_EQ(e.code, 0) << e.out << e.err;
     const fs::path timed = scratch() / "timed.db";
     const auto start = Clock::now();
-    e = run(COALESCE_TUNE, args(timed), {kStandIn, kDelay});
+    e = run(COALESCE_TUNE, args(timed), {kStandIn, kDelay}, true);
     g_sweep_s = std::chrono::duration<double>(Clock::now() - start).count();
-    ASSERT_EQ(e.code, 0) << e.out;
+    ASSERT_EQ(e.code, 0) << e.out << e.err;
     std::fprintf(stderr, "an uninterrupted sweep takes %.2f s with a warm cache\n", g_sweep_s);
   }
   void TearDown() override { fs::remove_all(scratch()); }
@@ -94,8 +95,8 @@ class KillTest : public ::testing::Test {
 
   // The same command again, run to its end; then the database must equal the uninterrupted one.
   void resume_and_compare(const fs::path& db, int kills) {
-    Exit e = run(COALESCE_TUNE, args(db), {kStandIn});
-    ASSERT_EQ(e.code, 0) << e.out;
+    Exit e = run(COALESCE_TUNE, args(db), {kStandIn}, true);
+    ASSERT_EQ(e.code, 0) << e.out << e.err;
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
     // A kill before the run row was committed leaves nothing to resume.
     EXPECT_LE(count(db, "SELECT resumed FROM runs WHERE status = 'completed'"), kills);
@@ -129,11 +130,11 @@ class KillAtStep : public KillTest, public ::testing::WithParamInterface<Step> {
  protected:
   // Starts the sweep, waits until it pauses at the step, kills it there with SIGKILL.
   void kill_at(const fs::path& db, const Step& s) {
-    const fs::path marker = dir_ / "paused", out = dir_ / "stdout";
+    const fs::path marker = dir_ / "paused", out = dir_ / "stdout", err = dir_ / "stderr";
     const pid_t pid = spawn(COALESCE_TUNE, args(db),
                             {kStandIn, "COALESCE_TEST_PAUSE=" + std::string(s.step) + ":" + std::to_string(s.n),
                              "COALESCE_TEST_PAUSE_MARKER=" + marker.string()},
-                            out);
+                            out, err);
     const auto deadline = Clock::now() + std::chrono::seconds(120);
     while (!fs::exists(marker) && Clock::now() < deadline) {
       int status = 0;
@@ -141,9 +142,9 @@ class KillAtStep : public KillTest, public ::testing::WithParamInterface<Step> {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     kill(pid, SIGKILL);
-    Exit e = finish(pid, out);
+    Exit e = finish(pid, out, err);
     ASSERT_TRUE(fs::exists(marker)) << "the sweep never reached " << s.step << ":" << s.n;
-    ASSERT_EQ(e.signal, SIGKILL) << "exit " << e.code << "\n" << e.out;
+    ASSERT_EQ(e.signal, SIGKILL) << "exit " << e.code << "\n" << e.out << e.err;
   }
 };
 
@@ -228,18 +229,19 @@ TEST_F(KillTest, KilledAtRandomMomentsResumesToTheSameDatabase) {
   std::uniform_int_distribution<int> kills_per_round(1, 2);
   std::fprintf(stderr, "seed %llu, %d rounds over %.2f s\n", seed, rounds, g_sweep_s);
   for (int round = 0; round < rounds; ++round) {
-    const fs::path db = dir_ / ("round-" + std::to_string(round) + ".db"), out = dir_ / "stdout";
+    const fs::path db = dir_ / ("round-" + std::to_string(round) + ".db"), out = dir_ / "stdout",
+                   err = dir_ / "stderr";
     const int kills = kills_per_round(rng);
     int landed = 0;
     bool completed = false;
     for (int k = 0; k < kills && !completed; ++k) {
       const double at = moment(rng);
-      const pid_t pid = spawn(COALESCE_TUNE, args(db), {kStandIn, kDelay}, out);
+      const pid_t pid = spawn(COALESCE_TUNE, args(db), {kStandIn, kDelay}, out, err);
       std::this_thread::sleep_for(std::chrono::duration<double>(at));
       kill(pid, SIGKILL);
-      Exit e = finish(pid, out);
+      Exit e = finish(pid, out, err);
       if (e.signal == SIGKILL) ++landed;
-      else ASSERT_EQ(e.code, 0) << e.out;
+      else ASSERT_EQ(e.code, 0) << e.out << e.err;
       // A kill after the run was marked completed (or after the process ended) leaves nothing
       // to resume: the same command again would start a new run.
       std::string held = "no database";

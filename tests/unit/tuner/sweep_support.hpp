@@ -23,17 +23,20 @@ extern char** environ;
 
 namespace coalesce::sweep_test {
 
-/// How a coalesce-tune process ended, and what it printed on stdout.
+/// How a coalesce-tune process ended, and what it printed on stdout (and on stderr, where that
+/// went to a file).
 struct Exit {
   int code = -1;    ///< exit status, or -1 when killed
   int signal = 0;   ///< the signal that killed it, or 0
   std::string out;  ///< stdout
+  std::string err;  ///< stderr, where spawn was given a file for it
 };
 
 /// Starts `exe args...` with the environment plus `env` ("NAME=value"); stdout goes to `out`
-/// (a file), stderr passes through to the test's log. Returns the child's pid.
+/// (a file), stderr to `err` where given, else through to the test's log. Returns the child's
+/// pid.
 inline pid_t spawn(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
-                   const std::filesystem::path& out) {
+                   const std::filesystem::path& out, const std::filesystem::path& err = {}) {
   std::vector<std::string> envs;
   for (char** e = environ; *e; ++e) envs.emplace_back(*e);
   for (const std::string& e : env) envs.push_back(e);
@@ -45,14 +48,15 @@ inline pid_t spawn(const std::string& exe, const std::vector<std::string>& args,
   const pid_t pid = fork();
   if (pid == 0) {
     if (!std::freopen(out.c_str(), "w", stdout)) _exit(126);
+    if (!err.empty() && !std::freopen(err.c_str(), "w", stderr)) _exit(126);
     execve(exe.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   return pid;
 }
 
-/// Waits for `pid` and reads its stdout from `out`.
-inline Exit finish(pid_t pid, const std::filesystem::path& out) {
+/// Waits for `pid` and reads its stdout from `out` (and its stderr from `err`, where given).
+inline Exit finish(pid_t pid, const std::filesystem::path& out, const std::filesystem::path& err = {}) {
   int status = 0;
   waitpid(pid, &status, 0);
   Exit r;
@@ -63,13 +67,26 @@ inline Exit finish(pid_t pid, const std::filesystem::path& out) {
   s << in.rdbuf();
   r.out = s.str();
   std::filesystem::remove(out);
+  if (!err.empty()) {
+    std::ifstream e(err);
+    std::ostringstream t;
+    t << e.rdbuf();
+    r.err = t.str();
+    std::filesystem::remove(err);
+  }
   return r;
 }
 
-inline Exit run(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  const std::filesystem::path out =
-      std::filesystem::temp_directory_path() / ("coalesce-tune-stdout-" + std::to_string(getpid()));
-  return finish(spawn(exe, args, env, out), out);
+/// Runs `exe args...` to its end. With `keep_stderr`, its stderr (the sweep's progress lines)
+/// is kept in Exit::err instead of the test's log, for tests that run many sweeps and should
+/// print only what fails.
+inline Exit run(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                bool keep_stderr = false) {
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path();
+  const std::string pid = std::to_string(getpid());
+  const std::filesystem::path out = tmp / ("coalesce-tune-stdout-" + pid);
+  const std::filesystem::path err = keep_stderr ? tmp / ("coalesce-tune-stderr-" + pid) : std::filesystem::path();
+  return finish(spawn(exe, args, env, out, err), out, err);
 }
 
 inline db::ResultSet query(const std::filesystem::path& path, const std::string& sql) {
