@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "kernels/simt/family.hpp"
 #include "schema/db.hpp"
@@ -210,6 +211,41 @@ TEST(Lease, KilledWriterMidCheckpointIsRecoveredFromItsWal) {
   EXPECT_EQ(as_text(db.query("PRAGMA integrity_check").rows.at(0).at(0)), "ok");
   EXPECT_EQ(as_int(db.query("SELECT count(*) FROM measurements").rows[0][0]), kRows);
   EXPECT_EQ(as_text(db.query("SELECT status FROM runs").rows[0][0]), "interrupted");
+}
+
+// A writer killed inside a transaction of the rollback journal (a migration is one: they run
+// before the file goes to WAL) leaves a hot journal, and the file may already hold pages of the
+// unfinished transaction: SQLite spills them there once its cache is full. Here the child
+// creates a table and fills it through a two-page cache, then dies before the commit. Opening
+// the database to write must roll the transaction back (SQLite's recovery, which only a
+// writable connection runs) and find the file as it was.
+TEST(Lease, KilledWriterMidTransactionIsRolledBack) {
+  TempDir dir;
+  auto path = dir / "j.db";
+  { auto db = Database::open(path, Mode::read_write); }
+  const std::string before = testing::contents(path);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) _exit(4);
+    const char* sql =
+        "PRAGMA cache_size = 2; BEGIN IMMEDIATE; CREATE TABLE scratch (x BLOB);"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+        "INSERT INTO scratch SELECT randomblob(600) FROM n;";
+    if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) _exit(5);
+    _exit(0);  // no COMMIT, no close: as under SIGKILL
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child writer failed";
+  ASSERT_TRUE(std::filesystem::exists(dir / "j.db-journal")) << "the child left no journal";
+  ASSERT_NE(testing::contents(path), before) << "the child's transaction never reached the file";
+
+  auto db = Database::open(path, Mode::read_write);
+  EXPECT_EQ(as_text(db.query("PRAGMA integrity_check").rows.at(0).at(0)), "ok");
+  EXPECT_EQ(as_int(db.query("SELECT count(*) FROM sqlite_schema WHERE name = 'scratch'").rows[0][0]), 0);
+  EXPECT_EQ(as_int(db.query("SELECT count(*) FROM measurements").rows[0][0]), 0);
 }
 
 }  // namespace
