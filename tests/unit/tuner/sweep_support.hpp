@@ -55,6 +55,15 @@ inline pid_t spawn(const std::string& exe, const std::vector<std::string>& args,
   return pid;
 }
 
+/// The text of a child's output file, which is then removed.
+inline std::string take_output(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::filesystem::remove(file);
+  return s.str();
+}
+
 /// Waits for `pid` and reads its stdout from `out` (and its stderr from `err`, where given).
 inline Exit finish(pid_t pid, const std::filesystem::path& out, const std::filesystem::path& err = {}) {
   int status = 0;
@@ -62,18 +71,8 @@ inline Exit finish(pid_t pid, const std::filesystem::path& out, const std::files
   Exit r;
   if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  std::ifstream in(out);
-  std::ostringstream s;
-  s << in.rdbuf();
-  r.out = s.str();
-  std::filesystem::remove(out);
-  if (!err.empty()) {
-    std::ifstream e(err);
-    std::ostringstream t;
-    t << e.rdbuf();
-    r.err = t.str();
-    std::filesystem::remove(err);
-  }
+  r.out = take_output(out);
+  if (!err.empty()) r.err = take_output(err);
   return r;
 }
 
