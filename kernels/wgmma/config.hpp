@@ -34,7 +34,9 @@ namespace coalesce {
 /// same slots: wgmma's A operand is B's N-major slot (64 columns per consumer, transposed in the
 /// instruction) and its B operand A's K-major slot (BM rows, 16 to 64), so a tile may have fewer
 /// rows than wgmma's 64 (cuBLAS's M = 64 kernel is such a tile, 64 columns by 32 rows: run JG),
-/// and C is stored from the transposed fragments as the tf32 kernel stores it.
+/// and C is stored from the transposed fragments as the tf32 kernel stores it. BM = 48 (wgmma's
+/// n48) is cuBLAS's bf16 512^3 tile, "64x48" in its naming (run LC: 96 blocks of two consumers);
+/// with k_interleave its two consumers take alternate K slices of one 64-column tile, as there.
 /// With k_interleave = 1 the two consumers split the K steps instead of the rows: each multiplies
 /// the whole BM×BN tile over the ring slots of its parity (consumer c the slots s with s % 2 ==
 /// c, so each slot keeps one consumer), consumer 1 hands its f32 sums to consumer 0 through
@@ -67,7 +69,7 @@ struct WgmmaConfig {
   int epilogue_slots = 0;           ///< >0: epilogue warps, fed f32 sums through this many 64-column slots
   int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
   int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums); 2: as 1, each adding and finishing half the tile's rows
-  int swap_ab = 0;                  ///< 1: the 16-bit tile swapped, C^T = B^T A^T: wgmma's M side is BN (64 columns per consumer), its N side BM (16 to 64)
+  int swap_ab = 0;                  ///< 1: the 16-bit tile swapped, C^T = B^T A^T: wgmma's M side is BN (64 columns per consumer), its N side BM (16, 32, 48 or 64)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -320,13 +322,13 @@ struct WgmmaConfig {
       return {Violation::shape, "k_interleave = 1 or 2 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
     if (swap_ab != 0 && swap_ab != 1) return {Violation::shape, "swap_ab must be 0 or 1"};
     if (swap_ab) {
-      // The first build of the swapped tile: one or two consumers of 64 columns each, BM 16, 32
-      // or 64, the direct store and the plain schedules (split-K reduced by the separate kernel).
-      if (transposed() || cluster_size() > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce ||
-          k_interleave)
-        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 cluster, tma_store = 0, no ping-pong, epilogue warps, stream-K or k_interleave, and split-K reduced by the separate kernel"};
-      if (bn != kWgmmaM * consumers || (bm != 16 && bm != 32 && bm != 64))
-        return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer and BM = 16, 32 or 64 (wgmma's N side)"};
+      // The swapped tile: one or two consumers of 64 columns each, or two taking alternate K
+      // slices of one 64-column tile (k_interleave), BM 16, 32, 48 or 64, the direct store and
+      // the plain schedules (split-K reduced by the separate kernel).
+      if (transposed() || cluster_size() > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce)
+        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 cluster, tma_store = 0, no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
+      if (bn != kWgmmaM * (k_interleave ? 1 : consumers) || (bm != 16 && bm != 32 && bm != 48 && bm != 64))
+        return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer (64 in all with k_interleave) and BM = 16, 32, 48 or 64 (wgmma's N side)"};
     }
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};

@@ -93,19 +93,24 @@ class WgmmaFamily final : public Family {
                         c.k_interleave = interleave;
                         out.push_back(from_wgmma(c));
                       }
-    // The swapped tile (C^T = B^T A^T) where a 16-bit problem has few tiles: BM = 16, 32 or 64
-    // rows of C (wgmma's N side) by 64 columns per consumer, the deep rings and the regular
-    // ones, each grid, direct store, 1x1 cluster (the first build's schedules).
+    // The swapped tile (C^T = B^T A^T) where a 16-bit problem has few tiles: BM = 16, 32, 48 or
+    // 64 rows of C (wgmma's N side) by 64 columns per consumer, or by 64 with two consumers
+    // taking alternate K slices (k_interleave = 2, as the plain tile lists it), the deep rings
+    // and the regular ones, each grid, direct store, 1x1 cluster.
     if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
       for (int bm : l.swapped_bm)
         for (int consumers : l.consumers)
-          for (int stages : l.swapped_stages)
-            for (int persistent : l.persistent) {
-              WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * consumers, WgmmaConfig::bk_for(problem.dtype), stages, consumers,
-                            1, 1, persistent, l.group_m.front(), 0};
-              c.swap_ab = 1;
-              out.push_back(from_wgmma(c));
-            }
+          for (int interleave : l.deep_k_interleave) {
+            if (interleave && consumers != 2) continue;
+            for (int stages : l.swapped_stages)
+              for (int persistent : l.persistent) {
+                WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * (interleave ? 1 : consumers), WgmmaConfig::bk_for(problem.dtype),
+                              stages, consumers, 1, 1, persistent, l.group_m.front(), 0};
+                c.k_interleave = interleave;
+                c.swap_ab = 1;
+                out.push_back(from_wgmma(c));
+              }
+          }
     return out;
   }
 
@@ -305,8 +310,9 @@ const WgmmaLists& wgmma_lists() {
       // 32, 64 and 128 but one reading at M = 128 (the other reading there reversed). 1 is still
       // built and GPU-tested, no longer in the space (so `--config` does not take it).
       .deep_k_interleave = {0, 2},
-      // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG).
-      .swapped_bm = {16, 32, 64},
+      // cuBLAS's kernel at M = 64 is a swapped tile of 64 columns by 32 rows (run JG), at bf16
+      // 512^3 one of 64 columns by 48 rows on two consumers (run LC).
+      .swapped_bm = {16, 32, 48, 64},
       .swapped_stages = {4, 6, 8, 12, 16},
   };
   return lists;

@@ -565,8 +565,10 @@ __device__ __forceinline__ int wgmma_tf32_column(int r) {
 /// holds d[4j + 2h + e] = C^T[16w + l/4 + 8h][8j + 2(l%4) + e] of its 64-row block, row r of C^T
 /// being column wgmma_tf32_column(r) of the block), so a thread holds two columns of C per block,
 /// with their two bias values, and 2 x BM/8 rows of each; each value is stored alone (a warp's
-/// store writes two runs of 4 columns in 4 rows), predicated at the edges.
-template <class Tile, class Epi, class Types>
+/// store writes two runs of 4 columns in 4 rows), predicated at the edges. H >= 0 (the swapped
+/// tile with k_interleave = 2): only the thread's columns of that half (rows 8H.. of each warp's
+/// 16 rows of C^T).
+template <class Tile, class Epi, class Types, int H = -1>
 __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                        const typename Types::Bias* __restrict__ bias,
                                                        typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
@@ -580,6 +582,8 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      if constexpr (H >= 0)
+        if (h != H) continue;
       // The tf32 kernel's rows of C^T are its columns in wgmma_tf32_column's order; the swapped
       // 16-bit tile's are in order (B's slot read as it lies).
       const int r = warp * 16 + lane / 4 + 8 * h;
@@ -600,7 +604,8 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
 /// places) into the block's M×N partials, one 4-byte store each, predicated at the edges. Its loop
 /// repeats wgmma_store_transposed's: the two written as one visitor over the fragments compiled
 /// this kernel's index arithmetic differently from the build runs JH and JI measured and tested.
-template <class Tile>
+/// H >= 0 (k_interleave = 2): only the thread's columns of that half, as wgmma_store_transposed.
+template <class Tile, int H = -1>
 __device__ __forceinline__ void wgmma_store_transposed_partials(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                                 float* __restrict__ partial, int M, int N, int m0,
                                                                 int n0, int consumer) {
@@ -612,6 +617,8 @@ __device__ __forceinline__ void wgmma_store_transposed_partials(float (&acc)[Til
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      if constexpr (H >= 0)
+        if (h != H) continue;
       const int col = col0 + mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
       if (col >= N) continue;
 #pragma unroll
@@ -1124,11 +1131,11 @@ constexpr unsigned kInterleaveRead = 7;
 /// 1 stores a tile's sums only once consumer 0 has read the tile before's (`after_first`), and
 /// consumer 0 says so only where another tile follows (`more`), so no arrival is left unmatched.
 template <class Tile, int HAZARDS>
-__device__ __forceinline__ bool wgmma_interleave_hand_off(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+__device__ __forceinline__ bool wgmma_interleave_hand_off(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                           const WgmmaSmem<Tile>& sm, int consumer, bool after_first,
                                                           bool more) {
   constexpr WgmmaConfig cfg = Tile::config;
-  constexpr int UNITS = cfg.accumulators() / 4, ROW = cfg.bn / 2;
+  constexpr int UNITS = cfg.accumulators() / 4, ROW = cfg.mma_cols() / 2;
   constexpr unsigned kBoth = 2 * WgmmaConfig::kWarpgroup;
   const int t = threadIdx.x % WgmmaConfig::kWarpgroup;
   if (consumer == 1) {
@@ -1166,10 +1173,10 @@ __device__ __forceinline__ bool wgmma_interleave_hand_off(float (&acc)[Tile::con
 /// the two consumers' 256 threads meeting: the sums are stored before either reads them, and a
 /// tile's sums are read by both before either stores the next tile's over them (`after_first`).
 template <class Tile, int HAZARDS, int KEEP>
-__device__ __forceinline__ void wgmma_interleave_exchange(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+__device__ __forceinline__ void wgmma_interleave_exchange(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                           const WgmmaSmem<Tile>& sm, bool after_first) {
   constexpr WgmmaConfig cfg = Tile::config;
-  constexpr int GROUPS = cfg.bn / 8;                       // column groups of 8 in each m64 block
+  constexpr int GROUPS = cfg.mma_cols() / 8;               // column groups of 8 in each m64 block
   constexpr int UNITS = cfg.m_iters() * GROUPS / 2;        // float4s per thread in one half
   constexpr int GIVE = 1 - KEEP;
   constexpr unsigned kBoth = 2 * WgmmaConfig::kWarpgroup;
@@ -1201,14 +1208,19 @@ __device__ __forceinline__ void wgmma_interleave_exchange(float (&acc)[Tile::con
 /// k_interleave = 2: consumer KEEP's half of the tile, after the exchange: its partial sums
 /// (split-K, the separate reduce), or the epilogue through the TMA store or direct.
 template <class Tile, class Epi, class Types, int HAZARDS, int KEEP>
-__device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
+__device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
                                                   const typename Types::Bias* __restrict__ bias,
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                                   const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
                                                   int m0, int n0, bool after_first) {
   constexpr WgmmaConfig cfg = Tile::config;
   wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
-  if constexpr (cfg.split > 1)
+  if constexpr (cfg.swapped() && cfg.split > 1)
+    wgmma_store_transposed_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0,
+                                                n0, KEEP);
+  else if constexpr (cfg.swapped())
+    wgmma_store_transposed<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP);
+  else if constexpr (cfg.split > 1)
     wgmma_store_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, KEEP);
   else if constexpr (cfg.tma_store)
     wgmma_store_tma<Tile, Epi, Types, HAZARDS, KEEP>(acc, bias, c_map, sm, M, N, m0, n0, KEEP);
@@ -1438,18 +1450,20 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       }
       if (u.peers_end > 0) wgmma_stream_k_fixup<Tile, Epi, HAZARDS>(acc, workspace, u.peers_end);
     }
-    if constexpr (cfg.swapped() && cfg.split > 1) {
+    if constexpr (cfg.k_interleave == 2) {
+      // Each consumer adds the other's sums of its half and finishes it (the swapped tile's
+      // halves are half of C's columns).
+      if (consumer == 0)
+        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
+      else
+        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
+    } else if constexpr (cfg.swapped() && cfg.split > 1) {
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
     } else if constexpr (cfg.transposed() || cfg.swapped()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {
       wgmma_reduce_in_cluster<Tile, Epi, Types, HAZARDS>(acc, bias, C, sm, M, N, m0, n0, consumer);
-    } else if constexpr (cfg.k_interleave == 2) {
-      if (consumer == 0)
-        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
-      else
-        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
     } else if constexpr (cfg.split > 1) {
       wgmma_store_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, consumer);
       if constexpr (cfg.reduce == 1)

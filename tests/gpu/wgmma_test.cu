@@ -99,6 +99,17 @@ using Halves128x128 = WgmmaTile<128, 128, 64, 4, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0
 using Swapped16x64 = WgmmaTile<16, 64, 64, 8, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
 using Swapped32x64 = WgmmaTile<32, 64, 64, 16, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
 using Swapped64x128 = WgmmaTile<64, 128, 64, 6, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
+// 48 rows (wgmma's n48; cuBLAS's bf16 512^3 tile is 64 columns by 48 rows on two consumers, run
+// LC): whose last row of tiles at 4096 and 1024 is 16 rows past M (TMA zero-fills them, the
+// store skips them); 64 by 48 on one consumer, 128 by 48 on two walking the tiles persistently,
+// and 64 by 48 on two consumers taking alternate K slices, adding each other's half and storing
+// half the columns each (k_interleave 2), or consumer 0 adding all and storing (1, persistent);
+// and the 64-row tile so on two consumers, persistent.
+using Swapped48x64 = WgmmaTile<48, 64, 64, 8, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
+using Swapped48x128 = WgmmaTile<48, 128, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1>;
+using SwappedHalves48x64 = WgmmaTile<48, 64, 64, 8, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1>;
+using SwappedInterleave48x64 = WgmmaTile<48, 64, 64, 12, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 1, 1>;
+using SwappedHalves64x64 = WgmmaTile<64, 64, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1>;
 // Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
 // or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
 // ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
@@ -168,7 +179,10 @@ std::vector<Instance> gelu_instances() {
           instance<Halves64x32, D, Epilogue::bias_gelu>(), instance<Halves64x64, D, Epilogue::bias_gelu>(),
           instance<Halves128x128, D, Epilogue::bias_gelu>(),
           instance<Swapped16x64, D, Epilogue::bias_gelu>(),     instance<Swapped32x64, D, Epilogue::bias_gelu>(),
-          instance<Swapped64x128, D, Epilogue::bias_gelu>()};
+          instance<Swapped64x128, D, Epilogue::bias_gelu>(),    instance<Swapped48x64, D, Epilogue::bias_gelu>(),
+          instance<Swapped48x128, D, Epilogue::bias_gelu>(),    instance<SwappedHalves48x64, D, Epilogue::bias_gelu>(),
+          instance<SwappedInterleave48x64, D, Epilogue::bias_gelu>(),
+          instance<SwappedHalves64x64, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -205,14 +219,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 30 * 4 * 2);
+  EXPECT_EQ(checked, 35 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 30 * 4 * 2);
+  EXPECT_EQ(checked, 35 * 4 * 2);
 }
 
 // tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's
@@ -445,6 +459,8 @@ using SplitInterleave64x32 = WgmmaTile<64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0,
 using SplitHalves64x32 = WgmmaTile<64, 32, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 2>;
 // The swapped tile's partial sums, stored from C^T's fragments.
 using SplitSwapped32x64 = WgmmaTile<32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1>;
+// ... and 48 rows by 64 on two consumers, each storing its half of the columns' partial sums.
+using SplitSwappedHalves48x64 = WgmmaTile<48, 64, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 2, 1>;
 // The first two with the partial sums added in the kernel (kReduceParam): split, pingpong,
 // reduce. (The third's 128 accumulators per thread are more than the rule lets reduce = 1 have.)
 using Reduce64x64 = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 1>;
@@ -476,6 +492,7 @@ std::vector<Instance> split_instances() {
     out.push_back(split_instance<SplitInterleave64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<SplitHalves64x32, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<SplitSwapped32x64, D, Epilogue::bias_gelu>(slices));
+    out.push_back(split_instance<SplitSwappedHalves48x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce64x64, D, Epilogue::bias_gelu>(slices));
     out.push_back(split_instance<Reduce128x128, D, Epilogue::bias_gelu>(slices));
   }
@@ -532,14 +549,14 @@ TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::bf16>(&checked);
-  EXPECT_EQ(checked, 6 * 33 * 2);
+  EXPECT_EQ(checked, 6 * 36 * 2);
 }
 
 TEST(Wgmma, SplitKMatchesTheReferenceAndIsDeterministicInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_split<Dtype::f16>(&checked);
-  EXPECT_EQ(checked, 6 * 33 * 2);
+  EXPECT_EQ(checked, 6 * 36 * 2);
   // The whole path as the sweep runs it: checks on bend and normal inputs, timing, the check
   // after the timed runs and the bit comparison with the first run.
   Stream stream;
@@ -602,6 +619,13 @@ TEST(Wgmma, TheCheckCatchesInKernelReductionBugs) {
   EXPECT_TRUE(check_method(method_of(instance<Halves64x64, D, E>(), ws), ws).passed);
   EXPECT_FALSE(check_method(method_of(instance<Halves64x64, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
       << "consumer 1's sums of consumer 0's half left out passed the check (TMA store)";
+  // The swapped tile so: consumer 1's sums left out, and consumer 1's sums of consumer 0's half.
+  EXPECT_TRUE(check_method(method_of(instance<SwappedInterleave48x64, D, E>(), ws), ws).passed);
+  EXPECT_FALSE(check_method(method_of(instance<SwappedInterleave48x64, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "consumer 1's sums left out passed the check (swapped tile)";
+  EXPECT_TRUE(check_method(method_of(instance<SwappedHalves48x64, D, E>(), ws), ws).passed);
+  EXPECT_FALSE(check_method(method_of(instance<SwappedHalves48x64, D, E, kWgmmaHazardLostPartial>(), ws), ws).passed)
+      << "consumer 1's sums of consumer 0's half left out passed the check (swapped tile)";
 }
 
 // Stream-K (kernels/core/family.hpp, kStreamKParam): the persistent grid shares the K steps of

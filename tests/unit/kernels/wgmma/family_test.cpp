@@ -184,7 +184,8 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
     const WgmmaConfig w = to_wgmma(c);
     if (w.swap_ab) {
       if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
-        swapped.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages));
+        swapped.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages) +
+                       (w.k_interleave ? " ki" + std::to_string(w.k_interleave) : ""));
       continue;
     }
     if (w.stages <= 6) continue;
@@ -202,15 +203,18 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   // Two consumers taking alternate K slices fit the same rings (their hand-off of BM x BN f32
   // sums beside the ring), the 64-row tiles among them, which two consumers splitting rows cannot take.
   EXPECT_EQ(interleaved, legal);
-  // The swapped tiles: 16, 32 and 64 rows by 64 columns (one consumer) or 128 (two), 4 to 16
-  // stages: every one fits (a 64 x 128 stage is 24 KB, 16 of them too many).
+  // The swapped tiles: 16, 32, 48 and 64 rows by 64 columns (one consumer), 128 (two) or 64 on
+  // two consumers taking alternate K slices (ki2, beside the ring their BM x 64 f32 hand-off),
+  // 4 to 16 stages, where they fit (a 64 x 128 stage is 24 KB, 16 of them too many).
   std::set<std::string> expected;
-  for (int bm : {16, 32, 64})
+  for (int bm : {16, 32, 48, 64})
     for (int bn : {64, 128})
-      for (int s : {4, 6, 8, 12, 16})
-        if ((bm + bn) * 128 * s + 2048 <= d.smem_per_block_optin)
-          expected.insert(std::to_string(bm) + "x" + std::to_string(bn) + " s" + std::to_string(s));
+      for (int ki : {0, 2})
+        for (int s : {4, 6, 8, 12, 16})
+          if (!(ki && bn == 128) && (bm + bn) * 128 * s + (ki ? bm * bn * 4 : 0) + 2048 <= d.smem_per_block_optin)
+            expected.insert(std::to_string(bm) + "x" + std::to_string(bn) + " s" + std::to_string(s) + (ki ? " ki2" : ""));
   EXPECT_EQ(swapped, expected);
+  EXPECT_TRUE(expected.count("48x64 s16") && expected.count("48x64 s12 ki2") && !expected.count("48x64 s16 ki2"));
   WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
   EXPECT_TRUE(deepest.check(d).ok());
   EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
@@ -355,6 +359,49 @@ TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(to_wgmma(parsed->config).swap_ab, 1);
   EXPECT_NE(wgmma().tile_type(from_wgmma(c)).find(", 0, 1>"), std::string::npos) << wgmma().tile_type(from_wgmma(c));
+}
+
+// The 48-row swapped tile (wgmma's n48; cuBLAS's bf16 512^3 tile, run LC) and two consumers
+// taking alternate K slices of one 64-column swapped tile: its accumulators, slots, A box and
+// hand-off area; k_interleave needs the 64 columns in all and two consumers; BM 48's last row of
+// tiles at 512 holds 32 rows (TMA zero-fills the other 16, the store skips them).
+TEST(WgmmaFamily, TheSwappedTileTakes48RowsAndInterleavedConsumers) {
+  WgmmaConfig c{.bm = 48, .bn = 64, .stages = 8, .consumers = 1, .tma_store = 0, .swap_ab = 1};
+  ASSERT_TRUE(c.check().ok()) << c.check().why;
+  EXPECT_EQ(c.mma_cols(), 48);
+  EXPECT_EQ(c.accumulators(), 24);
+  EXPECT_EQ(c.a_stage_bytes(), 48 * 128);
+  EXPECT_EQ(c.a_stage_bytes() % 1024, 0);  // every slot keeps the 128-byte swizzle's 1024-byte period
+  EXPECT_EQ(c.tile_pairs_m(512), 11);
+  EXPECT_EQ(c.grid_blocks(512, 512), 88);
+  const TensorMapSpec a = wgmma().tensor_map(from_wgmma(c), problem(512, 512, 512), KernelArg::a_tensor_map);
+  EXPECT_EQ(a.box_rows, 48);
+
+  WgmmaConfig halves = c;
+  halves.consumers = 2;
+  halves.k_interleave = 2;
+  ASSERT_TRUE(halves.check().ok()) << halves.check().why;
+  ASSERT_TRUE(halves.check(DeviceLimits{}).ok()) << halves.check(DeviceLimits{}).why;
+  EXPECT_EQ(halves.rows_per_consumer(), 64);
+  EXPECT_EQ(halves.consumer_row(1), 0);
+  EXPECT_EQ(halves.accumulators(), 24);
+  EXPECT_EQ(halves.interleave_bytes(), 48 * 64 * 4);
+  WgmmaConfig one_half = halves;
+  one_half.k_interleave = 1;
+  EXPECT_TRUE(one_half.check().ok()) << one_half.check().why;
+  for (auto refuse : {+[](WgmmaConfig& x) { x.bn = 128; }, +[](WgmmaConfig& x) { x.consumers = 1; },
+                      +[](WgmmaConfig& x) { x.stages = 7; }, +[](WgmmaConfig& x) { x.bm = 40; },
+                      +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; }}) {
+    WgmmaConfig r = halves;
+    refuse(r);
+    EXPECT_FALSE(r.check().ok()) << r.bm << "x" << r.bn << " wg" << r.consumers << " s" << r.stages;
+  }
+  const std::string name = config_name(from_wgmma(halves), Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm48_bn64_bk64_s8_wg2_cm1_cn1_p0_g8_ts0_ki2_sab1_bias_gelu");
+  auto parsed = parse_config_name(name);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(to_wgmma(parsed->config).k_interleave, 2);
+  EXPECT_EQ(to_wgmma(parsed->config).swap_ab, 1);
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {

@@ -396,10 +396,12 @@ TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
   fs::remove_all(cache);
 }
 
-// The swapped tile (swap_ab): 16, 32 and 64 rows by 64 columns, 64 by 128 with two consumers, and
-// 32 by 64 split 2 compile for sm_90a without spills or ptxas warnings; the PTX issues
-// m64nBMk16 wgmmas with A transposed and B not (imm-trans-a 1, imm-trans-b 0), four per 64-deep
-// stage and consumer, and none of the plain tile's m64n64k16.
+// The swapped tile (swap_ab): 16, 32, 48 and 64 rows by 64 columns, 64 and 48 by 128 with two
+// consumers, 32 by 64 split 2, and 64-column tiles on two consumers taking alternate K slices
+// (k_interleave 1 and 2, 48 rows with and without split-K, 16 and 64 rows) compile for sm_90a
+// without spills or ptxas warnings; the PTX issues m64nBMk16 wgmmas with A transposed and B not
+// (imm-trans-a 1, imm-trans-b 0), four per 64-deep stage and consumer, and none of the plain
+// tile's m64n64k16. The interleaved kernels hand their sums over through shared memory.
 TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
   const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-swapped-" + std::to_string(getpid()));
   fs::remove_all(cache);
@@ -409,14 +411,29 @@ TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
                                {32, 64, 64, 16, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
                                {64, 64, 64, 12, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
                                {64, 128, 64, 6, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
-                               {32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1}};
+                               {32, 64, 64, 8, 1, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 1},
+                               {48, 64, 64, 8, 1, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {48, 64, 64, 16, 1, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {48, 128, 64, 8, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 1},
+                               {48, 64, 64, 8, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1},
+                               {48, 64, 64, 12, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 1, 1},
+                               {48, 64, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 2, 1},
+                               {16, 64, 64, 16, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1},
+                               {64, 64, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1}};
   for (const WgmmaConfig& tile : tiles) {
     SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
+    ASSERT_TRUE(tile.check().ok()) << tile.check().why;
     const std::string ptx = clean_ptx_at_m64(jit, tile);
     const std::string op = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(tile.bm) + "k16.f32.bf16.bf16";
     EXPECT_EQ(count(ptx, op), 4);
     EXPECT_EQ(count(ptx, "p, 1, 1, 1, 0;"), 4);
     EXPECT_EQ(count(ptx, "p, 1, 1, 0, 1;"), 0);
+    // k_interleave's hand-off of f32 sums through shared memory, float4 by float4 (BM / 8 a
+    // thread, stored and loaded once each: k_interleave 2 hands over half as each consumer
+    // stores its other half); no 16-byte shared stores or loads without it.
+    const int units = tile.k_interleave ? tile.bm / 8 : 0;
+    EXPECT_EQ(count(ptx, "st.shared.v4.f32"), units);
+    EXPECT_EQ(count(ptx, "ld.shared.v4.f32"), units);
   }
   fs::remove_all(cache);
 }
