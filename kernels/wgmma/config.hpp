@@ -154,6 +154,12 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int k_cluster() const { return reduce == 2 ? split : 1; }
   /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
   COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
+  /// The swapped tile in a 2x1 cluster: its two blocks (two tiles of rows, one column) share B's
+  /// one 64-column chunk by K rows, each loading half of a slice's rows for both (cuBLAS pairs
+  /// its swapped tiles so, runs JG and LC).
+  COALESCE_HD constexpr bool b_split_by_rows() const { return swapped() && cluster_m == 2 && bn == kRowElements; }
+  /// K rows of B one block loads per slice: all BK, or half with b_split_by_rows().
+  COALESCE_HD constexpr int b_box_rows() const { return b_split_by_rows() ? bk / 2 : bk; }
   /// The TMA store's box of C: a warp's 16 rows, or with k_interleave = 2 the 8 of them that one
   /// consumer finishes.
   COALESCE_HD constexpr int c_box_rows() const { return k_interleave == 2 ? kWarpRows / 2 : kWarpRows; }
@@ -274,8 +280,8 @@ struct WgmmaConfig {
     if (cluster_size() > 1 && (split > 1 || pingpong))
       return {Violation::shape, "a cluster of two needs split = 1 and pingpong = 0"};
     // 2x1: the two blocks share B's chunks, each loading half of them for both.
-    if (cluster_m == 2 && (bn / kRowElements) % 2 != 0)
-      return {Violation::shape, "a 2x1 cluster splits B's 64-column chunks between its blocks: BN must be 128 or 256"};
+    if (cluster_m == 2 && (bn / kRowElements) % 2 != 0 && !b_split_by_rows())
+      return {Violation::shape, "a 2x1 cluster splits B's 64-column chunks between its blocks: BN must be 128 or 256 (or 64 in the swapped tile, split by K rows)"};
     if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
     if (split > 1 && tma_store)
       return {Violation::shape, "split-K stores f32 partial sums, and C from registers after the reduction: it needs tma_store = 0"};
@@ -325,8 +331,8 @@ struct WgmmaConfig {
       // The swapped tile: one or two consumers of 64 columns each, or two taking alternate K
       // slices of one 64-column tile (k_interleave), BM 16, 32, 48 or 64, the direct store and
       // the plain schedules (split-K reduced by the separate kernel).
-      if (transposed() || cluster_size() > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce)
-        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 cluster, tma_store = 0, no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
+      if (transposed() || cluster_n > 1 || tma_store || pingpong || epilogue_slots > 0 || stream_k || reduce)
+        return {Violation::shape, "swap_ab = 1 needs BK = 64 (bf16, f16), a 1x1 or 2x1 cluster, tma_store = 0, no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
       if (bn != kWgmmaM * (k_interleave ? 1 : consumers) || (bm != 16 && bm != 32 && bm != 48 && bm != 64))
         return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer (64 in all with k_interleave) and BM = 16, 32, 48 or 64 (wgmma's N side)"};
     }
@@ -464,6 +470,28 @@ enum WgmmaHazard : int {
   /// at a named barrier first, as with kWgmmaHazardEarlyRelease, so that only the data's
   /// lifetime is broken and not the ring's phases.
   kWgmmaHazardReleaseInFlight = 64,
+  /// Not a hazard: the kernel stamps each block's phases (WgmmaPhase) into g_wgmma_stamps, for
+  /// the phases test (tests/gpu/wgmma_phases_test.cu), the one translation unit that defines
+  /// COALESCE_WGMMA_STAMPS; elsewhere the bit compiles to nothing.
+  kWgmmaStampPhases = 128,
+};
+
+/// The phases a kWgmmaStampPhases kernel stamps per block (blockIdx.x; split = 1 only), each by
+/// one thread: the global timer (ns) at entry and at consumer 0's end, and the SM's clock
+/// (cycles) at each step, comparable within a block. Consumer 1's steps follow consumer 0's.
+enum WgmmaPhase : int {
+  kPhaseEntryNs = 0,     ///< thread 0 enters (global timer)
+  kPhaseEntry,           ///< thread 0 enters
+  kPhaseSetUp,           ///< thread 0 past the barriers' set-up and the block's (or cluster's) barrier
+  kPhaseIssued,          ///< the producer has issued the block's last TMA copy
+  kPhaseFirstData,       ///< consumer c's first slot has landed (c = 0; + kPhaseConsumerSteps for 1)
+  kPhaseLastData,        ///< consumer c's last slot has landed
+  kPhaseMultiplied,      ///< consumer c's wgmmas are complete (wait_group 0)
+  kPhaseExchanged,       ///< consumer c holds its finished sums (k_interleave's exchange done)
+  kPhaseStored,          ///< consumer c has issued its stores of C
+  kPhaseConsumerSteps = kPhaseStored - kPhaseFirstData + 1,
+  kPhaseEndNs = kPhaseStored + kPhaseConsumerSteps + 1,  ///< consumer 0 done (global timer)
+  kPhaseSlots = 16,
 };
 
 }  // namespace coalesce

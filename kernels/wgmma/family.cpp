@@ -96,19 +96,26 @@ class WgmmaFamily final : public Family {
     // The swapped tile (C^T = B^T A^T) where a 16-bit problem has few tiles: BM = 16, 32, 48 or
     // 64 rows of C (wgmma's N side) by 64 columns per consumer, or by 64 with two consumers
     // taking alternate K slices (k_interleave = 2, as the plain tile lists it), the deep rings
-    // and the regular ones, each grid, direct store, 1x1 cluster.
+    // and the regular ones, each grid, direct store, a 1x1 cluster or (interleaved) a 2x1 one
+    // whose two row tiles share B's chunk by K rows.
     if (problem.dtype != Dtype::tf32 && wgmma_deep_rings(problem))
       for (int bm : l.swapped_bm)
         for (int consumers : l.consumers)
           for (int interleave : l.deep_k_interleave) {
             if (interleave && consumers != 2) continue;
             for (int stages : l.swapped_stages)
-              for (int persistent : l.persistent) {
-                WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * (interleave ? 1 : consumers), WgmmaConfig::bk_for(problem.dtype),
-                              stages, consumers, 1, 1, persistent, l.group_m.front(), 0};
-                c.k_interleave = interleave;
-                c.swap_ab = 1;
-                out.push_back(from_wgmma(c));
+              for (int cm : l.cluster_m) {
+                // The pair sharing B by K rows only on interleaved consumers: with one consumer
+                // it was nowhere among the fastest (run KA).
+                if (cm == 2 && interleave != 2) continue;
+                for (int persistent : l.persistent) {
+                  WgmmaConfig c{bm, WgmmaConfig::kWgmmaM * (interleave ? 1 : consumers),
+                                WgmmaConfig::bk_for(problem.dtype), stages, consumers, cm, 1, persistent,
+                                l.group_m.front(), 0};
+                  c.k_interleave = interleave;
+                  c.swap_ab = 1;
+                  out.push_back(from_wgmma(c));
+                }
               }
           }
     return out;
@@ -199,7 +206,7 @@ class WgmmaFamily final : public Family {
       case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x BK k per copy (K-major slot)
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
-        return {KernelArg::b, t.b, problem.k, problem.n, c.bk, c.b_chunk_cols(), c.b_swizzle_bytes()};
+        return {KernelArg::b, t.b, problem.k, problem.n, c.b_box_rows(), c.b_chunk_cols(), c.b_swizzle_bytes()};
       case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
         return {KernelArg::c, t.c, problem.m, problem.n, c.c_box_rows(), c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};

@@ -80,6 +80,26 @@
 
 namespace coalesce {
 
+#ifdef COALESCE_WGMMA_STAMPS
+/// kWgmmaStampPhases: where block b stamps its phases, [b * kPhaseSlots + phase] (set by the
+/// phases test, the one translation unit that defines COALESCE_WGMMA_STAMPS).
+__device__ unsigned long long* g_wgmma_stamps;
+#endif
+
+/// Stamps `phase` of this block (the global timer for the *Ns phases, else the SM's clock) where
+/// the kernel is built with kWgmmaStampPhases and the stamps are compiled in; else nothing.
+/// Called by one thread per phase.
+template <int HAZARDS>
+__device__ __forceinline__ void wgmma_stamp(int phase) {
+#ifdef COALESCE_WGMMA_STAMPS
+  if constexpr ((HAZARDS & kWgmmaStampPhases) != 0) {
+    const unsigned long long t =
+        phase == kPhaseEntryNs || phase == kPhaseEndNs ? sm90::global_timer_ns() : clock64();
+    g_wgmma_stamps[static_cast<long long>(blockIdx.x) * kPhaseSlots + phase] = t;
+  }
+#endif
+}
+
 /// A wgmma config as a type, so the kernel is specialized on every tile parameter. Offers the
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
@@ -375,7 +395,7 @@ struct WgmmaWork {
 /// consumers of both blocks have released it (`empty` counts both blocks' arrivals); and a
 /// producer does not leave before the last of those releases, which the peer sends to this
 /// block's barriers.
-template <class Tile>
+template <class Tile, int HAZARDS = kWgmmaHazardNone>
 __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const TensorMap* b_map, const WgmmaSmem<Tile>& sm,
                                               int M, int N, int K) {
   constexpr WgmmaConfig cfg = Tile::config;
@@ -417,7 +437,14 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
 #pragma unroll
       for (int j = 0; j < B_CHUNKS; ++j) {
         if (j >= b_chunks) continue;
-        if constexpr (cfg.cluster_m == 2) {
+        if constexpr (cfg.b_split_by_rows()) {
+          // 2x1, the swapped tile's one chunk: this block's half of the slice's K rows, into both
+          // blocks' slots (the half starts on a 1024-byte swizzle atom, so its swizzle phase is the
+          // whole chunk's).
+          constexpr int HALF = cfg.b_box_rows();
+          sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + walk.rank * HALF * cfg.b_swizzle_bytes(), b_map, n0,
+                                      k0 + walk.rank * HALF, full, kBoth);
+        } else if constexpr (cfg.cluster_m == 2) {
           // 2x1: every other chunk of B, into both blocks' slots.
           if (j % 2 == walk.rank)
             sm90::tma_load_2d_multicast(sm.b_slot(ring.slot) + j * CHUNK_BYTES, b_map, n0 + j * ROW_ELEMENTS, k0, full,
@@ -429,6 +456,7 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
       ring.advance();
     }
   }
+  wgmma_stamp<HAZARDS>(kPhaseIssued);
   if constexpr (cfg.cluster_size() > 1) {
     // Every slot's last release, from both blocks' consumers, has reached this block's barriers.
 #pragma unroll 1
@@ -568,11 +596,10 @@ __device__ __forceinline__ int wgmma_tf32_column(int r) {
 /// store writes two runs of 4 columns in 4 rows), predicated at the edges. H >= 0 (the swapped
 /// tile with k_interleave = 2): only the thread's columns of that half (rows 8H.. of each warp's
 /// 16 rows of C^T).
-template <class Tile, class Epi, class Types, int H = -1>
-__device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
-                                                       const typename Types::Bias* __restrict__ bias,
-                                                       typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                                       int consumer) {
+template <class Tile, class Epi, class Types, int H = -1, class BiasAt>
+__device__ __forceinline__ void wgmma_store_transposed_with(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
+                                                            BiasAt bias_at, typename Types::C* __restrict__ C, int M,
+                                                            int N, int m0, int n0, int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
@@ -589,7 +616,7 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
       const int r = warp * 16 + lane / 4 + 8 * h;
       const int col = col0 + mi * WgmmaConfig::kWgmmaM + (cfg.transposed() ? wgmma_tf32_column(r) : r);
       if (col >= N) continue;
-      const float b = Epi::kUsesBias ? to_float(bias[col]) : 0.0f;
+      const float b = Epi::kUsesBias ? bias_at(mi, h, col) : 0.0f;
 #pragma unroll
       for (int j = 0; j < cfg.mma_cols() / 8; ++j)
 #pragma unroll
@@ -599,6 +626,40 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
         }
     }
 }
+
+/// wgmma_store_transposed_with, each column's bias loaded where it is used (the tf32 kernel).
+template <class Tile, class Epi, class Types, int H = -1>
+__device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
+                                                       const typename Types::Bias* __restrict__ bias,
+                                                       typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
+                                                       int consumer) {
+  wgmma_store_transposed_with<Tile, Epi, Types, H>(
+      acc, [&](int, int, int col) { return to_float(bias[col]); }, C, M, N, m0, n0, consumer);
+}
+
+/// The swapped 16-bit tile's bias, loaded at the tile's start: a thread's columns of C are its
+/// rows of C^T, two per m64 block (h = 0, 1), known before the main loop, so their loads go
+/// under the ring's first fill instead of after the last wgmma (a DRAM latency per tile with L2
+/// flushed, on the path of every block of a one-wave grid). Zero past N (never stored).
+template <class Tile, class Types>
+struct WgmmaSwappedBias {
+  float v[Tile::config.m_iters()][2];
+  __device__ __forceinline__ void load(const typename Types::Bias* __restrict__ bias, int N, int n0, int consumer) {
+    constexpr WgmmaConfig cfg = Tile::config;
+    const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int col = n0 + cfg.consumer_row(consumer) + mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
+        v[mi][h] = col < N ? to_float(bias[col]) : 0.0f;
+      }
+  }
+  /// The epilogue's bias_at: the value loaded for (mi, h).
+  __device__ __forceinline__ auto at() const {
+    return [this](int mi, int h, int) { return v[mi][h]; };
+  }
+};
 
 /// Split-K's store of the swapped tile: the raw f32 sums of C^T's fragments (wgmma_store_transposed's
 /// places) into the block's M×N partials, one 4-byte store each, predicated at the edges. Its loop
@@ -1212,14 +1273,17 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
                                                   const typename Types::Bias* __restrict__ bias,
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                                   const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
-                                                  int m0, int n0, bool after_first) {
+                                                  int m0, int n0, bool after_first,
+                                                  const WgmmaSwappedBias<Tile, Types>& swapped_bias) {
   constexpr WgmmaConfig cfg = Tile::config;
   wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
+  if ((HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0)
+    wgmma_stamp<HAZARDS>(kPhaseExchanged + KEEP * kPhaseConsumerSteps);
   if constexpr (cfg.swapped() && cfg.split > 1)
     wgmma_store_transposed_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0,
                                                 n0, KEEP);
   else if constexpr (cfg.swapped())
-    wgmma_store_transposed<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP);
+    wgmma_store_transposed_with<Tile, Epi, Types, KEEP>(acc, swapped_bias.at(), C, M, N, m0, n0, KEEP);
   else if constexpr (cfg.split > 1)
     wgmma_store_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, KEEP);
   else if constexpr (cfg.tma_store)
@@ -1315,6 +1379,9 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     sm90::named_barrier_sync(kEarlyReleaseBarrier + consumer, WgmmaConfig::kWarpgroup);
     if (releaser) release(slot);
   };
+  // kWgmmaStampPhases: the first thread of each consumer stamps its steps.
+  const bool stamper = (HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0;
+  const int stamp_base = kPhaseFirstData + consumer * kPhaseConsumerSteps;
   RingCursor<cfg.stages> ring;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
   int chunk = 0;  // with epilogue warps: the 64-column chunks handed to them so far
@@ -1332,6 +1399,9 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     }
     const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
+    // The swapped tile's bias, loaded before its main loop (split-K's blocks store raw sums).
+    WgmmaSwappedBias<Tile, Types> swapped_bias;
+    if constexpr (cfg.swapped() && cfg.split == 1 && Epi::kUsesBias) swapped_bias.load(bias, N, n0, consumer);
     int previous = 0;
     // k_interleave: the slices this consumer has multiplied of the tile (those in the slots of
     // its parity); without it every slice is the consumer's, and `kb` counts them.
@@ -1345,6 +1415,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       }
       const int done = cfg.k_interleave ? mine : kb;  // slices of the tile this consumer has multiplied
       sm90::mbarrier_wait(sm.full(ring.slot), ring.phase);
+      if (stamper) {
+        if (done == 0) wgmma_stamp<HAZARDS>(stamp_base + kPhaseFirstData - kPhaseFirstData);
+        wgmma_stamp<HAZARDS>(stamp_base + kPhaseLastData - kPhaseFirstData);
+      }
       if constexpr (kEarlyRelease) {
         // The planted hazard breaks only the data's lifetime, not the ring's phases: every warp of
         // the warpgroup has seen this phase complete before the slot goes back. (Released by warp
@@ -1429,6 +1503,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
       for (int i = 0; i < NC / 2; ++i) sm90::fence_operand(acc[mi][i]);
+    if (stamper) wgmma_stamp<HAZARDS>(stamp_base + kPhaseMultiplied - kPhaseFirstData);
     if (!kOwnRelease && releaser && (cfg.k_interleave ? mine > 0 : (cfg.split == 1 || k_blocks > 0))) release(previous);
     if constexpr (cfg.k_interleave) {
       // A consumer that got none of the tile's slices (a tile of one K step) holds zeros for it.
@@ -1454,13 +1529,17 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       // Each consumer adds the other's sums of its half and finishes it (the swapped tile's
       // halves are half of C's columns).
       if (consumer == 0)
-        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
+        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
+                                                        swapped_bias);
       else
-        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0);
+        wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
+                                                        swapped_bias);
     } else if constexpr (cfg.swapped() && cfg.split > 1) {
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
-    } else if constexpr (cfg.transposed() || cfg.swapped()) {
+    } else if constexpr (cfg.swapped()) {
+      wgmma_store_transposed_with<Tile, Epi, Types>(acc, swapped_bias.at(), C, M, N, m0, n0, consumer);
+    } else if constexpr (cfg.transposed()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {
       wgmma_reduce_in_cluster<Tile, Epi, Types, HAZARDS>(acc, bias, C, sm, M, N, m0, n0, consumer);
@@ -1476,6 +1555,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
       wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+  }
+  if (stamper) {
+    wgmma_stamp<HAZARDS>(stamp_base + kPhaseStored - kPhaseFirstData);
+    if (consumer == 0) wgmma_stamp<HAZARDS>(kPhaseEndNs);
   }
   // Shared memory must outlive the last TMA stores' reads (the writes complete with the grid;
   // see wgmma_epilogue_warps).
@@ -1513,6 +1596,8 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     if (gridDim.z != static_cast<unsigned>(cfg.split)) __trap();
 
   if (threadIdx.x == 0) {
+    wgmma_stamp<HAZARDS>(kPhaseEntryNs);
+    wgmma_stamp<HAZARDS>(kPhaseEntry);
     // The tensor maps' descriptors, fetched while the barriers are set up (the producer's first
     // copies and the first TMA store read them).
     sm90::prefetch_tensor_map(a_map);
@@ -1556,7 +1641,8 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
   if (warpgroup == 0) {
     if constexpr (cfg.consumers == 2) sm90::setmaxnreg_dec<cfg.producer_registers()>();
     if (threadIdx.x == 0) {
-      wgmma_produce<Tile>(a_map, b_map, sm, M, N, K);
+      wgmma_stamp<HAZARDS>(kPhaseSetUp);
+      wgmma_produce<Tile, HAZARDS>(a_map, b_map, sm, M, N, K);
     } else if constexpr (cfg.epilogue_slots > 0) {
       if (threadIdx.x >= 32) wgmma_epilogue_warps<Tile, Epi, Types, HAZARDS>(c_map, bias, sm, M, N);
     }

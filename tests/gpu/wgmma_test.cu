@@ -110,6 +110,12 @@ using Swapped48x128 = WgmmaTile<48, 128, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0,
 using SwappedHalves48x64 = WgmmaTile<48, 64, 64, 8, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1>;
 using SwappedInterleave48x64 = WgmmaTile<48, 64, 64, 12, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 1, 1>;
 using SwappedHalves64x64 = WgmmaTile<64, 64, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1>;
+// In a 2x1 cluster: two row tiles of one column sharing B's one 64-column chunk by K rows (each
+// block loads 32 of a slice's 64 and multicasts them), on interleaved consumers (k_interleave
+// 2): 32 by 64 with 8 stages, and 16 by 64 with 16 walking the pairs persistently (at the edge
+// shape the last pair's second tile lies past M).
+using SwappedPairHalves32x64 = WgmmaTile<32, 64, 64, 8, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1>;
+using SwappedPairHalves16x64 = WgmmaTile<16, 64, 64, 16, 2, 2, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1>;
 // Ping-pong: the consumers take whole tiles in turn (consumer 1 works only where a block walks two
 // or more tiles: at 4096^3 each of the 132 blocks walks 7 or 8). The largest accumulators a
 // ping-pong consumer holds (128 x 192), 128 x 128, and 64 x 256 through two staged C tiles.
@@ -182,7 +188,9 @@ std::vector<Instance> gelu_instances() {
           instance<Swapped64x128, D, Epilogue::bias_gelu>(),    instance<Swapped48x64, D, Epilogue::bias_gelu>(),
           instance<Swapped48x128, D, Epilogue::bias_gelu>(),    instance<SwappedHalves48x64, D, Epilogue::bias_gelu>(),
           instance<SwappedInterleave48x64, D, Epilogue::bias_gelu>(),
-          instance<SwappedHalves64x64, D, Epilogue::bias_gelu>()};
+          instance<SwappedHalves64x64, D, Epilogue::bias_gelu>(),
+          instance<SwappedPairHalves32x64, D, Epilogue::bias_gelu>(),
+          instance<SwappedPairHalves16x64, D, Epilogue::bias_gelu>()};
 }
 
 // 4096^3; an edge shape (no side a multiple of a tile; K not a multiple of 64); smaller than one
@@ -219,14 +227,14 @@ TEST(Wgmma, EveryConfigMatchesTheReferenceInBf16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::bf16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 35 * 4 * 2);
+  EXPECT_EQ(checked, 37 * 4 * 2);
 }
 
 TEST(Wgmma, EveryConfigMatchesTheReferenceInF16) {
   COALESCE_REQUIRE_GPU();
   int checked = 0;
   check_all(gelu_instances<Dtype::f16>(), kShapes, 4, &checked);
-  EXPECT_EQ(checked, 35 * 4 * 2);
+  EXPECT_EQ(checked, 37 * 4 * 2);
 }
 
 // tf32's shapes: N and K need only be multiples of 4 (16-byte rows of f32), so the edge shape's

@@ -185,7 +185,8 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
     if (w.swap_ab) {
       if (wgmma().check(c).ok() && wgmma().check(c, d, w.predicted_registers()).ok())
         swapped.insert(std::to_string(w.bm) + "x" + std::to_string(w.bn) + " s" + std::to_string(w.stages) +
-                       (w.k_interleave ? " ki" + std::to_string(w.k_interleave) : ""));
+                       (w.k_interleave ? " ki" + std::to_string(w.k_interleave) : "") +
+                       (w.cluster_m == 2 ? " cm2" : ""));
       continue;
     }
     if (w.stages <= 6) continue;
@@ -205,16 +206,21 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   EXPECT_EQ(interleaved, legal);
   // The swapped tiles: 16, 32, 48 and 64 rows by 64 columns (one consumer), 128 (two) or 64 on
   // two consumers taking alternate K slices (ki2, beside the ring their BM x 64 f32 hand-off),
-  // 4 to 16 stages, where they fit (a 64 x 128 stage is 24 KB, 16 of them too many).
+  // 4 to 16 stages, where they fit (a 64 x 128 stage is 24 KB, 16 of them too many); the ki2
+  // tiles also as a 2x1 cluster's pair of row tiles sharing B by K rows (cm2).
   std::set<std::string> expected;
   for (int bm : {16, 32, 48, 64})
     for (int bn : {64, 128})
       for (int ki : {0, 2})
         for (int s : {4, 6, 8, 12, 16})
           if (!(ki && bn == 128) && (bm + bn) * 128 * s + (ki ? bm * bn * 4 : 0) + 2048 <= d.smem_per_block_optin)
-            expected.insert(std::to_string(bm) + "x" + std::to_string(bn) + " s" + std::to_string(s) + (ki ? " ki2" : ""));
+            for (const char* cm : {"", " cm2"})
+              if (ki || !*cm)
+                expected.insert(std::to_string(bm) + "x" + std::to_string(bn) + " s" + std::to_string(s) +
+                                (ki ? " ki2" : "") + cm);
   EXPECT_EQ(swapped, expected);
   EXPECT_TRUE(expected.count("48x64 s16") && expected.count("48x64 s12 ki2") && !expected.count("48x64 s16 ki2"));
+  EXPECT_TRUE(expected.count("32x64 s8 ki2 cm2") && !expected.count("32x64 s8 cm2"));
   WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
   EXPECT_TRUE(deepest.check(d).ok());
   EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
@@ -344,7 +350,7 @@ TEST(WgmmaFamily, TheSwappedTileHasFewRows) {
   EXPECT_EQ(two.consumer_row(1), 64);
   for (auto refuse : {+[](WgmmaConfig& x) { x.bm = 8; }, +[](WgmmaConfig& x) { x.bm = 128; },
                       +[](WgmmaConfig& x) { x.bn = 128; }, +[](WgmmaConfig& x) { x.tma_store = 1; },
-                      +[](WgmmaConfig& x) { x.cluster_m = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
+                      +[](WgmmaConfig& x) { x.cluster_n = 2; }, +[](WgmmaConfig& x) { x.split = 2, x.reduce = 1; },
                       +[](WgmmaConfig& x) { x.bk = 32; }, +[](WgmmaConfig& x) { x.swap_ab = 2; }}) {
     WgmmaConfig r = c;
     refuse(r);
@@ -402,6 +408,49 @@ TEST(WgmmaFamily, TheSwappedTileTakes48RowsAndInterleavedConsumers) {
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(to_wgmma(parsed->config).k_interleave, 2);
   EXPECT_EQ(to_wgmma(parsed->config).swap_ab, 1);
+}
+
+// The swapped tile in a 2x1 cluster: its two row tiles share B's one 64-column chunk, each block
+// loading 32 of a slice's 64 K rows (its TMA box) into both blocks' slots; the grid is whole
+// pairs; with two consumers of 64 columns each B's two chunks are split as the plain 2x1 cluster
+// splits them; a 1x2 cluster and the plain 64-column tile in a 2x1 one are refused.
+TEST(WgmmaFamily, TheSwappedPairSharesBByKRows) {
+  WgmmaConfig pair{.bm = 32, .bn = 64, .stages = 8, .consumers = 2, .cluster_m = 2, .tma_store = 0,
+                   .k_interleave = 2, .swap_ab = 1};
+  ASSERT_TRUE(pair.check().ok()) << pair.check().why;
+  ASSERT_TRUE(pair.check(DeviceLimits{}).ok()) << pair.check(DeviceLimits{}).why;
+  EXPECT_TRUE(pair.b_split_by_rows());
+  EXPECT_EQ(pair.b_box_rows(), 32);
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(pair), problem(512, 512, 512), KernelArg::b_tensor_map).box_rows, 32);
+  EXPECT_EQ(wgmma().tensor_map(from_wgmma(pair), problem(512, 512, 512), KernelArg::a_tensor_map).box_rows, 32);
+  const Geometry g = wgmma().geometry(from_wgmma(pair), problem(512, 512, 512), h200());
+  EXPECT_EQ(g.grid_x, 128u);
+  EXPECT_EQ(g.cluster_x, 2u);
+  // 100 rows are four 32-row tiles, two pairs (the second pair's second tile past M).
+  EXPECT_EQ(pair.grid_blocks(100, 64), 4);
+  EXPECT_EQ(pair.grid_blocks(70, 64), 4);
+  WgmmaConfig one = pair;
+  one.consumers = 1;
+  one.k_interleave = 0;
+  EXPECT_TRUE(one.check().ok()) << one.check().why;
+  EXPECT_TRUE(one.b_split_by_rows());
+  WgmmaConfig unpaired = pair;
+  unpaired.cluster_m = 1;
+  EXPECT_FALSE(unpaired.b_split_by_rows());
+  EXPECT_EQ(unpaired.b_box_rows(), 64);
+  WgmmaConfig two{.bm = 16, .bn = 128, .stages = 8, .consumers = 2, .cluster_m = 2, .tma_store = 0, .swap_ab = 1};
+  EXPECT_TRUE(two.check().ok()) << two.check().why;
+  EXPECT_FALSE(two.b_split_by_rows());
+  WgmmaConfig a_shared = pair;
+  a_shared.cluster_m = 1;
+  a_shared.cluster_n = 2;
+  EXPECT_EQ(a_shared.check().violation, Violation::shape);
+  WgmmaConfig plain{.bm = 64, .bn = 64, .stages = 8, .consumers = 1, .cluster_m = 2, .tma_store = 0};
+  EXPECT_EQ(plain.check().violation, Violation::shape);  // the plain tile splits B by chunks only
+  const std::string name = config_name(from_wgmma(pair), Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_EQ(name, "wgmma_bf16_bm32_bn64_bk64_s8_wg2_cm2_cn1_p0_g8_ts0_ki2_sab1_bias_gelu");
+  ASSERT_TRUE(parse_config_name(name).has_value());
+  EXPECT_EQ(to_wgmma(parse_config_name(name)->config).cluster_m, 2);
 }
 
 TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {

@@ -398,7 +398,8 @@ TEST(WgmmaNvrtc, InterleavedConsumerKernelsCompileWithoutSpills) {
 
 // The swapped tile (swap_ab): 16, 32, 48 and 64 rows by 64 columns, 64 and 48 by 128 with two
 // consumers, 32 by 64 split 2, and 64-column tiles on two consumers taking alternate K slices
-// (k_interleave 1 and 2, 48 rows with and without split-K, 16 and 64 rows) compile for sm_90a
+// (k_interleave 1 and 2, 48 rows with and without split-K, 16 and 64 rows; 32 and 16 rows as a
+// 2x1 cluster's pair sharing B by K rows) compile for sm_90a
 // without spills or ptxas warnings; the PTX issues m64nBMk16 wgmmas with A transposed and B not
 // (imm-trans-a 1, imm-trans-b 0), four per 64-deep stage and consumer, and none of the plain
 // tile's m64n64k16. The interleaved kernels hand their sums over through shared memory.
@@ -419,11 +420,16 @@ TEST(WgmmaNvrtc, SwappedKernelsCompileWithoutSpills) {
                                {48, 64, 64, 12, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 1, 1},
                                {48, 64, 64, 8, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 2, 1},
                                {16, 64, 64, 16, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1},
-                               {64, 64, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1}};
+                               {64, 64, 64, 8, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1},
+                               {32, 64, 64, 8, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 1},
+                               {16, 64, 64, 16, 2, 2, 1, 1, 8, 0, 1, 0, 0, 0, 0, 2, 1}};
   for (const WgmmaConfig& tile : tiles) {
     SCOPED_TRACE(config_name(from_wgmma(tile), Dtype::bf16, Epilogue::bias_gelu));
     ASSERT_TRUE(tile.check().ok()) << tile.check().why;
     const std::string ptx = clean_ptx_at_m64(jit, tile);
+    // The 2x1 pair loads its half of B's K rows into both blocks' slots (one multicast copy of
+    // B per slice) and A into its own; without a cluster no copy is multicast.
+    EXPECT_EQ(count(ptx, ".multicast::cluster"), tile.cluster_m == 2 ? 1 : 0);
     const std::string op = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(tile.bm) + "k16.f32.bf16.bf16";
     EXPECT_EQ(count(ptx, op), 4);
     EXPECT_EQ(count(ptx, "p, 1, 1, 1, 0;"), 4);
