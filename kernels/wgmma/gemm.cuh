@@ -605,6 +605,27 @@ __device__ __forceinline__ void wgmma_store_transposed_with(float (&acc)[Tile::c
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
   const int col0 = n0 + cfg.consumer_row(consumer);
   const int row0 = m0 + 2 * (lane % 4);
+  // The swapped tile applies the epilogue to every value it holds first, outside the stores'
+  // edge tests (its bias values are registers, zero past N), so ptxas interleaves the values'
+  // GELU chains (two SFU operations and a dependent polynomial each) instead of running them one
+  // after another inside each store's branch; with two warps per scheduler nothing else hides
+  // a chain's latency (run LY's phase stamps: about 150 cycles a value). The tf32 kernel loads
+  // its bias where it stores, and keeps that order.
+  constexpr bool kApplyFirst = cfg.swapped();
+  if constexpr (kApplyFirst) {
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (H >= 0)
+          if (h != H) continue;
+        const float b = Epi::kUsesBias ? bias_at(mi, h, 0) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < cfg.mma_cols() / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) acc[mi][4 * j + 2 * h + e] = Epi::apply(acc[mi][4 * j + 2 * h + e], b);
+      }
+  }
 #pragma unroll
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
@@ -616,13 +637,15 @@ __device__ __forceinline__ void wgmma_store_transposed_with(float (&acc)[Tile::c
       const int r = warp * 16 + lane / 4 + 8 * h;
       const int col = col0 + mi * WgmmaConfig::kWgmmaM + (cfg.transposed() ? wgmma_tf32_column(r) : r);
       if (col >= N) continue;
-      const float b = Epi::kUsesBias ? bias_at(mi, h, col) : 0.0f;
+      const float b = !kApplyFirst && Epi::kUsesBias ? bias_at(mi, h, col) : 0.0f;
 #pragma unroll
       for (int j = 0; j < cfg.mma_cols() / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int row = row0 + 8 * j + e;
-          if (row < M) C[static_cast<long long>(row) * N + col] = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + e], b));
+          if (row < M)
+            C[static_cast<long long>(row) * N + col] =
+                from_float<CT>(kApplyFirst ? acc[mi][4 * j + 2 * h + e] : Epi::apply(acc[mi][4 * j + 2 * h + e], b));
         }
     }
 }

@@ -5,7 +5,8 @@
 // kernel still matches the fp64 reference, that every block of every launch stamps every phase
 // in order, and prints the median of each phase over blocks and launches (cycles after the
 // block's entry) with the grid's spread of entries, L2 flushed before each launch as the timing
-// harness flushes it. The figures are a diagnostic, printed, not asserted: speed is measured by
+// harness flushes it (and once left warm, and once without an epilogue, to split the tail). The
+// figures are a diagnostic, printed, not asserted: speed is measured by
 // coalesce-tune sweeps, never by a test.
 #define COALESCE_WGMMA_STAMPS 1
 
@@ -32,20 +33,25 @@ using namespace coalesce;
 struct Stamped {
   const char* what;
   Config config;
+  Epilogue epilogue;
   const void* kernel;
   long long blocks;  ///< the grid at the test's shape (one tile a block)
   bool exchanges;    ///< k_interleave = 2: the consumers stamp kPhaseExchanged
+  bool flush = true;  ///< L2 flushed before each launch (as timed); else warm from the launch before
 };
 
 constexpr int kM = 512, kN = 512, kK = 512;
 
-template <class Tile>
-Stamped stamped(const char* what) {
+template <class Tile, Epilogue E = Epilogue::bias_gelu>
+Stamped stamped(const char* what, bool flush = true) {
   static_assert(!Tile::config.persistent && Tile::config.split == 1, "one tile a block, grid in x");
-  return {what, from_wgmma(Tile::config),
-          reinterpret_cast<const void*>(
-              &wgmma_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_gelu>, Dtype::bf16, kWgmmaStampPhases>),
-          Tile::grid_blocks(kM, kN), Tile::config.k_interleave == 2};
+  return {what,
+          from_wgmma(Tile::config),
+          E,
+          reinterpret_cast<const void*>(&wgmma_gemm_kernel<Tile, EpilogueFor<E>, Dtype::bf16, kWgmmaStampPhases>),
+          Tile::grid_blocks(kM, kN),
+          Tile::config.k_interleave == 2,
+          flush};
 }
 
 //                                   bm  bn  bk s wg cm cn p  g ts sp pp rd ew sk ki sab
@@ -66,11 +72,15 @@ TEST(WgmmaPhases, EveryBlockStampsItsPhasesInOrder) {
   Workspace ws({kM, kN, kK, Dtype::bf16, Epilogue::bias_gelu}, 512, stream.get());
   const TimingSettings timing;  // the harness's flush: its factor and mode
   L2Flush flush(0, timing.l2_flush_factor, timing.l2_flush);
+  // The epilogue's share: the same tile storing the bare sums; the code's and data's cold start:
+  // the same tile with L2 left warm by the launch before.
   for (const Stamped& k : {stamped<Swapped32x64>("swapped 32x64 ki2"),
+                           stamped<Swapped32x64, Epilogue::none>("swapped 32x64 ki2, no epilogue"),
+                           stamped<Swapped32x64>("swapped 32x64 ki2, L2 not flushed", false),
                            stamped<SwappedPair32x64>("swapped 32x64 ki2, 2x1 cluster sharing B"),
                            stamped<Swapped48x64>("swapped 48x64 ki2")}) {
     SCOPED_TRACE(k.what);
-    const Method m = kernel_method(k.config, Epilogue::bias_gelu, k.kernel, ws);
+    const Method m = kernel_method(k.config, k.epilogue, k.kernel, ws);
     DeviceBuffer<unsigned long long> stamps(static_cast<std::size_t>(k.blocks) * kPhaseSlots);
     unsigned long long* where = stamps.get();
     COALESCE_CUDA(cudaMemcpyToSymbol(g_wgmma_stamps, &where, sizeof(where)));
@@ -83,7 +93,7 @@ TEST(WgmmaPhases, EveryBlockStampsItsPhasesInOrder) {
     std::vector<double> spread_ns, span_ns, block_ns;
     for (int launch = 0; launch < kLaunches; ++launch) {
       COALESCE_CUDA(cudaMemsetAsync(where, 0, stamps.bytes(), ws.stream()));
-      flush.flush(ws.stream());
+      if (k.flush) flush.flush(ws.stream());
       m.launch(ws.stream());
       COALESCE_CUDA(cudaStreamSynchronize(ws.stream()));
       COALESCE_CUDA(cudaMemcpy(h.data(), where, stamps.bytes(), cudaMemcpyDeviceToHost));
