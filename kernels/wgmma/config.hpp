@@ -239,15 +239,11 @@ struct WgmmaConfig {
   /// k_interleave = 1: consumer 1's f32 sums of a tile, handed to consumer 0 (4 bytes per value);
   /// k_interleave = 2: each consumer's half for the other, the same bytes in all.
   COALESCE_HD constexpr int interleave_bytes() const { return k_interleave ? bm * bn * 4 : 0; }
-  /// The swapped tile's C staged in rows (unsplit): BN 16-bit values and 16 bytes of padding a
-  /// row, so a warp's 2-byte writes of four rows 2 apart fall in different banks.
-  COALESCE_HD constexpr int staged_row_bytes() const { return bn * element_bytes() + 16; }
-  /// The C tile staged for the TMA store (none for direct stores), the epilogue slots, with
-  /// reduce = 2 the cluster's sums (which store C directly), or the swapped tile's rows.
+  /// The C tile staged for the TMA store (none for direct stores), the epilogue slots, or with
+  /// reduce = 2 the cluster's sums (which store C directly).
   COALESCE_HD constexpr int store_bytes() const {
     if (epilogue_slots > 0) return epilogue_slots * slot_bytes();
     if (reduce == 2) return cluster_sums_bytes();
-    if (swapped() && split == 1) return bm * staged_row_bytes();
     return tma_store ? tiles_in_flight() * bm * bn * element_bytes() : 0;
   }
   /// Two mbarriers (full, empty) of 8 bytes per stage and per epilogue slot, and with

@@ -605,6 +605,27 @@ __device__ __forceinline__ void wgmma_store_transposed_with(float (&acc)[Tile::c
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
   const int col0 = n0 + cfg.consumer_row(consumer);
   const int row0 = m0 + 2 * (lane % 4);
+  // The swapped tile applies the epilogue to every value it holds first, outside the stores'
+  // edge tests (its bias values are registers, zero past N), so ptxas interleaves the values'
+  // GELU chains (two SFU operations and a dependent polynomial each) instead of running them one
+  // after another inside each store's branch; with two warps per scheduler nothing else hides
+  // a chain's latency (run LY's phase stamps: about 150 cycles a value). The tf32 kernel loads
+  // its bias where it stores, and keeps that order.
+  constexpr bool kApplyFirst = cfg.swapped();
+  if constexpr (kApplyFirst) {
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (H >= 0)
+          if (h != H) continue;
+        const float b = Epi::kUsesBias ? bias_at(mi, h, 0) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < cfg.mma_cols() / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) acc[mi][4 * j + 2 * h + e] = Epi::apply(acc[mi][4 * j + 2 * h + e], b);
+      }
+  }
 #pragma unroll
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
@@ -616,13 +637,15 @@ __device__ __forceinline__ void wgmma_store_transposed_with(float (&acc)[Tile::c
       const int r = warp * 16 + lane / 4 + 8 * h;
       const int col = col0 + mi * WgmmaConfig::kWgmmaM + (cfg.transposed() ? wgmma_tf32_column(r) : r);
       if (col >= N) continue;
-      const float b = Epi::kUsesBias ? bias_at(mi, h, col) : 0.0f;
+      const float b = !kApplyFirst && Epi::kUsesBias ? bias_at(mi, h, col) : 0.0f;
 #pragma unroll
       for (int j = 0; j < cfg.mma_cols() / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int row = row0 + 8 * j + e;
-          if (row < M) C[static_cast<long long>(row) * N + col] = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + e], b));
+          if (row < M)
+            C[static_cast<long long>(row) * N + col] =
+                from_float<CT>(kApplyFirst ? acc[mi][4 * j + 2 * h + e] : Epi::apply(acc[mi][4 * j + 2 * h + e], b));
         }
     }
 }
@@ -655,74 +678,11 @@ struct WgmmaSwappedBias {
         v[mi][h] = col < N ? to_float(bias[col]) : 0.0f;
       }
   }
-};
-
-/// The named barriers of the swapped tile's staged store: 8 + consumer.
-constexpr unsigned kStagedStoreBarrier = 8;
-
-/// The swapped 16-bit tile's epilogue, unsplit: C = Epi(acc, bias[n]) for every value the thread
-/// holds first (outside any edge test, so ptxas interleaves the values' GELU chains: with two
-/// warps per scheduler nothing else hides a chain, run LY's phase stamps), rounded into the C
-/// rows staged in shared memory (WgmmaSmem::c_stage, staged_row_bytes() a row), then stored
-/// from there 16 bytes (8 columns of one row) at a time, predicated at the edges (N % 8 == 0, so
-/// a 16-byte piece lies wholly inside or outside N). C^T's fragments give a thread one column
-/// and 2·BM/8 rows per (m64 block, h), so stored from registers each value was its own 2-byte
-/// store (run LZ: ~700 cycles a block). Each consumer stages and stores only its own columns
-/// (its 64, or with k_interleave = 2 the 8-column groups of its half H), behind a barrier of
-/// its own warpgroup; a block walking several tiles meets there first too (`after_first`), so
-/// no row is overwritten before every thread has stored it.
-template <class Tile, class Epi, class Types, int H = -1>
-__device__ __forceinline__ void wgmma_store_swapped_staged(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
-                                                           const WgmmaSwappedBias<Tile, Types>& bias,
-                                                           typename Types::C* __restrict__ C, const WgmmaSmem<Tile>& sm,
-                                                           int M, int N, int m0, int n0, int consumer, bool after_first) {
-  constexpr WgmmaConfig cfg = Tile::config;
-  using CT = typename Types::C;
-  constexpr int PITCH = cfg.staged_row_bytes();
-  const int t = threadIdx.x % WgmmaConfig::kWarpgroup, warp = t / 32, lane = t % 32;
-  const int c0 = cfg.consumer_row(consumer);
-  const unsigned barrier = kStagedStoreBarrier + consumer;
-#pragma unroll
-  for (int mi = 0; mi < cfg.m_iters(); ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      if constexpr (H >= 0)
-        if (h != H) continue;
-      const float b = Epi::kUsesBias ? bias.v[mi][h] : 0.0f;
-#pragma unroll
-      for (int i = 0; i < cfg.mma_cols() / 4; ++i) {
-        float& x = acc[mi][4 * (i / 2) + 2 * h + i % 2];
-        x = Epi::apply(x, b);
-      }
-    }
-  if (after_first) sm90::named_barrier_sync(barrier, WgmmaConfig::kWarpgroup);
-#pragma unroll
-  for (int mi = 0; mi < cfg.m_iters(); ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      if constexpr (H >= 0)
-        if (h != H) continue;
-      const int col = c0 + mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
-#pragma unroll
-      for (int j = 0; j < cfg.mma_cols() / 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int row = 8 * j + 2 * (lane % 4) + e;
-          sm90::st_shared_b16(sm.c_stage + row * PITCH + col * 2, from_float<CT>(acc[mi][4 * j + 2 * h + e]).bits);
-        }
-    }
-  sm90::named_barrier_sync(barrier, WgmmaConfig::kWarpgroup);
-  // The consumer's 16-byte pieces of a row: its m64 blocks' 8 each, or its half's 4.
-  constexpr int PIECES = cfg.m_iters() * WgmmaConfig::kWgmmaM / 8 / (H >= 0 ? 2 : 1);
-#pragma unroll
-  for (int q = t; q < cfg.bm * PIECES; q += WgmmaConfig::kWarpgroup) {
-    const int row = q / PIECES, piece = q % PIECES;
-    const int col = c0 + 8 * (H >= 0 ? 2 * piece + H : piece);
-    if (m0 + row < M && n0 + col < N)
-      *reinterpret_cast<uint4*>(C + static_cast<long long>(m0 + row) * N + n0 + col) =
-          sm90::ld_shared_v4_b32(sm.c_stage + row * PITCH + col * 2);
+  /// The epilogue's bias_at: the value loaded for (mi, h).
+  __device__ __forceinline__ auto at() const {
+    return [this](int mi, int h, int) { return v[mi][h]; };
   }
-}
+};
 
 /// Split-K's store of the swapped tile: the raw f32 sums of C^T's fragments (wgmma_store_transposed's
 /// places) into the block's M×N partials, one 4-byte store each, predicated at the edges. Its loop
@@ -1346,7 +1306,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
     wgmma_store_transposed_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0,
                                                 n0, KEEP);
   else if constexpr (cfg.swapped())
-    wgmma_store_swapped_staged<Tile, Epi, Types, KEEP>(acc, swapped_bias, C, sm, M, N, m0, n0, KEEP, after_first);
+    wgmma_store_transposed_with<Tile, Epi, Types, KEEP>(acc, swapped_bias.at(), C, M, N, m0, n0, KEEP);
   else if constexpr (cfg.split > 1)
     wgmma_store_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, KEEP);
   else if constexpr (cfg.tma_store)
@@ -1601,7 +1561,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
     } else if constexpr (cfg.swapped()) {
-      wgmma_store_swapped_staged<Tile, Epi, Types>(acc, swapped_bias, C, sm, M, N, m0, n0, consumer, turn > 0);
+      wgmma_store_transposed_with<Tile, Epi, Types>(acc, swapped_bias.at(), C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.transposed()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {

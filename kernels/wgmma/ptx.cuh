@@ -258,19 +258,6 @@ __device__ __forceinline__ unsigned ld_shared_b32(unsigned address) {
   asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(address) : "memory");
   return v;
 }
-/// A 16-bit store to shared memory.
-__device__ __forceinline__ void st_shared_b16(unsigned address, unsigned short value) {
-  asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(address), "h"(value) : "memory");
-}
-/// Four 32-bit words from shared memory in one 16-byte load (the address 16-byte aligned).
-__device__ __forceinline__ uint4 ld_shared_v4_b32(unsigned address) {
-  uint4 v;
-  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "r"(address)
-               : "memory");
-  return v;
-}
 /// Four f32 values to shared memory in one 16-byte store (the address 16-byte aligned).
 __device__ __forceinline__ void st_shared_v4_f32(unsigned address, float x, float y, float z, float w) {
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(address), "f"(x), "f"(y), "f"(z), "f"(w)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""scripts/ab_table.py: over the four databases of runs IA, IB, JF, KE, KH, LG, LI, LJ, LK, LO, LY and LZ (results/logs/runIA/ia.tgz,
-runIB/ib.tgz, runJF/jf.tgz, runKE/ke.tgz, runKH/kh.tgz, runLG/lg.tgz, runLI/li.tgz, runLJ/lj.tgz, runLK/lk.tgz, runLO/lo.tgz, runLY/ly.tgz, runLZ/lz.tgz) it prints exactly the committed ab-table.txt of each run below its first line (the
+"""scripts/ab_table.py: over the four databases of runs IA, IB, JF, KE, KH, LG, LI, LJ, LK, LO, LY, LZ and MA (results/logs/runIA/ia.tgz,
+runIB/ib.tgz, runJF/jf.tgz, runKE/ke.tgz, runKH/kh.tgz, runLG/lg.tgz, runLI/li.tgz, runLJ/lj.tgz, runLK/lk.tgz, runLO/lo.tgz, runLY/ly.tgz, runLZ/lz.tgz, runMA/ma.tgz) it prints exactly the committed ab-table.txt of each run below its first line (the
 run's description), which docs/results.md quotes; a config one database lacks is listed as
 incomplete rather than compared; bad usage exits with status 2, a missing database with 1."""
 import sqlite3
@@ -18,7 +18,8 @@ RUNS = {"ia": REPO / "results" / "logs" / "runIA", "ib": REPO / "results" / "log
         "kh": REPO / "results" / "logs" / "runKH", "lg": REPO / "results" / "logs" / "runLG",
         "li": REPO / "results" / "logs" / "runLI", "lj": REPO / "results" / "logs" / "runLJ",
         "lk": REPO / "results" / "logs" / "runLK", "lo": REPO / "results" / "logs" / "runLO",
-        "ly": REPO / "results" / "logs" / "runLY", "lz": REPO / "results" / "logs" / "runLZ"}
+        "ly": REPO / "results" / "logs" / "runLY", "lz": REPO / "results" / "logs" / "runLZ",
+        "ma": REPO / "results" / "logs" / "runMA"}
 
 
 def run(*args):

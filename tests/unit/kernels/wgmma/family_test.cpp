@@ -206,21 +206,17 @@ TEST(WgmmaFamily, DeepRingsAndTheNarrowTileForProblemsOfFewTiles) {
   EXPECT_EQ(interleaved, legal);
   // The swapped tiles: 16, 32, 48 and 64 rows by 64 columns (one consumer), 128 (two) or 64 on
   // two consumers taking alternate K slices (ki2, beside the ring their BM x 64 f32 hand-off),
-  // 4 to 16 stages, where they fit beside the staged C rows (a 64 x 128 stage is 24 KB, 16 of
-  // them too many); no 2x1 pair
+  // 4 to 16 stages, where they fit (a 64 x 128 stage is 24 KB, 16 of them too many); no 2x1 pair
   // (built and tested, not listed: slower wherever it ran, runs KA and LY).
   std::set<std::string> expected;
   for (int bm : {16, 32, 48, 64})
     for (int bn : {64, 128})
       for (int ki : {0, 2})
         for (int s : {4, 6, 8, 12, 16})
-          if (!(ki && bn == 128) &&
-              (bm + bn) * 128 * s + (ki ? bm * bn * 4 : 0) + bm * (2 * bn + 16) + 2048 <= d.smem_per_block_optin)
+          if (!(ki && bn == 128) && (bm + bn) * 128 * s + (ki ? bm * bn * 4 : 0) + 2048 <= d.smem_per_block_optin)
             expected.insert(std::to_string(bm) + "x" + std::to_string(bn) + " s" + std::to_string(s) + (ki ? " ki2" : ""));
   EXPECT_EQ(swapped, expected);
-  // 48 x 64 takes 12 stages beside its staged C rows (with 16 the ring alone is 224 KB).
-  EXPECT_TRUE(expected.count("48x64 s12") && expected.count("48x64 s12 ki2") && !expected.count("48x64 s16") &&
-              !expected.count("48x64 s16 ki2"));
+  EXPECT_TRUE(expected.count("48x64 s16") && expected.count("48x64 s12 ki2") && !expected.count("48x64 s16 ki2"));
   WgmmaConfig deepest{.bm = 64, .bn = 64, .stages = 12, .consumers = 1, .tma_store = 1};
   EXPECT_TRUE(deepest.check(d).ok());
   EXPECT_LE(deepest.smem_bytes(), d.smem_per_block_optin);
