@@ -596,16 +596,36 @@ __device__ __forceinline__ int wgmma_tf32_column(int r) {
 /// store writes two runs of 4 columns in 4 rows), predicated at the edges. H >= 0 (the swapped
 /// tile with k_interleave = 2): only the thread's columns of that half (rows 8H.. of each warp's
 /// 16 rows of C^T).
-template <class Tile, class Epi, class Types, int H = -1>
-__device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
-                                                       const typename Types::Bias* __restrict__ bias,
-                                                       typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                                       int consumer) {
+template <class Tile, class Epi, class Types, int H = -1, class BiasAt>
+__device__ __forceinline__ void wgmma_store_transposed_with(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
+                                                            BiasAt bias_at, typename Types::C* __restrict__ C, int M,
+                                                            int N, int m0, int n0, int consumer) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
   const int col0 = n0 + cfg.consumer_row(consumer);
   const int row0 = m0 + 2 * (lane % 4);
+  // The swapped tile applies the epilogue to every value it holds first, outside the stores'
+  // edge tests (its bias values are registers, zero past N), so ptxas interleaves the values'
+  // GELU chains (two SFU operations and a dependent polynomial each) instead of running them one
+  // after another inside each store's branch; with two warps per scheduler nothing else hides
+  // a chain's latency (run LY's phase stamps: about 150 cycles a value). The tf32 kernel loads
+  // its bias where it stores, and keeps that order.
+  constexpr bool kApplyFirst = cfg.swapped();
+  if constexpr (kApplyFirst) {
+#pragma unroll
+    for (int mi = 0; mi < cfg.m_iters(); ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (H >= 0)
+          if (h != H) continue;
+        const float b = Epi::kUsesBias ? bias_at(mi, h, 0) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < cfg.mma_cols() / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) acc[mi][4 * j + 2 * h + e] = Epi::apply(acc[mi][4 * j + 2 * h + e], b);
+      }
+  }
 #pragma unroll
   for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
@@ -617,31 +637,37 @@ __device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config
       const int r = warp * 16 + lane / 4 + 8 * h;
       const int col = col0 + mi * WgmmaConfig::kWgmmaM + (cfg.transposed() ? wgmma_tf32_column(r) : r);
       if (col >= N) continue;
-      const float b = Epi::kUsesBias ? to_float(bias[col]) : 0.0f;
+      const float b = !kApplyFirst && Epi::kUsesBias ? bias_at(mi, h, col) : 0.0f;
 #pragma unroll
       for (int j = 0; j < cfg.mma_cols() / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int row = row0 + 8 * j + e;
-          if (row < M) C[static_cast<long long>(row) * N + col] = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + e], b));
+          if (row < M)
+            C[static_cast<long long>(row) * N + col] =
+                from_float<CT>(kApplyFirst ? acc[mi][4 * j + 2 * h + e] : Epi::apply(acc[mi][4 * j + 2 * h + e], b));
         }
     }
 }
 
-/// The swapped 16-bit tile's epilogue, unsplit. Its bias is loaded at the tile's start: a
-/// thread's columns of C are its rows of C^T, two per m64 block (h = 0, 1), known before the
-/// main loop, so their loads go under the ring's first fill instead of after the last wgmma (a
-/// DRAM latency per tile with L2 flushed, on the path of every block of a one-wave grid; zero
-/// past N, never stored). And the epilogue is applied to every value the thread holds at once,
-/// outside the stores' edge tests, so ptxas interleaves the values' GELU chains (two SFU
-/// operations and a dependent polynomial each) instead of running them one after another inside
-/// each store's branch; with two warps per scheduler nothing else hides a chain's latency (run
-/// LY's phase stamps: about 150 cycles a value). wgmma_store_transposed then stores the results
-/// as they are (EpilogueNone).
+/// wgmma_store_transposed_with, each column's bias loaded where it is used (the tf32 kernel).
+template <class Tile, class Epi, class Types, int H = -1>
+__device__ __forceinline__ void wgmma_store_transposed(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
+                                                       const typename Types::Bias* __restrict__ bias,
+                                                       typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
+                                                       int consumer) {
+  wgmma_store_transposed_with<Tile, Epi, Types, H>(
+      acc, [&](int, int, int col) { return to_float(bias[col]); }, C, M, N, m0, n0, consumer);
+}
+
+/// The swapped 16-bit tile's bias, loaded at the tile's start: a thread's columns of C are its
+/// rows of C^T, two per m64 block (h = 0, 1), known before the main loop, so their loads go
+/// under the ring's first fill instead of after the last wgmma (a DRAM latency per tile with L2
+/// flushed, on the path of every block of a one-wave grid). Zero past N (never stored).
 template <class Tile, class Types>
-struct WgmmaSwappedEpilogue {
-  float bias[Tile::config.m_iters()][2];
-  __device__ __forceinline__ void load(const typename Types::Bias* __restrict__ b, int N, int n0, int consumer) {
+struct WgmmaSwappedBias {
+  float v[Tile::config.m_iters()][2];
+  __device__ __forceinline__ void load(const typename Types::Bias* __restrict__ bias, int N, int n0, int consumer) {
     constexpr WgmmaConfig cfg = Tile::config;
     const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -649,29 +675,12 @@ struct WgmmaSwappedEpilogue {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int col = n0 + cfg.consumer_row(consumer) + mi * WgmmaConfig::kWgmmaM + warp * 16 + lane / 4 + 8 * h;
-        bias[mi][h] = col < N ? to_float(b[col]) : 0.0f;
+        v[mi][h] = col < N ? to_float(bias[col]) : 0.0f;
       }
   }
-  /// C = Epi(acc, bias) into acc for the thread's values (with H >= 0, those of half H), then
-  /// stored.
-  template <class Epi, int H = -1>
-  __device__ __forceinline__ void store(float (&acc)[Tile::config.m_iters()][Tile::config.mma_cols() / 2],
-                                        typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                        int consumer) const {
-    constexpr WgmmaConfig cfg = Tile::config;
-#pragma unroll
-    for (int mi = 0; mi < cfg.m_iters(); ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if constexpr (H >= 0)
-          if (h != H) continue;
-        const float b = Epi::kUsesBias ? bias[mi][h] : 0.0f;
-#pragma unroll
-        for (int j = 0; j < cfg.mma_cols() / 8; ++j)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) acc[mi][4 * j + 2 * h + e] = Epi::apply(acc[mi][4 * j + 2 * h + e], b);
-      }
-    wgmma_store_transposed<Tile, EpilogueNone, Types, H>(acc, nullptr, C, M, N, m0, n0, consumer);
+  /// The epilogue's bias_at: the value loaded for (mi, h).
+  __device__ __forceinline__ auto at() const {
+    return [this](int mi, int h, int) { return v[mi][h]; };
   }
 };
 
@@ -1288,7 +1297,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                                   const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
                                                   int m0, int n0, bool after_first,
-                                                  const WgmmaSwappedEpilogue<Tile, Types>& swapped) {
+                                                  const WgmmaSwappedBias<Tile, Types>& swapped_bias) {
   constexpr WgmmaConfig cfg = Tile::config;
   wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
   if ((HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0)
@@ -1297,7 +1306,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
     wgmma_store_transposed_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0,
                                                 n0, KEEP);
   else if constexpr (cfg.swapped())
-    swapped.template store<Epi, KEEP>(acc, C, M, N, m0, n0, KEEP);
+    wgmma_store_transposed_with<Tile, Epi, Types, KEEP>(acc, swapped_bias.at(), C, M, N, m0, n0, KEEP);
   else if constexpr (cfg.split > 1)
     wgmma_store_partials<Tile, KEEP>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0, KEEP);
   else if constexpr (cfg.tma_store)
@@ -1414,8 +1423,8 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
     // The swapped tile's bias, loaded before its main loop (split-K's blocks store raw sums).
-    WgmmaSwappedEpilogue<Tile, Types> swapped;
-    if constexpr (cfg.swapped() && cfg.split == 1 && Epi::kUsesBias) swapped.load(bias, N, n0, consumer);
+    WgmmaSwappedBias<Tile, Types> swapped_bias;
+    if constexpr (cfg.swapped() && cfg.split == 1 && Epi::kUsesBias) swapped_bias.load(bias, N, n0, consumer);
     int previous = 0;
     // k_interleave: the slices this consumer has multiplied of the tile (those in the slots of
     // its parity); without it every slice is the consumer's, and `kb` counts them.
@@ -1544,15 +1553,15 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       // halves are half of C's columns).
       if (consumer == 0)
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped);
+                                                        swapped_bias);
       else
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped);
+                                                        swapped_bias);
     } else if constexpr (cfg.swapped() && cfg.split > 1) {
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
     } else if constexpr (cfg.swapped()) {
-      swapped.template store<Epi>(acc, C, M, N, m0, n0, consumer);
+      wgmma_store_transposed_with<Tile, Epi, Types>(acc, swapped_bias.at(), C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.transposed()) {
       wgmma_store_transposed<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
     } else if constexpr (cfg.split > 1 && cfg.reduce == 2) {
