@@ -195,7 +195,7 @@ Document build_report(const db::Database& db, const Filters& f, const ReportOpti
 /// The `profiles` table (docs/reports.md, "Profiles"): per device × problem of `entries`, each
 /// stored profile of a family's best config there, of a config measured there that no longer is
 /// one, and of the library's kernels, each taken on that device or on another GPU of the same
-/// model (then named in `profiled_on`), with the figures docs/results.md quotes from Nsight
+/// model (then named in `profiled_on`), with the figures docs/journal/ quotes from Nsight
 /// Compute. No rows when no profile matches.
 Table profiles_table(const db::Database& db, const std::vector<ComparisonEntry>& entries, const Filters& f);
 

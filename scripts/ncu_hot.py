@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The instructions of one kernel where Nsight Compute's warp-state sampling caught the most warps,
-as docs/results.md quotes them (the stream-K descriptor finding, runs EB and ED; bf16 512^3, run LL).
+as docs/journal/ quotes them (the stream-K descriptor finding, runs EB and ED, 2026-12-01;
+bf16 512^3, run LL, 2026-12-02).
 
 Reads the per-instruction page that `ncu --page source --csv --print-source sass` writes (or
 `ncu -i REPORT` with the same options) and prints the total number of samples, then the N

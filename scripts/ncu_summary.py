@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The figures docs/results.md quotes from Nsight Compute, one block per kernel; with --db, the
+"""The figures the journal (docs/journal/) quotes from Nsight Compute, one block per kernel; with --db, the
 page stored as a profile in the results database.
 
 Reads the raw pages that `ncu -i REPORT --page raw --csv` writes (one kernel per file) and prints

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Each measured method's SM clock, power draw, temperature and throttle reasons while it was timed,
-as docs/results.md quotes them (runs EH and EI: every 8192³ method at the 700 W power cap).
+as docs/journal/2026-12-01.md quotes them (runs EH and EI: every 8192³ method at the 700 W power cap).
 
 Reads, in DIR, `smi.csv` (what `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,
 temperature.gpu,clocks_event_reasons.active --format=csv,noheader,nounits -lms 20` wrote during the

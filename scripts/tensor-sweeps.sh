@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tensor-core sweeps behind docs/results.md, run on the GPU host from a dist/ built by
+# The tensor-core sweeps of runs 8–20 (docs/journal/2026-11-30.md), run on the GPU host from a dist/ built by
 # scripts/gpu-pack.sh: every family that computes each 16-bit dtype and TF32, into one database.
 #   scripts/tensor-sweeps.sh SHAPES [DB] [LOGDIR]     e.g. scripts/tensor-sweeps.sh "1024 2048 4096"
 # SHAPES at 4096 and below are swept exhaustively; larger ones draw a seeded random sample of

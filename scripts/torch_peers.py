@@ -73,7 +73,7 @@ STEADY_MIN_SAMPLES = 1000
 
 #: --spin-cycles: the GPU spin before each sample, in clock cycles (about 250 µs at 1.98 GHz).
 #: It hides Python's enqueue of the timed launch, and it also rests the GPU: a power-capped GEMM
-#: that starts behind it runs faster than one that does not (docs/results.md, run HA).
+#: that starts behind it runs faster than one that does not (docs/journal/2026-12-01.md, run HA).
 DEFAULT_SPIN_CYCLES = 500_000
 
 #: The most launches queued between two events during warm-up, as harness/timing.cpp's

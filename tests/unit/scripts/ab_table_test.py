@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/ab_table.py: over the four databases of runs IA, IB, JF, KE, KH, LG, LI, LJ, LK, LO, LY, LZ and MA (results/logs/runIA/ia.tgz,
 runIB/ib.tgz, runJF/jf.tgz, runKE/ke.tgz, runKH/kh.tgz, runLG/lg.tgz, runLI/li.tgz, runLJ/lj.tgz, runLK/lk.tgz, runLO/lo.tgz, runLY/ly.tgz, runLZ/lz.tgz, runMA/ma.tgz) it prints exactly the committed ab-table.txt of each run below its first line (the
-run's description), which docs/results.md quotes; a config one database lacks is listed as
+run's description), which docs/journal/ quotes; a config one database lacks is listed as
 incomplete rather than compared; bad usage exits with status 2, a missing database with 1."""
 import sqlite3
 import subprocess

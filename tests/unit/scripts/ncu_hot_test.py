@@ -126,7 +126,7 @@ class NcuHot(unittest.TestCase):
 
     def test_run_lls_page_gives_its_committed_summary(self):
         # Twenty launches of bf16 512^3's fastest config (k_interleave 2), summed: the figures
-        # docs/results.md quotes from results/logs/runLL/ncu-summary.txt.
+        # docs/journal/2026-12-02.md quotes from results/logs/runLL/ncu-summary.txt.
         out = run_on_archived("ll", "wgmma_bf16_bm64_bn64_bk64_s8_wg2_cm1_cn1_p1_g8_ts1_ki2_bias_gelu-source.csv", 10)
         self.assertEqual(out.returncode, 0, out.stderr)
         summary = (REPO / "results" / "logs" / "runLL" / "ncu-summary.txt").read_text()
@@ -136,7 +136,7 @@ class NcuHot(unittest.TestCase):
     def test_run_lns_pages_give_their_committed_summaries(self):
         # cuBLAS's SIMT kernel (its page written twice per launch) and our f32 M = 128 split GEMM,
         # three launches each, by opcode and by how far ahead their shared loads go: the figures
-        # docs/results.md quotes.
+        # docs/journal/2026-12-02.md quotes.
         for page, summary in [("cublas-source.csv", "ncu-ops-cublas.txt"),
                               ("simt_f32_bm128_bn256_bk16_wm128_wn32_tm16_tn8_s4_v4_g8_o1_sk8_bias_gelu-source.csv",
                                "ncu-ops-simt.txt")]:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/smi_phases.py: over run EH's real nvidia-smi samples and databases
 (results/logs/runEH/eh.tgz) it prints exactly the committed results/logs/runEH/phases.txt, which
-docs/results.md quotes; a sample line nvidia-smi could not fill ("[N/A]") is skipped, not fatal;
+docs/journal/2026-12-01.md quotes; a sample line nvidia-smi could not fill ("[N/A]") is skipped, not fatal;
 bad usage exits with status 2 and the usage line, a missing file with 1."""
 import subprocess
 import sys
