@@ -11,15 +11,12 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from archived import archived
+
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "ab_table.py"
-RUNS = {"ia": REPO / "results" / "logs" / "runIA", "ib": REPO / "results" / "logs" / "runIB",
-        "jf": REPO / "results" / "logs" / "runJF", "ke": REPO / "results" / "logs" / "runKE",
-        "kh": REPO / "results" / "logs" / "runKH", "lg": REPO / "results" / "logs" / "runLG",
-        "li": REPO / "results" / "logs" / "runLI", "lj": REPO / "results" / "logs" / "runLJ",
-        "lk": REPO / "results" / "logs" / "runLK", "lo": REPO / "results" / "logs" / "runLO",
-        "ly": REPO / "results" / "logs" / "runLY", "lz": REPO / "results" / "logs" / "runLZ",
-        "ma": REPO / "results" / "logs" / "runMA"}
+RUNS = {name: archived(f"results/logs/run{name.upper()}")
+        for name in ("ia", "ib", "jf", "ke", "kh", "lg", "li", "lj", "lk", "lo", "ly", "lz", "ma")}
 
 
 def run(*args):

@@ -16,6 +16,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from archived import archived
+
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "ncu_hot.py"
 HEADER = ["Address", "Source", "Warp Stall Sampling (All Samples)", "Warp Stall Sampling (Not-issued Samples)",
@@ -29,7 +31,7 @@ def run(*args):
 def run_on_archived(run_name, member, *args):
     """The script on one page of a committed run's tarball (results/logs/runX/x.tgz), with `args`
     before the page's path and after it as run() takes them: ([options], [N])."""
-    archive = REPO / "results" / "logs" / f"run{run_name.upper()}" / f"{run_name}.tgz"
+    archive = archived(f"results/logs/run{run_name.upper()}") / f"{run_name}.tgz"
     options = [a for a in args if str(a).startswith("--")]
     rest = [a for a in args if not str(a).startswith("--")]
     with tempfile.TemporaryDirectory() as d, tarfile.open(archive) as tar:
@@ -121,7 +123,7 @@ class NcuHot(unittest.TestCase):
     def test_run_eds_page_gives_its_committed_summary(self):
         out = run_on_archived("ed", "wgmma_bf16_bm128_bn256_bk64_s3_wg2_cm1_cn1_p1_g8_ts1_bias_gelu.sass.csv", 1)
         self.assertEqual(out.returncode, 0, out.stderr)
-        summary = (REPO / "results" / "logs" / "runED" / "ncu-summary.txt").read_text()
+        summary = (archived("results/logs/runED") / "ncu-summary.txt").read_text()
         self.assertIn(out.stdout.splitlines()[1].strip(), summary)
 
     def test_run_lls_page_gives_its_committed_summary(self):
@@ -129,7 +131,7 @@ class NcuHot(unittest.TestCase):
         # docs/journal/2026-12-02.md quotes from results/logs/runLL/ncu-summary.txt.
         out = run_on_archived("ll", "wgmma_bf16_bm64_bn64_bk64_s8_wg2_cm1_cn1_p1_g8_ts1_ki2_bias_gelu-source.csv", 10)
         self.assertEqual(out.returncode, 0, out.stderr)
-        summary = (REPO / "results" / "logs" / "runLL" / "ncu-summary.txt").read_text()
+        summary = (archived("results/logs/runLL") / "ncu-summary.txt").read_text()
         self.assertEqual(out.stdout, summary)
         self.assertTrue(out.stdout.startswith("total samples 5243 instructions 1456 launches 20\n"))
 
@@ -145,7 +147,7 @@ class NcuHot(unittest.TestCase):
                 lead = run_on_archived("ln", page, "--lead")
                 self.assertEqual(out.returncode, 0, out.stderr)
                 self.assertEqual(lead.returncode, 0, lead.stderr)
-                committed = (REPO / "results" / "logs" / "runLN" / summary).read_text()
+                committed = (archived("results/logs/runLN") / summary).read_text()
                 self.assertEqual(out.stdout + lead.stdout.splitlines(keepends=True)[1], committed)
                 self.assertIn(" launches 3\n", out.stdout.splitlines(keepends=True)[0])
 

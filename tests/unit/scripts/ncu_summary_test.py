@@ -17,9 +17,13 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from archived import archived
+
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "ncu_summary.py"
-PAGES = REPO / "results" / "logs" / "runD" / "ncu"
+PAGES = archived("results/logs/runD/ncu")
+#: The summary names each page by its path from the repository's top, as run D ran the script.
+PAGES_TOP = PAGES.parents[3]
 #: The fixture's H200 (tests/fixtures/make_fixture.cpp), its 4096³ problem and its best config.
 FIXTURE_UUID = "GPU-5e1f0c2a-0000-4000-8000-fixture00001"
 FIXTURE_CONFIG = "simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu"
@@ -46,8 +50,8 @@ class Summary(unittest.TestCase):
     def test_the_committed_summary_is_what_the_pages_say(self):
         pages = sorted(PAGES.glob("*.raw.csv"))
         self.assertEqual(len(pages), 5)
-        out = subprocess.run([sys.executable, str(SCRIPT), *[str(p.relative_to(REPO)) for p in pages]],
-                             capture_output=True, text=True, cwd=REPO)
+        out = subprocess.run([sys.executable, str(SCRIPT), *[str(p.relative_to(PAGES_TOP)) for p in pages]],
+                             capture_output=True, text=True, cwd=PAGES_TOP)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(out.stdout, (PAGES / "summary.txt").read_text())
 

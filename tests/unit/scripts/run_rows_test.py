@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/run_rows.py over the committed results/coalesce.db: for the runs of the last merged GPU
+"""scripts/run_rows.py over the lab database as tests/unit/scripts/archived.py extracts it: for the runs of the last merged GPU
 runs (LT-LV, runs 355-375) each line's facts are results/README.md's row of that run (device,
 rows, git revision, start), and the figures it prints for the run's problem (the best median,
 its ratio to cuBLAS GEMM and to eager, and theirs) are the ones the row quotes; a run the
@@ -10,10 +10,12 @@ import sys
 import unittest
 from pathlib import Path
 
+from archived import archived
+
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "run_rows.py"
-DB = REPO / "results" / "coalesce.db"
-README = REPO / "results" / "README.md"
+DB = archived("results/coalesce.db")
+README = archived("results/README.md")
 RUNS = range(355, 376)
 
 

@@ -10,9 +10,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from archived import archived
+
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "smi_phases.py"
-RUN = REPO / "results" / "logs" / "runEH"
+RUN = archived("results/logs/runEH")
 TAGS = ["r1_plain", "r1_sk", "r2_sk", "r2_plain"]
 
 
