@@ -28,12 +28,16 @@ inline std::optional<L2FlushMode> parse_l2_flush_mode(std::string_view name) {
   return std::nullopt;
 }
 
-/// A run is in the steady state when every method was timed at least this many times, back to
-/// back (no sample gap): a second or more of work per large kernel, long enough for the GPU to
-/// settle at the clocks and power it holds under load. The database's v_measurements.steady_state
-/// (schema/migrations/0007_steady_state.sql) applies the same rule to a run's stored settings,
-/// and its ranking puts those rows first (docs/tuner.md, "The steady state").
+/// A run samples in the steady state when every method was timed at least this many times: a
+/// second or more of work per large kernel, long enough for the GPU to settle at the clocks and
+/// power it holds under load (docs/tuner.md, "The steady state"; the steady_b2b and steady_spin
+/// protocols).
 inline constexpr int kSteadyStateMinSamples = 1000;
+
+/// The GPU spin before each sample by default (`--spin-cycles`), in SM clock cycles: about
+/// 250 µs at the H200's 1.98 GHz, longer than a Python peer takes to enqueue its launch
+/// (scripts/torch_peers.py DEFAULT_SPIN_CYCLES; docs/tuner.md, "The timing protocol").
+inline constexpr long long kDefaultSpinCycles = 500000;
 
 /// The harness settings a measurement is stamped with (stored as JSON with every run).
 struct TimingSettings {
@@ -48,6 +52,12 @@ struct TimingSettings {
   /// of several milliseconds times each sample from a GPU that has just rested, as a profiler's
   /// serialized single launches do (docs/tuner.md, "Sustained and rested").
   double sample_gap_ms = 0;
+  /// SM clock cycles of a GPU spin (a one-thread kernel) enqueued after the L2 flush and before
+  /// each sample's start event (stored as "spin_cycles" only when above 0). The window then opens
+  /// on a GPU that is busy while the host enqueues the launch, so no host time reaches a sample;
+  /// the Python peers need it, and every method of a comparison is timed the same way
+  /// (docs/tuner.md, "The timing protocol"). 0 times each sample right behind the flush.
+  long long spin_cycles = 0;
   /// At least 20 samples, so p10 and p90 each rest on two or more samples beyond them.
   int min_samples = 20;
   /// A cap for kernels whose noise never settles (microsecond kernels): 1000 samples bound
@@ -66,6 +76,20 @@ struct TimingSettings {
   double warmup_ms = 50;
 };
 
+/// The timing protocol a run of these settings is stored under (schema/migrations/0008_protocol.sql,
+/// v_run_protocols, states the same rule over a run's stored settings): flush_rested with a sample
+/// gap; with a spin steady_spin (at least kSteadyStateMinSamples) or flush_spin; back to back
+/// steady_b2b or flush_b2b.
+inline std::string protocol_of(const TimingSettings& s) {
+  const bool steady = s.min_samples >= kSteadyStateMinSamples;
+  if (s.sample_gap_ms > 0) return "flush_rested";
+  if (s.spin_cycles > 0) return steady ? "steady_spin" : "flush_spin";
+  return steady ? "steady_b2b" : "flush_b2b";
+}
+
+/// Whether the settings sample in the steady state (kSteadyStateMinSamples or more, no rest): the
+/// protocols steady_spin and steady_b2b (protocols.steady, measurements.steady_state), which
+/// --steady-top times a sweep's fastest in.
 inline bool steady_state(const TimingSettings& s) {
   return s.min_samples >= kSteadyStateMinSamples && !(s.sample_gap_ms > 0);
 }
@@ -77,6 +101,7 @@ inline void to_json(nlohmann::json& j, const TimingSettings& s) {
                      {"warmup_ms", s.warmup_ms}};
   if (s.l2_flush != L2FlushMode::write) j["l2_flush"] = std::string(to_string(s.l2_flush));
   if (s.sample_gap_ms > 0) j["sample_gap_ms"] = s.sample_gap_ms;
+  if (s.spin_cycles > 0) j["spin_cycles"] = s.spin_cycles;
 }
 
 /// Reads the fields present; absent ones keep their defaults; wrong types throw.
@@ -92,6 +117,9 @@ inline void from_json(const nlohmann::json& j, TimingSettings& s) {
   read("first_warmup_ms", s.first_warmup_ms);
   read("warmup_ms", s.warmup_ms);
   read("sample_gap_ms", s.sample_gap_ms);
+  // torch_peers.py named the spin so before schema 8; v_run_protocols reads either name.
+  if (!j.contains("spin_cycles")) read("gpu_spin_cycles_before_each_sample", s.spin_cycles);
+  read("spin_cycles", s.spin_cycles);
   if (j.contains("l2_flush")) {
     const auto mode = parse_l2_flush_mode(j.at("l2_flush").get<std::string>());
     if (!mode) throw std::invalid_argument("l2_flush must be \"write\" or \"read\"");

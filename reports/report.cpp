@@ -100,10 +100,11 @@ std::string or_in(const std::string& column, const std::set<std::int64_t>& ids) 
   return " OR " + column + " IN (" + list + ")";
 }
 
-/// How the report ranks a device's rows of one problem and family, best first: as v_ranked does
-/// (schema/migrations/0007_steady_state.sql), the steady state first, then the fastest median, ties
-/// to the earlier row; over `v`, the filtered v_measurements.
-constexpr const char* kBestFirst = "v.steady_state DESC, v.median_ms, v.measurement_id";
+/// How the report picks a device's best row of one problem and family: the most preferred timing
+/// protocol measured (protocols.preference, schema/migrations/0008_protocol.sql), within it the
+/// fastest median, ties to the earlier row, as the compiler's pick does; over `v`, the filtered
+/// v_measurements. Ratios then come from that row's run, so from one protocol.
+constexpr const char* kBestFirst = "v.protocol_preference, v.median_ms, v.measurement_id";
 
 Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std::int64_t>& also) {
   Table t;
@@ -126,7 +127,7 @@ Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std:
                col("sm_clock_max_mhz", "SM clock max (MHz, before/after samples)"),
                col("host", "host"),
                col("command_line", "command"),
-               col("sampling", "sampling"),
+               col("protocol", "protocol"),
                col("harness", "harness settings")};
   auto rs = db.query(R"sql(
     SELECT r.id, CASE WHEN (SELECT count(*) FROM devices dl WHERE dl.name = d.name) > 1
@@ -140,7 +141,7 @@ Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std:
                                 UNION ALL
                                 SELECT sm_clock_after_mhz FROM measurements WHERE run_id = r.id)),
            r.host, r.command_line, r.harness_json,
-           (SELECT g.steady_state FROM v_run_regimes g WHERE g.run_id = r.id)
+           (SELECT g.protocol FROM v_run_protocols g WHERE g.run_id = r.id)
     FROM runs r LEFT JOIN devices d ON d.id = r.device_id
     WHERE r.id IN (SELECT v.run_id FROM v_measurements v WHERE )sql" +
                          f.where + ")" + or_in("r.id", also) + R"sql(
@@ -150,7 +151,7 @@ Table runs_table(const db::Database& db, const SqlFilter& f, const std::set<std:
     t.rows.push_back({r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
                       r[8], text(cuda_version(as_int(r[9]))), text(cuda_version(as_int(r[10]))),
                       r[11], r[12], r[13], r[14], r[15],
-                      text(as_int(r[17]) != 0 ? "steady state" : "default"), r[16]});
+                      r[17], r[16]});
   }
   return t;
 }
@@ -301,7 +302,7 @@ Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_devi
                col("family", "family"),
                col("config", "config", -1, false),
                col("run", "run"),
-               col("sampling", "sampling"),
+               col("protocol", "protocol"),
                col("fused_ms", "fused (ms)", 4),
                col("library_method", "fastest library path"),
                col("library_ms", "its time (ms)", 4),
@@ -339,7 +340,7 @@ Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_devi
     t.rows.push_back({text(fused.device), text(fused.dtype), text(fused.epilogue),
                       text(shape_text(fused.m, fused.n, fused.k)), integer(fused.m),
                       integer(fused.n), integer(fused.k), text(fused.family), text(fused.config),
-                      integer(fused.run), text(fused.steady_state ? "steady state" : "default"),
+                      integer(fused.run), text(fused.protocol),
                       Value(fused.best_median_ms),
                       library ? text(library->method) : Value(),
                       library ? Value(*library->median_ms) : Value(),
@@ -353,10 +354,12 @@ Table summary_table(const std::vector<ComparisonEntry>& entries, bool cross_devi
       "other's median ÷ the fused median: above 1 the fused kernel is faster, below 1 slower. "
       "\"fused is\" compares the fused kernel with the fastest library path by their [p10, p90] "
       "intervals: faster or slower only when they do not overlap, otherwise within noise. cuBLAS "
-      "GEMM alone computes no epilogue: it is the ceiling, not a path. \"sampling\": how that "
-      "run timed every method, the default (20 samples or more, until the mean is known to "
-      "0.5%) or the steady state (1,000 or more back to back, as `sweep --steady-top` times a "
-      "sweep's fastest configs again); a steady-state best outranks any other (docs/tuner.md)."};
+      "GEMM alone computes no epilogue: it is the ceiling, not a path. \"protocol\": how that "
+      "run timed every method (flush_spin, the shared protocol: L2 flushed and a GPU spin before "
+      "each sample; steady_spin the same with 1,000 samples or more; steady_b2b and flush_b2b "
+      "back to back, with 1,000 or more samples or fewer; flush_rested with a rest after each); "
+      "a best of a more preferred protocol outranks any other (docs/tuner.md, \"The timing "
+      "protocol\")."};
   if (cross_device_shown)
     t.notes.push_back("Every ratio here is of one run on one device: the peers taken from another "
                       "device of the same model (--same-model) are in the comparison only, marked "
@@ -892,7 +895,8 @@ ProblemBlocks fastest_family_blocks(const std::vector<ComparisonEntry>& entries)
     const ComparisonEntry& e = entries[block.first];
     const auto key = std::make_pair(e.device_id, e.problem_id);
     auto it = chosen.find(key);
-    auto rank = [&](const ComparisonEntry& x) { return std::make_pair(!x.steady_state, x.best_median_ms); };
+    // Across families as within one: the most preferred protocol first, then the fastest.
+    auto rank = [&](const ComparisonEntry& x) { return std::make_pair(x.protocol_preference, x.best_median_ms); };
     if (it == chosen.end() || rank(e) < rank(entries[it->second.first])) chosen[key] = block;
   }
   return chosen;
@@ -909,7 +913,8 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
                            f.where + R"sql()
     SELECT r.device_id, )sql" + device_label_sql("r") + R"sql(, r.peak_tflops,
            r.problem_id, r.m, r.n, r.k, r.dtype, r.epilogue, r.family, r.run_id, r.config_id,
-           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops, r.measurement_id, r.steady_state
+           r.config_name, r.median_ms, r.p10_ms, r.p90_ms, r.tflops, r.measurement_id, r.steady_state,
+           r.protocol, r.protocol_preference
     FROM ranked r
     WHERE r.best_rank = 1
     ORDER BY r.device_id, )sql" + std::string(kProblemOrder) +
@@ -939,6 +944,8 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     e.tflops = opt_double(r[16]);
     e.measurement_id = as_int(r[17]);
     e.steady_state = as_int(r[18]) != 0;
+    e.protocol = as_text(r[19]);
+    e.protocol_preference = static_cast<int>(as_int(r[20]));
     out.push_back(e);
     // A floor (read_b) is a bound, not a peer: it is in no comparison block (m_sweep_table shows it).
     auto others = db.query(R"sql(
@@ -966,14 +973,15 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
     if (!filters.run) {
       // The peers come from runs of their own, so --run (one run's rows only) leaves them out.
       // Per method the latest run that measured it on this device; with --same-model (?3), where
-      // this device has none, the latest run of another device of its model.
+      // this device has none, the latest run of another device of its model; in the best's timing
+      // protocol (?4) only, so that no ratio puts two protocols together.
       auto peers = db.query(R"sql(
         WITH candidates AS (
           SELECT m.method, m.device_id, m.run_id,
                  ROW_NUMBER() OVER (PARTITION BY m.method
                                     ORDER BY m.device_id <> ?1, m.run_id DESC) AS choice
           FROM measurements m
-          WHERE m.problem_id = ?2 AND m.method IN ()sql" + peer_methods("'", ", ") + R"sql()
+          WHERE m.problem_id = ?2 AND m.protocol = ?4 AND m.method IN ()sql" + peer_methods("'", ", ") + R"sql()
             AND m.device_id IN (SELECT g.id FROM devices g JOIN devices d ON d.id = ?1
                                 WHERE g.id = d.id OR (?3 AND )sql" + same_model_sql("g", "d") + R"sql())),
         latest AS (SELECT method, device_id, run_id FROM candidates WHERE choice = 1),
@@ -987,7 +995,7 @@ std::vector<ComparisonEntry> comparison_entries(const db::Database& db, const Fi
         SELECT p.method, IFNULL(p.config_name, ''), p.status, p.median_ms, p.p10_ms, p.p90_ms,
                p.tflops, p.message, p.run_id, p.device_id, )sql" + device_label_sql("p") + R"sql(
         FROM picked p WHERE p.pick = 1)sql",
-                            {r[0], r[3], integer(peers_scope == PeerScope::same_model ? 1 : 0)});
+                            {r[0], r[3], integer(peers_scope == PeerScope::same_model ? 1 : 0), r[19]});
       for (auto& o : peers.rows) {
         rows.push_back(compared(o));
         rows.back().run = as_int(o[8]);

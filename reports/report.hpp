@@ -91,8 +91,13 @@ struct ComparisonEntry {
   double best_median_ms = 0, best_p10_ms = 0, best_p90_ms = 0;  ///< the family's best row
   std::int64_t measurement_id = 0;  ///< the family's best row's measurement
   /// The family's best row was timed in the steady state (measurements.steady_state), as the
-  /// baselines of its run were; such a row outranks any that was not (docs/tuner.md).
+  /// baselines of its run were.
   bool steady_state = false;
+  /// The timing protocol of the family's best row and of its run's baselines (measurements.protocol),
+  /// and its rank among protocols (protocols.preference, 1 = first): the best comes from the
+  /// most preferred protocol measured (docs/tuner.md, "The timing protocol").
+  std::string protocol;
+  int protocol_preference = 0;
   /// A peer measured on another device of the model (PeerScope::same_model): that device's id
   /// and label, "NVIDIA H200 (device 2)"; 0 and empty for a row of this device.
   std::int64_t measured_on_id = 0;

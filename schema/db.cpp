@@ -569,9 +569,10 @@ std::optional<MeasurementId> Database::insert_measurement(const MeasurementRow& 
     INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, build_id, status,
         prune_reason, median_ms, min_ms, max_ms, p10_ms, p90_ms, rel_spread, samples, tflops,
         rel_err, max_abs_err, sm_clock_before_mhz, sm_clock_after_mhz, grid_blocks, message,
-        max_scaled_err, workspace_bytes, steady_state)
+        max_scaled_err, workspace_bytes, steady_state, protocol)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-        ?20, ?21, ?22, ?23, ?24, (SELECT g.steady_state FROM v_run_regimes g WHERE g.run_id = ?1))
+        ?20, ?21, ?22, ?23, ?24, (SELECT g.steady_state FROM v_run_regimes g WHERE g.run_id = ?1),
+        IFNULL((SELECT g.protocol FROM v_run_protocols g WHERE g.run_id = ?1), ''))
     ON CONFLICT DO NOTHING RETURNING id)sql",
                        what);
   s.bind(1, r.run).bind(2, r.device).bind(3, r.problem).bind(4, r.method).bind(5, r.config);
@@ -628,16 +629,14 @@ void Database::exec(std::string_view sql) {
   exec_sql(impl_->db, impl_->path, std::string(sql), "run SQL");
 }
 
-bool Database::measured(DeviceId device, ProblemId problem, ConfigId config,
-                        std::string_view method, std::optional<bool> steady_state) const {
+bool Database::measured(DeviceId device, ProblemId problem, ConfigId config, std::string_view method,
+                        std::optional<std::string> protocol) const {
   std::lock_guard lock(impl_->mutex);
   auto s = impl_->stmt(R"sql(
     SELECT EXISTS (SELECT 1 FROM measurements WHERE device_id = ?1 AND problem_id = ?2
-                   AND config_id = ?3 AND method = ?4 AND (?5 IS NULL OR steady_state = ?5)))sql",
+                   AND config_id = ?3 AND method = ?4 AND (?5 IS NULL OR protocol = ?5)))sql",
                        "look up a measurement");
-  std::optional<std::int64_t> regime;
-  if (steady_state) regime = *steady_state ? 1 : 0;
-  s.bind(1, device).bind(2, problem).bind(3, config).bind(4, method).bind(5, regime).step();
+  s.bind(1, device).bind(2, problem).bind(3, config).bind(4, method).bind(5, protocol).step();
   return s.integer(0) != 0;
 }
 
@@ -667,21 +666,20 @@ std::optional<DeviceId> Database::find_device(std::string_view uuid) const {
 }
 
 std::optional<BestConfig> Database::best_config(DeviceId device, const Problem& p, std::string_view family,
-                                                std::optional<bool> steady_state) const {
+                                                std::optional<std::string> protocol) const {
   std::lock_guard lock(impl_->mutex);
+  // v_best holds one row per protocol; the most preferred protocol's answers when none is named.
   auto s = impl_->stmt(R"sql(
-    SELECT config_id, config_name, params_json, median_ms, run_id FROM v_ranked
+    SELECT config_id, config_name, params_json, median_ms, run_id, protocol FROM v_best
     WHERE device_id = ?1 AND m = ?2 AND n = ?3 AND k = ?4 AND dtype = ?5 AND epilogue = ?6
-      AND family = ?7 AND (?8 IS NULL OR steady_state = ?8)
-    ORDER BY rank LIMIT 1)sql",
+      AND family = ?7 AND (?8 IS NULL OR protocol = ?8)
+    ORDER BY protocol_preference LIMIT 1)sql",
                        "look up the best config");
-  std::optional<std::int64_t> regime;
-  if (steady_state) regime = *steady_state ? 1 : 0;
   s.bind(1, device).bind(2, p.m).bind(3, p.n).bind(4, p.k).bind(5, to_string(p.dtype));
-  s.bind(6, to_string(p.epilogue)).bind(7, family).bind(8, regime);
+  s.bind(6, to_string(p.epilogue)).bind(7, family).bind(8, protocol);
   if (!s.step()) return std::nullopt;
   return BestConfig{s.integer(0), as_text(s.column(1)), as_text(s.column(2)),
-                    as_double(s.column(3)), s.integer(4)};
+                    as_double(s.column(3)), s.integer(4), as_text(s.column(5))};
 }
 
 ResultSet Database::query(std::string_view sql, const std::vector<Value>& params) const {

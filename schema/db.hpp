@@ -225,6 +225,7 @@ struct BestConfig {
   std::string params_json;
   double median_ms = 0;
   RunId run = 0;
+  std::string protocol;  ///< the timing protocol of its run (measurements.protocol)
 };
 
 /// An open results database. Move-only; closing releases the writer lease.
@@ -284,20 +285,21 @@ class Database {
   // --- reading ---------------------------------------------------------------------------------
 
   /// Resume: whether `config` was already measured with `method` on this device for this problem
-  /// (any run, any status: a pruned or failed row counts, it is not retried), in the given regime
-  /// (measurements.steady_state) or, without one, in either.
-  bool measured(DeviceId device, ProblemId problem, ConfigId config,
-                std::string_view method = "coalesce", std::optional<bool> steady_state = std::nullopt) const;
+  /// (any run, any status: a pruned or failed row counts, it is not retried), in the given timing
+  /// protocol (measurements.protocol) or, without one, in any.
+  bool measured(DeviceId device, ProblemId problem, ConfigId config, std::string_view method = "coalesce",
+                std::optional<std::string> protocol = std::nullopt) const;
   /// Resume of baselines: whether this run already has a row of the baseline `method`.
   bool baseline_measured(RunId run, DeviceId device, ProblemId problem,
                          std::string_view method) const;
   /// The device with this uuid, if stored; a full 40-character UUID also finds the row of its
   /// 39-character form, which harness/device.cpp wrote until 2026-11-29.
   std::optional<DeviceId> find_device(std::string_view uuid) const;
-  /// The first-ranked ok `coalesce` row of `family` on `device` for `problem`, if any (v_best);
-  /// with `steady_state`, the first-ranked of that regime only.
+  /// The first-ranked ok `coalesce` row of `family` on `device` for `problem`, if any (v_best):
+  /// with `protocol`, the fastest timed in that protocol; without, the fastest of the most
+  /// preferred protocol that has one (protocols.preference: the shared protocol first).
   std::optional<BestConfig> best_config(DeviceId device, const Problem& problem, std::string_view family,
-                                        std::optional<bool> steady_state = std::nullopt) const;
+                                        std::optional<std::string> protocol = std::nullopt) const;
   /// Runs ONE read-only statement with `params` bound to ?1, ?2, ...; throws QueryRefused for a
   /// statement that would write or for more than one statement, Error for invalid SQL.
   ResultSet query(std::string_view sql, const std::vector<Value>& params = {}) const;

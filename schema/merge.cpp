@@ -86,7 +86,7 @@ std::string measurement_label(const std::string& r, int depth) {
          ", 'baseline') || ' of ' || " + label_of("problems", r + ".problem_id", depth) + " || ' on ' || " +
          label_of("devices", r + ".device_id", depth) + " || CASE WHEN " + r +
          ".config_id IS NULL THEN ' in the ' || " + label_of("runs", r + ".run_id", depth) + " WHEN " + r +
-         ".steady_state = 1 THEN ' in the steady state' ELSE '' END";
+         ".protocol <> '' THEN ' in protocol ' || " + r + ".protocol ELSE '' END";
 }
 
 std::string profile_label(const std::string& r, int depth) {
@@ -94,6 +94,8 @@ std::string profile_label(const std::string& r, int depth) {
          label_of("configs", r + ".config_id", depth) + ", '') || ') of ' || " +
          label_of("problems", r + ".problem_id", depth) + " || ' on ' || " + label_of("devices", r + ".device_id", depth);
 }
+
+std::string protocol_label(const std::string& r, int) { return "'protocol ' || " + r + ".name"; }
 
 std::string peak_label(const std::string& r, int) {
   return "'cc ' || " + r + ".cc_major || '.' || " + r + ".cc_minor || ' ' || " + r + ".math";
@@ -121,14 +123,16 @@ const std::vector<TableRule>& rules() {
        {"compile_ms", "attempts", "log", "created_at"}, build_label,
        {"registers", "spill_stores_bytes", "spill_loads_bytes", "stack_bytes", "smem_bytes",
         "blocks_per_sm"}},
-      // The schema's two unique indexes: a config once per device × problem × method × regime
-      // whatever the run (measurements_config_once), a baseline once per run
+      // The schema's two unique indexes: a config once per device × problem × method × timing
+      // protocol whatever the run (measurements_config_once), a baseline once per run
       // (measurements_baseline_per_run).
       {"measurements", "measurement",
-       {{{"device_id", "problem_id", "method", "config_id", "steady_state"}, "$.config_id IS NOT NULL"},
+       {{{"device_id", "problem_id", "method", "config_id", "protocol"}, "$.config_id IS NOT NULL"},
         {{"run_id", "device_id", "problem_id", "method"}, "$.config_id IS NULL"}},
        true, {}, measurement_label},
       {"math_peaks", "math peak", {{{"cc_major", "cc_minor", "math"}, ""}}, true, {}, peak_label},
+      // The timing protocols (schema 8) by name; every database holds the migration's rows.
+      {"protocols", "protocol", {{{"name"}, ""}}, true, {}, protocol_label},
       // A kernel profiled once per device × problem × method × config (profiles_once; a library
       // kernel's NULL config matches NULL). When it was stored is not what it holds.
       {"profiles", "profile", {{{"device_id", "problem_id", "method", "config_id", "kernel"}, ""}}, true,

@@ -348,20 +348,20 @@ class Recorder {
     return stored.dump();
   }
 
-  /// The run and status of the stored row of `k` on this device in this run's regime (its
-  /// harness settings: the steady state or not), if any.
+  /// The run and status of the stored row of `k` on this device in this run's timing protocol
+  /// (protocol_of its harness settings), if any.
   std::optional<std::pair<db::RunId, std::string>> stored(const Key& k) {
     db::Database& db = database();  // first: it looks the device up
     db::ResultSet rs = db.query(R"sql(
       SELECT run_id, status FROM v_measurements
       WHERE device_id = ?1 AND m = ?2 AND n = ?3 AND k = ?4 AND dtype = ?5 AND epilogue = ?6
-        AND method = ?7 AND config_name = ?8 AND source_hash = ?9 AND steady_state = ?10)sql",
+        AND method = ?7 AND config_name = ?8 AND source_hash = ?9 AND protocol = ?10)sql",
                                   {db::Value(device_), db::Value(std::int64_t{k.problem.m}),
                                    db::Value(std::int64_t{k.problem.n}), db::Value(std::int64_t{k.problem.k}),
                                    db::Value(std::string(to_string(k.problem.dtype))),
                                    db::Value(std::string(to_string(k.problem.epilogue))), db::Value(k.method),
                                    db::Value(k.config), db::Value(k.source_hash),
-                                   db::Value(std::int64_t{steady_state(settings_) ? 1 : 0})});
+                                   db::Value(protocol_of(settings_))});
     if (rs.rows.empty()) return std::nullopt;
     return std::make_pair(db::as_int(rs.rows[0][0]), db::as_text(rs.rows[0][1]));
   }

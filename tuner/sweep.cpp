@@ -697,7 +697,7 @@ class Sweep {
 
   std::string best_so_far(const Problem& problem, const Family& family) const {
     if (!db_) return {};
-    auto best = db_->best_config(device_id_, problem, std::string(family.name()), steady_state(o_.timing));
+    auto best = db_->best_config(device_id_, problem, std::string(family.name()), protocol_of(o_.timing));
     if (!best) return {};
     return fixed(best->median_ms, 3) + " ms (" + fixed(problem.flops() / (best->median_ms * 1e-3) / 1e12, 1) +
            " TFLOP/s) " + best->name;
@@ -754,9 +754,10 @@ class Sweep {
       if (!c.pruned()) listed.insert(c.name);
     const db::ResultSet rs = db_->query(
         "SELECT config_name FROM v_measurements WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3 "
-        "AND method = 'coalesce' AND status = 'ok' AND steady_state = 0 "
+        "AND method = 'coalesce' AND status = 'ok' AND protocol = ?4 "
         "GROUP BY config_name ORDER BY MIN(median_ms), MIN(measurement_id)",
-        {db::Value(device_id_), db::Value(db_->upsert_problem(problem)), db::Value(std::string(plan.family->name()))});
+        {db::Value(device_id_), db::Value(db_->upsert_problem(problem)), db::Value(std::string(plan.family->name())),
+         db::Value(protocol_of(o_.timing))});
     std::vector<std::string> names;
     for (const auto& row : rs.rows) {
       if (names.size() == n) break;
@@ -895,7 +896,7 @@ class Sweep {
     std::optional<db::ConfigId> id;
     if (db_) {
       id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, cr.source_hash));
-      if (db_->measured(device_id_, problem_id_, *id, "coalesce", steady_state(o_.timing))) {
+      if (db_->measured(device_id_, problem_id_, *id, "coalesce", protocol_of(o_.timing))) {
         ++resumed;
         return "already measured";
       }
@@ -960,8 +961,8 @@ class Sweep {
   // kernel, stored as method `coalesce_unfused` under the winner's config.
   void measure_winner_unfused(const Problem& problem, const Family& family, ThreadPool& pool) {
     if (problem.epilogue == Epilogue::none) return;
-    auto best = db_->best_config(device_id_, problem, std::string(family.name()), steady_state(o_.timing));
-    if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused", steady_state(o_.timing)))
+    auto best = db_->best_config(device_id_, problem, std::string(family.name()), protocol_of(o_.timing));
+    if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused", protocol_of(o_.timing)))
       return;
     auto named = parse_config_name(best->name);
     if (!named) throw std::runtime_error("the best config's name does not parse: " + best->name);
@@ -1011,30 +1012,30 @@ class Sweep {
            << " configs whose unsplit grid already fills a wave of the SMs";
     out_ << "\n";
     if (!db_) return;
-    // The comparison comes from the database, so a resumed sweep reports its whole run.
+    // The comparison comes from the database, so a resumed sweep reports its whole run, and from
+    // this sweep's timing protocol: its baselines are those of the winner's run.
+    const std::string protocol = protocol_of(o_.timing);
     db::ResultSet rs = db_->query(
         "SELECT config_name, coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, cublaslt_fused_ms, "
-        "coalesce_unfused_ms, run_id FROM v_comparison WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3",
-        {db::Value(device_id_), db::Value(problem_id_), db::Value(family_name)});
+        "coalesce_unfused_ms, run_id FROM v_comparison WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3 "
+        "AND protocol = ?4",
+        {db::Value(device_id_), db::Value(problem_id_), db::Value(family_name), db::Value(protocol)});
     if (rs.rows.empty()) {
-      out_ << "  no config of " << family_name << " measured ok\n";
+      out_ << "  no config of " << family_name << " measured ok in protocol " << protocol << "\n";
       return;
     }
     const auto& row = rs.rows.front();
     const double best_ms = db::as_double(row[1]);
     auto tflops = [&](double ms) { return problem.flops() / (ms * 1e-3) / 1e12; };
-    const bool steady_best = db::as_int(db_->query("SELECT steady_state FROM v_run_regimes WHERE run_id = ?1",
-                                                   {row[7]}).rows.at(0).at(0)) != 0;
     out_ << "  best             " << fixed(best_ms, 3) << " ms  " << fixed(tflops(best_ms), 1) << " TFLOP/s  "
-         << db::as_text(row[0]) << " (run " << db::as_text(row[7]) << (steady_best ? ", steady state" : "") << ")\n";
-    // A sweep of the default sampling whose problem already has steady-state rows on this device:
-    // those rank first (docs/tuner.md, "The steady state"), so its own best is said beside them.
-    if (steady_best && !steady_state(o_.timing)) {
-      if (auto own = db_->best_config(device_id_, problem, family_name, false))
-        out_ << "  default sampling " << fixed(own->median_ms, 3) << " ms  " << fixed(tflops(own->median_ms), 1)
-             << " TFLOP/s  " << own->name << " (run " << own->run << "); the steady state ranks first: "
-             << "--steady-top times the fastest again in it\n";
-    }
+         << db::as_text(row[0]) << " (run " << db::as_text(row[7]) << ", " << protocol << ")\n";
+    // Where this device and problem were timed in a protocol that ranks ahead of this sweep's
+    // (protocols.preference; docs/tuner.md, "The timing protocol"), that protocol's best is the
+    // one the compiler and the reports take: said beside this sweep's own.
+    if (auto first = db_->best_config(device_id_, problem, family_name); first && first->protocol != protocol)
+      out_ << "  ranked first     " << fixed(first->median_ms, 3) << " ms  " << fixed(tflops(first->median_ms), 1)
+           << " TFLOP/s  " << first->name << " (run " << first->run << ", " << first->protocol
+           << "): its protocol ranks ahead of " << protocol << "\n";
     const char* names[] = {"cublas_gemm", "eager", "unfused", "cublaslt_fused", "coalesce_unfused"};
     for (int i = 0; i < 5; ++i) {
       const db::Value& v = row[2 + i];

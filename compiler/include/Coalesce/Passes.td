@@ -60,7 +60,9 @@ def CoalesceApplyTileConfig : Pass<"coalesce-apply-tile-config", "ModuleOp"> {
     2. `db=<path>` with `device=<name>`: the fastest config of any family measured for this op's
        M, N, K, dtype and epilogue on that device, from the results database's `v_ranked` view
        (ok rows only), skipping configs not legal for the op's shape and target ("apply history
-       best").
+       best"). Medians are compared within one timing protocol: the most preferred protocol
+       measured answers (schema 8, `protocols.preference`: the shared protocol, a GPU spin
+       before each sample, first; docs/tuner.md, "The timing protocol").
     3. The fallback: the first built-in config of the registered families, in registration
        order (Family::builtin_configs; for simt, kernels/simt/builtin.hpp, the configs the
        runtime library ships), that is legal for the op's dtype, shape and target; the last

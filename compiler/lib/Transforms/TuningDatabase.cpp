@@ -12,9 +12,18 @@ namespace mlir::coalesce {
 namespace {
 
 // v_ranked holds only the ok rows of tuned kernels (a wrong result is never a timing), one per
-// device x problem x config; across families they are ordered as the view ranks them within one:
-// the steady-state rows first (schema 7), then by median, ties to the earlier measurement.
+// device x problem x config x timing protocol (schema 8). A median is compared only with medians
+// of its own protocol: the rows of the most preferred protocol measured come first
+// (protocols.preference: the shared protocol, a GPU spin before each sample, its steady sampling
+// ahead), by median within it, ties to the earlier measurement; then those of the next protocol.
 constexpr const char* kRankedConfigsSql = R"sql(
+SELECT config_name FROM v_ranked
+ WHERE device_name = ?1 AND (?2 = '' OR family = ?2) AND m = ?3 AND n = ?4 AND k = ?5
+   AND dtype = ?6 AND epilogue = ?7
+ ORDER BY protocol_preference, median_ms, measurement_id
+)sql";
+// Schema 7: the steady-state rows first, then by median.
+constexpr const char* kRankedConfigsSql7 = R"sql(
 SELECT config_name FROM v_ranked
  WHERE device_name = ?1 AND (?2 = '' OR family = ?2) AND m = ?3 AND n = ?4 AND k = ?5
    AND dtype = ?6 AND epilogue = ?7
@@ -75,7 +84,7 @@ std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, st
   if (version > latest)
     return refuse("'" + path + "' was written by a newer Coalesce (schema version " + std::to_string(version) +
                   "; this compiler reads up to " + std::to_string(latest) + "); use a newer build");
-  const char* sql = version >= 7 ? kRankedConfigsSql : kRankedConfigsSqlBefore7;
+  const char* sql = version >= 8 ? kRankedConfigsSql : version == 7 ? kRankedConfigsSql7 : kRankedConfigsSqlBefore7;
   sqlite3_stmt* probe = nullptr;
   rc = sqlite3_prepare_v2(db, sql, -1, &probe, nullptr);
   sqlite3_finalize(probe);

@@ -26,9 +26,9 @@ merge merged.db fixture.db fixture_peers.db
 check "merge into a new OUT: status 0, nothing on stdout, one line per input" \
   '[ $rc -eq 0 ] && [ ! -s out ] && lines 2'
 check "the base database: every row new" \
-  'says "^fixture.db: 1 device, 2 runs, 2 problems, 13 configs, 10 builds, 37 measurements new; 8 math peaks already present; 0 conflicts$"'
+  'says "^fixture.db: 1 device, 2 runs, 2 problems, 13 configs, 10 builds, 37 measurements new; 8 math peaks, 5 protocols already present; 0 conflicts$"'
 check "the peers database: its two runs new, the base rows already present" \
-  'says "^fixture_peers.db: 2 runs, 9 configs, 12 measurements new; 1 device, 2 runs, 2 problems, 13 configs, 10 builds, 37 measurements, 8 math peaks already present; 0 conflicts$"'
+  'says "^fixture_peers.db: 2 runs, 9 configs, 12 measurements new; 1 device, 2 runs, 2 problems, 13 configs, 10 builds, 37 measurements, 8 math peaks, 5 protocols already present; 0 conflicts$"'
 "$report" --db merged.db --format csv | grep -v '^# database:' >merged.csv
 "$report" --db fixture_peers.db --format csv | grep -v '^# database:' >peers.csv
 rc=0

@@ -247,10 +247,10 @@ TEST(Report, RunFilterRanksWithinTheRun) {
   EXPECT_NE(entries[0].config.find("_bk16_"), std::string::npos) << entries[0].config;  // A
 }
 
-// A family's best timed in the steady state outranks a faster one that was not (as v_ranked
-// and the compiler rank them): here an mma row of a steady-state run at 4096³ (3.5 ms) against
-// the fixture's simt sweep (2.902 ms). The summary takes the mma block, its run's own baselines,
-// and says how that run was timed.
+// A family's best timed in a more preferred protocol outranks a faster one of another (as the
+// compiler ranks them, protocols.preference): here an mma row of a steady-state run at 4096³
+// (3.5 ms, steady_b2b) against the fixture's simt sweep (2.902 ms, flush_b2b). The summary takes
+// the mma block, its run's own baselines, and says which protocol that run timed by.
 TEST(Report, ASteadyStateBestOutranksAFasterOneAndTheSummarySaysSo) {
   const auto dir = std::filesystem::temp_directory_path() / ("report_test_steady_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -297,11 +297,11 @@ TEST(Report, ASteadyStateBestOutranksAFasterOneAndTheSummarySaysSo) {
     throw std::runtime_error("no column " + key);
   };
   EXPECT_EQ(db::as_text(at("family")), "mma");
-  EXPECT_EQ(db::as_text(at("sampling")), "steady state");
+  EXPECT_EQ(db::as_text(at("protocol")), "steady_b2b");
   EXPECT_DOUBLE_EQ(db::as_double(at("fused_ms")), 3.5);
   EXPECT_DOUBLE_EQ(db::as_double(at("vs_cublas_gemm")), 2.8 / 3.5);
   EXPECT_DOUBLE_EQ(db::as_double(at("vs_eager")), 3.6 / 3.5);
-  // The runs table says how each run was timed.
+  // The runs table says which protocol each run timed by.
   const auto runs = std::find_if(doc.tables.begin(), doc.tables.end(), [](const Table& x) { return x.name == "runs"; });
   ASSERT_NE(runs, doc.tables.end());
   std::map<std::string, std::string> sampling;
@@ -309,17 +309,18 @@ TEST(Report, ASteadyStateBestOutranksAFasterOneAndTheSummarySaysSo) {
     std::string run, how;
     for (std::size_t i = 0; i < runs->columns.size(); ++i) {
       if (runs->columns[i].key == "run") run = db::as_text(row[i]);
-      if (runs->columns[i].key == "sampling") how = db::as_text(row[i]);
+      if (runs->columns[i].key == "protocol") how = db::as_text(row[i]);
     }
     sampling[run] = how;
   }
-  EXPECT_EQ(sampling[db::as_text(at("run"))], "steady state");
-  EXPECT_EQ(sampling["1"], "default");
+  EXPECT_EQ(sampling[db::as_text(at("run"))], "steady_b2b");
+  EXPECT_EQ(sampling["1"], "flush_b2b");
   // The fixture's own best is still there, ranked within its family, and says it was not.
   const auto simt = std::find_if(entries.begin(), entries.end(),
                                  [](const ComparisonEntry& e) { return e.method == "coalesce" && e.family == "simt"; });
   ASSERT_NE(simt, entries.end());
   EXPECT_FALSE(simt->steady_state);
+  EXPECT_EQ(simt->protocol, "flush_b2b");
   EXPECT_DOUBLE_EQ(simt->best_median_ms, 2.902);
   std::filesystem::remove_all(dir);
 }

@@ -181,7 +181,7 @@ TEST(Merge, TwoShardsBecomeOneUnderNewIds) {
   // The dry run's writer died: the merge reads it as any writer's open would, interrupted.
   EXPECT_EQ(as_text(out.query("SELECT status FROM runs WHERE device_id IS NULL").rows[0][0]), "interrupted");
   EXPECT_EQ(summary(a), "1 device, 2 runs, 1 problem, 2 configs, 1 build, 3 measurements new; "
-                        "8 math peaks already present; 0 conflicts");
+                        "8 math peaks, 5 protocols already present; 0 conflicts");
 }
 
 // ptxas' figures belong to one compile: two hosts' builds of one source with one toolkit label
@@ -283,7 +283,7 @@ TEST(Merge, AConflictIsReportedAndLeftOutWithWhatRefersToIt) {
   EXPECT_EQ(describe(conflict, c, dir / "out.db"),
             c_name + ": conflict in devices, GPU-aaaa: name 'NVIDIA H100' vs 'NVIDIA H200' (" + c_name +
                 " vs " + out_name + ", stored from " + a_name + "); not taken");
-  EXPECT_EQ(summary(c), "1 problem new; 8 math peaks already present; 1 conflict (1 device); "
+  EXPECT_EQ(summary(c), "1 problem new; 8 math peaks, 5 protocols already present; 1 conflict (1 device); "
                         "1 run, 2 measurements left out with it");
   EXPECT_EQ(as_text(out.query("SELECT name FROM devices").rows[0][0]), "NVIDIA H200");
   EXPECT_EQ(count(out, "devices"), 1);
@@ -311,7 +311,8 @@ TEST(Merge, AMeasurementWithAnotherMedianConflicts) {
   const MergeConflict& c = r.conflicts[0];
   EXPECT_EQ(c.table, "measurements");
   EXPECT_EQ(c.key,
-            "coalesce simt_f32_bm128_bn128_bias_gelu (source hash-128) of 1024x1024x1024 f32 bias_gelu on GPU-aaaa");
+            "coalesce simt_f32_bm128_bn128_bias_gelu (source hash-128) of 1024x1024x1024 f32 bias_gelu on GPU-aaaa "
+            "in protocol flush_b2b");
   std::vector<std::string> columns;
   for (const MergeDifference& d : c.differences) columns.push_back(d.column);
   EXPECT_EQ(columns, (std::vector<std::string>{"median_ms", "max_ms", "p90_ms"}));
@@ -536,7 +537,7 @@ TEST(Merge, EveryTableOfTheSchemaHasANaturalKey) {
     auto out = Database::open(dir / "out.db", Mode::read_write);
     Merger merger(out);
     auto tables = out.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").rows;
-    EXPECT_EQ(as_int(tables[0][0]), 8);
+    EXPECT_EQ(as_int(tables[0][0]), 9);
   }
   std::vector<Migration> list(builtin_migrations().begin(), builtin_migrations().end());
   list.push_back({latest_schema_version() + 1, "9999_notes.sql",

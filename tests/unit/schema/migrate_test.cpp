@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "harness/timing_settings.hpp"
 #include "schema/db.hpp"
 #include "test_util.hpp"
@@ -236,10 +240,11 @@ TEST(Migrations, VersionFourUpgradesToFloorsKeepingEveryMeasurement) {
     EXPECT_THROW(db.insert_measurement(floor), Error);
   }
   std::string after = measurement_dump(path);
-  // 0005's column, NULL on every row written before it, and 0007's, 0 on the rows of a run that
-  // was not in the steady state, are the differences.
+  // 0005's column, NULL on every row written before it, 0007's, 0 on the rows of a run that
+  // was not in the steady state, and 0008's, the protocol of such a run, are the differences.
   for (std::size_t at; (at = after.find("workspace_bytes=NULL;")) != std::string::npos;) after.erase(at, 21);
   for (std::size_t at; (at = after.find("steady_state=0;")) != std::string::npos;) after.erase(at, 15);
+  for (std::size_t at; (at = after.find("protocol=flush_b2b;")) != std::string::npos;) after.erase(at, 19);
   EXPECT_EQ(after.substr(0, before.size()), before);
   EXPECT_NE(after.find("method=read_b;"), std::string::npos);
   EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM v_comparison WHERE cublas_gemm_ms = 0.0179"), 1);
@@ -248,13 +253,14 @@ TEST(Migrations, VersionFourUpgradesToFloorsKeepingEveryMeasurement) {
 }
 
 // A database written at version 6 upgrades to regimes (0007): each row takes its run's
-// (a run asked for 1,000 samples or more back to back is in the steady state), a config may then
-// be measured once in each regime, the ranking takes the steady-state rows first, and a row that
-// claims another regime than its run's is refused.
+// (a run asked for 1,000 samples or more back to back is in the steady state), the ranking takes
+// the steady-state rows first, and a row that claims another regime than its run's is refused.
+// Schema 8 replaces the ranking by one within each timing protocol (the next test).
 TEST(Migrations, VersionSixUpgradesToRegimesRankingTheSteadyStateFirst) {
   TempDir dir;
   auto path = dir / "v6.db";
   const std::vector<Migration> v6(builtin_migrations().begin(), builtin_migrations().begin() + 6);
+  const std::vector<Migration> v7(builtin_migrations().begin(), builtin_migrations().begin() + 7);
   { EXPECT_EQ(Database::open(path, Mode::read_write, v6).schema_version(), 6); }
   raw_sql(path,
           "INSERT INTO devices (uuid, name, arch, cc_major, cc_minor, sm_count, l2_bytes, global_mem_bytes,"
@@ -275,48 +281,15 @@ TEST(Migrations, VersionSixUpgradesToRegimesRankingTheSteadyStateFirst) {
           " VALUES (1, 1, 1, 'coalesce', 1, 'ok', 0.200, 0.200, 0.200, 0.200, 0.200, 0, 40, 687, 1e-3, 1e-2),"
           " (2, 1, 1, 'coalesce', 2, 'ok', 0.210, 0.210, 0.210, 0.210, 0.210, 0, 3000, 654, 1e-3, 1e-2),"
           " (3, 1, 1, 'cublas_gemm', NULL, 'ok', 0.180, 0.180, 0.180, 0.180, 0.180, 0, 3000, 763, 1e-3, 1e-2);");
-  {
-    auto db = Database::open(path, Mode::read_write);
-    EXPECT_EQ(db.schema_version(), latest_schema_version());
-    // The rule in SQL (v_run_regimes) and in C++ (harness/timing_settings.hpp) agree: a rested
-    // run (sample_gap_ms) is not in the steady state however many samples it took.
-    EXPECT_EQ(as_text(db.query("SELECT group_concat(steady_state, ',') FROM (SELECT steady_state FROM v_run_regimes "
-                               "ORDER BY run_id)").rows[0][0]),
-              "0,1,0");
-    TimingSettings t;
-    EXPECT_FALSE(steady_state(t));
-    t.min_samples = t.max_samples = 3000;
-    EXPECT_TRUE(steady_state(t));
-    t.sample_gap_ms = 5;
-    EXPECT_FALSE(steady_state(t));
-    t.sample_gap_ms = 0, t.min_samples = kSteadyStateMinSamples - 1;
-    EXPECT_FALSE(steady_state(t));
-    EXPECT_EQ(as_text(db.query("SELECT group_concat(steady_state, ',') FROM (SELECT steady_state FROM measurements "
-                               "ORDER BY id)").rows[0][0]),
-              "0,1,0");
-    // Config 2 is slower (0.210 ms against 0.200) and ranked first: its row is in the steady state.
-    EXPECT_EQ(as_text(db.query("SELECT config_name FROM v_best").rows[0][0]), "wgmma_b");
-    EXPECT_EQ(as_int(db.query("SELECT rank FROM v_ranked WHERE config_name = 'wgmma_a'").rows[0][0]), 2);
-    // Config 1 again, in the steady state: a row of its own; in its first regime again: refused.
-    MeasurementRow again;
-    again.run = 2;
-    again.device = 1;
-    again.problem = 1;
-    again.method = "coalesce";
-    again.config = 1;
-    again.status = Status::ok;
-    again.rel_err = 1e-3;
-    again.max_abs_err = 1e-2;
-    again.timing = Timing{0.190, 0.19, 0.19, 0.19, 0.19, 3000};
-    EXPECT_FALSE(db.measured(1, 1, 1, "coalesce", true));
-    EXPECT_TRUE(db.measured(1, 1, 1, "coalesce", false));
-    EXPECT_TRUE(db.measured(1, 1, 1, "coalesce"));
-    EXPECT_TRUE(db.insert_measurement(again));
-    EXPECT_TRUE(db.measured(1, 1, 1, "coalesce", true));
-    again.run = 1;
-    EXPECT_FALSE(db.insert_measurement(again)) << "config 1 is measured once outside the steady state";
-    EXPECT_EQ(as_text(db.query("SELECT config_name FROM v_best").rows[0][0]), "wgmma_a");
-  }
+  { EXPECT_EQ(Database::open(path, Mode::read_write, v7).schema_version(), 7); }
+  // A rested run (sample_gap_ms) is not in the steady state however many samples it took.
+  EXPECT_EQ(raw_scalar(path, "SELECT group_concat(steady_state, '') + 0 FROM (SELECT steady_state FROM v_run_regimes "
+                             "ORDER BY run_id)"), 10);
+  EXPECT_EQ(raw_scalar(path, "SELECT group_concat(steady_state, '') + 0 FROM (SELECT steady_state FROM measurements "
+                             "ORDER BY id)"), 10);
+  // Config 2 is slower (0.210 ms against 0.200) and ranked first: its row is in the steady state.
+  EXPECT_EQ(raw_scalar(path, "SELECT config_id FROM v_best"), 2);
+  EXPECT_EQ(raw_scalar(path, "SELECT rank FROM v_ranked WHERE config_name = 'wgmma_a'"), 2);
   // A row that claims the steady state in a run that is not, or the reverse, is refused.
   auto refused = [&](const std::string& sql) {
     sqlite3* db = nullptr;
@@ -333,7 +306,121 @@ TEST(Migrations, VersionSixUpgradesToRegimesRankingTheSteadyStateFirst) {
                     " max_abs_err, steady_state) VALUES (1, 1, 1, 'coalesce', 2, 'wrong_result', 1, 1, 1)"),
             why);
   EXPECT_EQ(refused("UPDATE measurements SET steady_state = 0 WHERE run_id = 2"), why);
-  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM measurements"), 4);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM measurements"), 3);
+}
+
+// A database at version 7 with a run of every regime (tests/fixtures/schema7-regimes.sql)
+// upgrades to timing protocols (0008): each row takes its run's protocol, the C++ rule agrees
+// with the SQL one on every run, the spun peer runs schema 7 filed in the steady state are apart
+// from the back-to-back ones, a config is measured once per protocol, every ranking view keeps
+// protocols apart, and a row that claims another protocol than its run's is refused.
+TEST(Migrations, VersionSevenUpgradesToProtocolsAndNoViewMixesTwo) {
+  TempDir dir;
+  auto path = dir / "v7.db";
+  const std::vector<Migration> v7(builtin_migrations().begin(), builtin_migrations().begin() + 7);
+  { EXPECT_EQ(Database::open(path, Mode::read_write, v7).schema_version(), 7); }
+  std::ifstream fixture(COALESCE_SCHEMA7_FIXTURE);
+  ASSERT_TRUE(fixture) << COALESCE_SCHEMA7_FIXTURE;
+  std::ostringstream sql;
+  sql << fixture.rdbuf();
+  raw_sql(path, sql.str());
+  const std::vector<std::int64_t> counts = row_counts(path);
+  auto text = [](const Database& db, const std::string& q) { return as_text(db.query(q).rows.at(0).at(0)); };
+  {
+    auto db = Database::open(path, Mode::read_write);
+    EXPECT_EQ(db.schema_version(), latest_schema_version());
+    EXPECT_EQ(text(db, "SELECT group_concat(protocol, ',') FROM (SELECT protocol FROM v_run_protocols ORDER BY run_id)"),
+              "flush_b2b,steady_b2b,flush_rested,flush_spin,steady_spin,flush_b2b");
+    EXPECT_EQ(text(db, "SELECT group_concat(protocol, ',') FROM (SELECT protocol FROM measurements ORDER BY id)"),
+              "flush_b2b,flush_b2b,steady_b2b,steady_b2b,flush_rested,flush_spin,steady_spin,flush_b2b");
+    // steady_state is read from the protocol and so unchanged: run 5 samples in the steady state,
+    // with a spin, and is filed apart from run 2 by its protocol.
+    EXPECT_EQ(text(db, "SELECT group_concat(steady_state, '') FROM (SELECT steady_state FROM measurements ORDER BY id)"),
+              "00110010");
+    // The rule in C++ (harness/timing_settings.hpp) is the rule in SQL, run by run.
+    for (const auto& row : db.query("SELECT r.harness_json, g.protocol FROM runs r JOIN v_run_protocols g "
+                                    "ON g.run_id = r.id ORDER BY r.id").rows) {
+      const TimingSettings t = nlohmann::json::parse(as_text(row[0])).get<TimingSettings>();
+      EXPECT_EQ(protocol_of(t), as_text(row[1])) << as_text(row[0]);
+    }
+    TimingSettings t;
+    EXPECT_EQ(protocol_of(t), "flush_b2b");
+    t.spin_cycles = kDefaultSpinCycles;
+    EXPECT_EQ(protocol_of(t), "flush_spin");
+    EXPECT_FALSE(steady_state(t));
+    t.min_samples = t.max_samples = 3000;
+    EXPECT_EQ(protocol_of(t), "steady_spin");
+    EXPECT_TRUE(steady_state(t));
+    t.sample_gap_ms = 5;
+    EXPECT_EQ(protocol_of(t), "flush_rested");
+    EXPECT_FALSE(steady_state(t));
+    t.sample_gap_ms = 0, t.spin_cycles = 0;
+    EXPECT_EQ(protocol_of(t), "steady_b2b");
+    // A spin is stored only when there is one, so the settings of earlier runs read back unchanged.
+    EXPECT_FALSE(nlohmann::json(TimingSettings{}).contains("spin_cycles"));
+    EXPECT_EQ(nlohmann::json(t).dump(), nlohmann::json(nlohmann::json(t).get<TimingSettings>()).dump());
+
+    // One best per device × problem × family × protocol, each beside its own run's baselines.
+    EXPECT_EQ(text(db, "SELECT group_concat(protocol || ':' || config_name || ':' || cublas_gemm_ms, ',') FROM "
+                       "(SELECT * FROM v_comparison ORDER BY protocol_preference)"),
+              "steady_b2b:wgmma_b:0.185,flush_b2b:wgmma_a:0.19");
+    EXPECT_EQ(text(db, "SELECT count(*) FROM v_ranked WHERE rank <> 1"), "0");
+    // Without a protocol the most preferred one measured answers; with one, that one.
+    const Problem p{4096, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu};
+    ASSERT_TRUE(db.best_config(1, p, "wgmma"));
+    EXPECT_EQ(db.best_config(1, p, "wgmma")->name, "wgmma_b");
+    EXPECT_EQ(db.best_config(1, p, "wgmma")->protocol, "steady_b2b");
+    EXPECT_EQ(db.best_config(1, p, "wgmma", "flush_b2b")->name, "wgmma_a");
+    EXPECT_FALSE(db.best_config(1, p, "wgmma", "flush_spin"));
+
+    // A config is measured once per protocol: torch_eager is stored in flush_spin and steady_spin,
+    // not in flush_b2b.
+    EXPECT_TRUE(db.measured(1, 1, 3, "torch_eager", "flush_spin"));
+    EXPECT_TRUE(db.measured(1, 1, 3, "torch_eager", "steady_spin"));
+    EXPECT_FALSE(db.measured(1, 1, 3, "torch_eager", "flush_b2b"));
+    EXPECT_TRUE(db.measured(1, 1, 3, "torch_eager"));
+    MeasurementRow again;
+    again.device = 1;
+    again.problem = 1;
+    again.method = "torch_eager";
+    again.config = 3;
+    again.status = Status::ok;
+    again.rel_err = 1e-3;
+    again.max_abs_err = 1e-2;
+    again.timing = Timing{0.245, 0.24, 0.25, 0.24, 0.25, 20};
+    again.run = 4;
+    EXPECT_FALSE(db.insert_measurement(again)) << "measured in flush_spin already";
+    again.run = 6;
+    const auto id = db.insert_measurement(again);
+    ASSERT_TRUE(id) << "the first row of the config in flush_b2b";
+    EXPECT_EQ(text(db, "SELECT protocol FROM measurements WHERE id = " + std::to_string(*id)), "flush_b2b");
+  }
+  // Rows claiming another protocol than their run's are refused; one that names none gets its run's.
+  auto refused = [&](const std::string& sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    std::string msg = err ? err : "";
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return rc == SQLITE_CONSTRAINT ? msg : "not refused (" + std::to_string(rc) + ")";
+  };
+  const std::string why = "a measurement's protocol must be its run's (v_run_protocols)";
+  EXPECT_EQ(refused("INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, status, rel_err,"
+                    " max_abs_err, protocol) VALUES (1, 1, 1, 'coalesce', 2, 'wrong_result', 1, 1, 'flush_spin')"),
+            why);
+  EXPECT_EQ(refused("UPDATE measurements SET protocol = 'steady_b2b' WHERE id = 7"), why);
+  EXPECT_EQ(refused("UPDATE measurements SET run_id = 2 WHERE id = 7"), why) << "steady_spin into steady_b2b";
+  EXPECT_EQ(refused("UPDATE measurements SET run_id = 4 WHERE id = 1"), why);
+  raw_sql(path, "INSERT INTO measurements (run_id, device_id, problem_id, method, config_id, status, rel_err,"
+                " max_abs_err) VALUES (4, 1, 1, 'coalesce', 2, 'wrong_result', 1, 1)");
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM measurements WHERE run_id = 4 AND method = 'coalesce' "
+                             "AND protocol = 'flush_spin'"), 1);
+  std::vector<std::int64_t> expected = counts;
+  expected[5] += 2;  // the torch_eager row of run 6 and the raw insert
+  EXPECT_EQ(row_counts(path), expected);
+  EXPECT_EQ(raw_scalar(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
 }
 
 TEST(Migrations, FreshDatabaseIsInitialized) {
@@ -343,8 +430,9 @@ TEST(Migrations, FreshDatabaseIsInitialized) {
     auto db = Database::open(path, Mode::read_write);
     EXPECT_EQ(db.schema_version(), latest_schema_version());
     auto tables = db.query("SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
-    // devices runs problems configs builds measurements (0001), math_peaks (0003), profiles (0004)
-    EXPECT_EQ(as_int(tables.rows[0][0]), 8);
+    // devices runs problems configs builds measurements (0001), math_peaks (0003), profiles (0004),
+    // protocols (0008)
+    EXPECT_EQ(as_int(tables.rows[0][0]), 9);
   }
   EXPECT_EQ(raw_scalar(path, "PRAGMA application_id"), kApplicationId);
   EXPECT_EQ(raw_scalar(path, "PRAGMA user_version"), latest_schema_version());
