@@ -169,7 +169,8 @@ inline Content deterministic_content(const std::filesystem::path& path, std::vec
       {"measurements", "SELECT r.resume_key, d.uuid, p.m, p.n, p.k, p.dtype, p.epilogue, x.method, c.name, c.source_hash, "
                        "bc.name, bc.source_hash, x.status, x.prune_reason, x.median_ms, x.min_ms, x.max_ms, x.p10_ms, "
                        "x.p90_ms, x.rel_spread, x.samples, x.tflops, x.rel_err, x.max_abs_err, x.max_scaled_err, "
-                       "x.sm_clock_before_mhz, x.sm_clock_after_mhz, x.grid_blocks, x.workspace_bytes, x.steady_state, x.message "
+                       "x.sm_clock_before_mhz, x.sm_clock_after_mhz, x.grid_blocks, x.workspace_bytes, x.steady_state, x.protocol, "
+                       "x.message "
                        "FROM measurements x JOIN runs r ON r.id = x.run_id JOIN devices d ON d.id = x.device_id "
                        "JOIN problems p ON p.id = x.problem_id LEFT JOIN configs c ON c.id = x.config_id "
                        "LEFT JOIN builds b ON b.id = x.build_id LEFT JOIN configs bc ON bc.id = b.config_id",
