@@ -264,6 +264,14 @@ int main(int argc, char** argv) {
   app.add_option("--budget-ms", o.timing.budget_ms, "wall-time budget per kernel after min samples")
       ->capture_default_str()
       ->check(kPositive);
+  // The shared timing protocol (docs/tuner.md, "The timing protocol"): the same spin as
+  // coalesce-tune sweep's and the peers'.
+  o.timing.spin_cycles = kDefaultSpinCycles;
+  app.add_option("--spin-cycles", o.timing.spin_cycles,
+                 "SM clock cycles of a GPU spin before each sample (0: none, the window opens right behind the L2 "
+                 "flush)")
+      ->capture_default_str()
+      ->check(CLI::Range(0LL, 1000000000LL));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

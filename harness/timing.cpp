@@ -79,8 +79,9 @@ Timing ColdTimer::measure(const StreamWork& launch, const StreamWork& reset_outp
   }
   g_process_warmed.store(true);
 
-  // 2. Samples: reset the output and flush L2 outside the window, then one event pair around
-  //    one launch, synchronizing on every sample.
+  // 2. Samples: reset the output, flush L2 and spin outside the window, then one event pair
+  //    around one launch, synchronizing on every sample. The spin keeps the host's enqueue of
+  //    the launch off the window, as the Python peers need it (scripts/torch_peers.py).
   const StoppingRule rule{settings_.min_samples, settings_.max_samples,
                           settings_.max_rel_std_error, settings_.budget_ms};
   t.sm_clock_before_mhz = sm_clock_mhz(ordinal_);
@@ -88,6 +89,7 @@ Timing ColdTimer::measure(const StreamWork& launch, const StreamWork& reset_outp
   for (;;) {
     reset_output(stream_);
     flush_.flush(stream_);
+    if (settings_.spin_cycles > 0) gpu_spin(settings_.spin_cycles, stream_);
     COALESCE_CUDA_CTX(cudaEventRecord(start_.get(), stream_), what);
     launch(stream_);
     COALESCE_CUDA_CTX(cudaEventRecord(stop_.get(), stream_), what);

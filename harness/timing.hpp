@@ -1,6 +1,7 @@
-// Cold timing as nvbench's measure_cold does it: before every sample the output is reset and L2
-// is flushed (outside the timed window), then one event pair brackets the launch. Warm-up is
-// measured in GPU time; sampling stops by the rule in stats.hpp; every sample is kept.
+// Cold timing as nvbench's measure_cold does it: before every sample the output is reset, L2 is
+// flushed and, with TimingSettings::spin_cycles, the GPU spins (all outside the timed window),
+// then one event pair brackets the launch. Warm-up is measured in GPU time; sampling stops by
+// the rule in stats.hpp; every sample is kept (docs/tuner.md, "The timing protocol").
 #pragma once
 
 #include <cuda_runtime.h>
@@ -41,6 +42,10 @@ class L2Flush {
 void l2_read_flush(const void* buffer, std::size_t bytes, unsigned* sink, int blocks, cudaStream_t stream);
 int l2_read_flush_blocks(int device_ordinal);
 
+/// Enqueues a one-thread kernel that loops on the SM clock for `cycles` (gpu_spin.cu), as
+/// torch.cuda._sleep does: the spin before a sample's start event.
+void gpu_spin(long long cycles, cudaStream_t stream);
+
 /// One cold measurement: every sample (ms), their statistics, how sampling ended, the warm-up
 /// and the SM clock before and after (nullopt where NVML is absent).
 struct Timing {
@@ -60,8 +65,9 @@ class ColdTimer {
  public:
   ColdTimer(int device_ordinal, const TimingSettings& settings, cudaStream_t stream);
 
-  /// Warms `launch` up, then samples it: per sample reset_output, flush L2, event, launch,
-  /// event, synchronize. `what` names the kernel and config in any CUDA error.
+  /// Warms `launch` up, then samples it: per sample reset_output, flush L2, the GPU spin (when
+  /// spin_cycles > 0), event, launch, event, synchronize, and the rest of sample_gap_ms. `what`
+  /// names the kernel and config in any CUDA error.
   Timing measure(const StreamWork& launch, const StreamWork& reset_output, const std::string& what);
 
   const TimingSettings& settings() const { return settings_; }

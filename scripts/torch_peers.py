@@ -71,9 +71,10 @@ QUICK_BUDGET_MS = 500.0
 #: kSteadyStateMinSamples, the rule of the database's v_run_regimes).
 STEADY_MIN_SAMPLES = 1000
 
-#: --spin-cycles: the GPU spin before each sample, in clock cycles (about 250 µs at 1.98 GHz).
-#: It hides Python's enqueue of the timed launch, and it also rests the GPU: a power-capped GEMM
-#: that starts behind it runs faster than one that does not (docs/journal/2026-12-01.md, run HA).
+#: --spin-cycles: the GPU spin before each sample, in clock cycles (about 250 µs at 1.98 GHz),
+#: harness/timing_settings.hpp kDefaultSpinCycles: the shared timing protocol, flush_spin, of
+#: every method, coalesce-tune's too (docs/tuner.md, "The timing protocol"). It hides Python's
+#: enqueue of the timed launch; it also rests the GPU, which is why every method gets it.
 DEFAULT_SPIN_CYCLES = 500_000
 
 #: The most launches queued between two events during warm-up, as harness/timing.cpp's
@@ -298,15 +299,39 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "kernels (docs/tuner.md)")
     p.add_argument("--spin-cycles", type=int, default=DEFAULT_SPIN_CYCLES, metavar="N",
                    help=f"GPU spin before each sample, in clock cycles (default {DEFAULT_SPIN_CYCLES}, "
-                        "about 250 us at 1.98 GHz): it keeps Python's enqueue out of the samples and "
-                        "rests the GPU before each; 0 times as coalesce-tune does, each sample "
-                        "behind only the output reset and the L2 flush")
+                        "about 250 us at 1.98 GHz, as coalesce-tune's): it keeps Python's enqueue out "
+                        "of the samples; 0 times each sample behind only the output reset and the L2 "
+                        "flush")
+    p.add_argument("--min-samples", type=int, metavar="N",
+                   help="timed samples per method at least (the harness' default 20); "
+                        "coalesce-tune sweep --peers passes its own")
+    p.add_argument("--max-samples", type=int, metavar="N",
+                   help="timed samples per method at most (the harness' default 1000)")
+    p.add_argument("--sample-gap-ms", type=float, metavar="MS",
+                   help="milliseconds the GPU rests after each timed sample (the flush_rested "
+                        "protocol; default 0)")
     args = p.parse_args(argv)
     if args.spin_cycles < 0:
         raise UsageError(f"bad --spin-cycles {args.spin_cycles}: a spin is 0 cycles or more")
     if args.steady_samples is not None and args.steady_samples < STEADY_MIN_SAMPLES:
         raise UsageError(f"bad --steady-samples {args.steady_samples}: the steady state is "
                          f"{STEADY_MIN_SAMPLES} samples or more")
+    if args.steady_samples is not None and (args.min_samples is not None
+                                            or args.max_samples is not None):
+        raise UsageError("--steady-samples sets both sample counts: give it or --min-samples and "
+                         "--max-samples, not both")
+    for name in ("min_samples", "max_samples"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UsageError(f"bad --{name.replace('_', '-')} {value}: a sample count is 1 or more")
+    # Unset, each keeps the harness' default (harness/timing_settings.hpp: 20 and 1000).
+    fewest = 20 if args.min_samples is None else args.min_samples
+    most = 1000 if args.max_samples is None else args.max_samples
+    if most < fewest:
+        raise UsageError(f"bad sample counts: at most {most} is below at least {fewest} "
+                         "(--min-samples, --max-samples)")
+    if args.sample_gap_ms is not None and not (0 <= args.sample_gap_ms <= 1000):
+        raise UsageError(f"bad --sample-gap-ms {args.sample_gap_ms:g}: from 0 to 1000 ms")
     shapes = []
     for s in args.shape:
         shape = parse_shape(s)
@@ -334,6 +359,9 @@ def resume_key(args: argparse.Namespace) -> str:
             f"methods={','.join(args.methods)} compile_mode={args.compile_mode} seed={args.seed} "
             f"quick={int(args.quick)}"
             + (f" steady_samples={args.steady_samples}" if args.steady_samples else "")
+            + (f" min_samples={args.min_samples}" if args.min_samples is not None else "")
+            + (f" max_samples={args.max_samples}" if args.max_samples is not None else "")
+            + (f" sample_gap_ms={args.sample_gap_ms:g}" if args.sample_gap_ms else "")
             + (f" spin_cycles={args.spin_cycles}" if args.spin_cycles != DEFAULT_SPIN_CYCLES else ""))
 
 
@@ -422,14 +450,21 @@ class Peers:
 
     def header(self) -> dict:
         """The run header: the device as torch and the driver see it, the tool, the settings."""
+        # spin_cycles is TimingSettings' field: the run's protocol (v_run_protocols) reads it.
         harness = {"input_seed": self.args.seed, "quick": self.args.quick,
                    "compile_mode": self.args.compile_mode, "tf32": DTYPES[self.args.dtype].tf32,
-                   "gpu_spin_cycles_before_each_sample": self.args.spin_cycles,
+                   "spin_cycles": self.args.spin_cycles,
                    **self.env.get("harness", {}), **self.env["versions"]}
         if self.args.quick:
             harness["budget_ms"] = QUICK_BUDGET_MS
         if self.args.steady_samples:
             harness["min_samples"] = harness["max_samples"] = self.args.steady_samples
+        if self.args.min_samples is not None:
+            harness["min_samples"] = self.args.min_samples
+        if self.args.max_samples is not None:
+            harness["max_samples"] = self.args.max_samples
+        if self.args.sample_gap_ms:
+            harness["sample_gap_ms"] = self.args.sample_gap_ms
         return {
             "kind": "run",
             "tool": TOOL,
@@ -624,24 +659,29 @@ def _uuid_bytes(props) -> bytes:
 
 
 class ColdTimer:
-    """harness/timing.cpp's ColdTimer with torch: warm-up in GPU time, then per sample the output
-    reset and the L2 flush outside the window, one event pair around one launch, synchronized;
-    each sample goes to `coalesce-tune record`, whose stopping rule says when enough were taken.
-    The flush size and warm-up times are the harness settings the recorder answered with."""
+    """harness/timing.cpp's ColdTimer with torch, step for step: warm-up in GPU time, then per
+    sample the output reset, the L2 flush (a write of l2_flush_factor × L2, rounded down to 16
+    bytes as the harness' buffer is) and the GPU spin outside the window, one event pair around
+    one launch, synchronized, then the rest of sample_gap_ms; each sample goes to
+    `coalesce-tune record`, whose stopping rule (the run's min_samples, max_samples,
+    max_rel_std_error and budget_ms) says when enough were taken. The flush size, warm-up times
+    and gap are the harness settings the recorder answered with."""
 
     #: Before the start event the stream gets a GPU spin of `spin_cycles` clock cycles
     #: (--spin-cycles, default about 250 µs at 1.98 GHz), so that Python's time to enqueue the
     #: launch (tens of µs for eager's three ops or a compiled wrapper) passes while the GPU is
     #: busy and stays out of the window (nvbench's blocking kernel serves the same purpose). The
-    #: spin also rests the GPU, which the C++ harness' samples do not get: with 0 the window opens
-    #: behind only the reset and the flush, as there. Each row states the slowest enqueue it saw.
+    #: C++ harness spins the same way (TimingSettings::spin_cycles, its one-thread clock64 loop
+    #: is torch.cuda._sleep's), so every method of a comparison is timed behind the same spin.
+    #: Each row states the slowest enqueue it saw.
 
     def __init__(self, torch, device, harness: dict, l2_bytes: int, nvml: Nvml, spin_cycles: int):
         self.torch = torch
         self.harness = harness
         self.nvml = nvml
-        self.flush = torch.empty(int(harness["l2_flush_factor"] * l2_bytes), dtype=torch.uint8,
-                                 device=device)
+        self.flush = torch.empty(int(harness["l2_flush_factor"] * l2_bytes) // 16 * 16,
+                                 dtype=torch.uint8, device=device)
+        self.gap_s = float(harness.get("sample_gap_ms", 0)) / 1e3
         self.start = torch.cuda.Event(enable_timing=True)
         self.stop = torch.cuda.Event(enable_timing=True)
         self.spin = getattr(torch.cuda, "_sleep", None) if spin_cycles > 0 else None
@@ -682,7 +722,10 @@ class ColdTimer:
             launch()
             slowest_enqueue_s = max(slowest_enqueue_s, time.perf_counter() - t0)
             self.stop.record()
-            if sample(self._elapsed_ms()):
+            ms = self._elapsed_ms()
+            if self.gap_s > 0:
+                time.sleep(self.gap_s)
+            if sample(ms):
                 break
         return {"clock_before": clock_before, "clock_after": self.nvml.sm_clock_mhz(),
                 "slowest_enqueue_us": slowest_enqueue_s * 1e6}
@@ -797,7 +840,7 @@ class TorchBackend:
             "versions": {"torch": torch.__version__, "cuda": torch.version.cuda,
                          "triton": getattr(triton, "__version__", "none")},
             # A torch without the spin times without it, and the run says so.
-            **({} if hasattr(torch.cuda, "_sleep") else {"harness": {"gpu_spin_cycles_before_each_sample": 0}}),
+            **({} if hasattr(torch.cuda, "_sleep") else {"harness": {"spin_cycles": 0}}),
         }
 
     def skip_reason(self, method: str) -> Optional[str]:

@@ -84,6 +84,44 @@ TEST(ColdTimer, TheSampleGapRestsTheGpuBetweenSamples) {
   EXPECT_GE(wall_ms, 20 * 5.0);
 }
 
+// The GPU spin before each sample (TimingSettings::spin_cycles, the shared timing protocol): the
+// spin itself lasts its cycles at no more than the top SM clock; behind it the statistics are
+// as sane, the timed loop takes at least the spins' time, and the window does not hold the spin:
+// a 512³ kernel's median stays far below one spin.
+TEST(ColdTimer, TheSpinRunsBeforeEachSampleOutsideTheWindow) {
+  COALESCE_REQUIRE_GPU();
+  int clock_khz = 0;
+  COALESCE_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  ASSERT_GT(clock_khz, 0);
+  constexpr long long kCycles = 10'000'000;  // 5 ms at 1.98 GHz
+  const double spin_ms = static_cast<double>(kCycles) / clock_khz;
+  Stream stream;
+  {
+    Event start, stop;
+    COALESCE_CUDA(cudaEventRecord(start.get(), stream.get()));
+    gpu_spin(kCycles, stream.get());
+    COALESCE_CUDA(cudaEventRecord(stop.get(), stream.get()));
+    COALESCE_CUDA(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    COALESCE_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    EXPECT_GE(ms, 0.95 * spin_ms);
+  }
+  TimingSettings settings = short_settings();
+  settings.spin_cycles = kCycles;
+  settings.max_samples = 20;  // exactly the 20 minimum: 20 spins
+  EXPECT_EQ(protocol_of(settings), "flush_spin");
+  expect_a_sane_measurement(settings);
+  Workspace ws({512, 512, 512, Dtype::f32, Epilogue::none}, 4, stream.get());
+  ColdTimer timer(0, settings, stream.get());
+  const Method m = rung_method(Rung::tiled, ws);
+  const auto start = std::chrono::steady_clock::now();
+  const Timing t = timer.measure(m.launch, [&ws](cudaStream_t s) { ws.poison_output(s); }, describe(m));
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(t.stats.count, 20);
+  EXPECT_GE(wall_ms, 0.95 * 20 * spin_ms);
+  EXPECT_LT(t.stats.median, 0.5 * spin_ms) << "the spin was inside the timed window";
+}
+
 // Twice the work measures about twice the time: the events bracket the launch and nothing else.
 TEST(ColdTimer, TwoLaunchesTakeAboutTwiceOne) {
   COALESCE_REQUIRE_GPU();

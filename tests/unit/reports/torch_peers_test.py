@@ -217,6 +217,16 @@ class Refusals(unittest.TestCase):
                      self.db, "--steady-samples", "999")
         self.refused("bad --spin-cycles -1: a spin is 0 cycles or more", 2, self.db,
                      "--spin-cycles", "-1")
+        self.refused("--steady-samples sets both sample counts", 2, self.db,
+                     "--steady-samples", "1000", "--min-samples", "1000")
+        self.refused("bad sample counts: at most 10 is below at least 50", 2, self.db,
+                     "--min-samples", "50", "--max-samples", "10")
+        self.refused("bad sample counts: at most 1000 is below at least 3000", 2, self.db,
+                     "--min-samples", "3000")
+        self.refused("bad --min-samples 0: a sample count is 1 or more", 2, self.db,
+                     "--min-samples", "0")
+        self.refused("bad --sample-gap-ms -1: from 0 to 1000 ms", 2, self.db,
+                     "--sample-gap-ms", "-1")
         self.refused("--tune /nonexistent is not an executable", 2, self.db, "--tune",
                      "/nonexistent")
         self.fake_torch("raise ImportError(\"No module named 'torch'\")\n")
@@ -324,25 +334,49 @@ class Feed(unittest.TestCase):
         self.assertEqual((rows[1]["min_samples"], rows[1]["max_samples"]), ("1000", "1000"))
         self.assertNotEqual(rows[0]["run_id"], rows[1]["run_id"])
 
-    def test_the_spin_before_each_sample_is_a_setting_of_the_run(self):
-        # The default spin and none, on two GPUs, are two runs, each saying its spin; the same
-        # command again finds its own run's rows. (On one GPU the second would find the configs
-        # measured: the spin is a setting of the run, not part of a row's regime.)
+    def test_the_spin_before_each_sample_decides_the_protocol(self):
+        # The default spin and none, on one GPU, are two runs of two timing protocols (flush_spin,
+        # the shared one, and flush_b2b), each saying its spin as the harness names it
+        # (spin_cycles): the config is measured once in each, and the same command again finds
+        # its own protocol's row.
         args = ["--shape", "64", "--quick", "--method", "torch_eager"]
-        other = "GPU-5e1f0c2a-0000-4000-8000-fixture00002"
         self.assertEqual(self.invoke(FakeBackend(), *args)[0], 0)
-        code, out = self.invoke(FakeBackend(uuid=other), *args, "--spin-cycles", "0")
+        unspun = FakeBackend()
+        code, out = self.invoke(unspun, *args, "--spin-cycles", "0")
         self.assertEqual(code, 0, out)
+        self.assertEqual(unspun.measured, ["torch_eager_f32_bias_gelu"])
         runs = query(self.db, """
-            SELECT id, json_extract(harness_json, '$.gpu_spin_cycles_before_each_sample') AS spin,
-                   resume_key FROM runs WHERE tool = 'torch_peers.py' ORDER BY id""")
-        self.assertEqual([r["spin"] for r in runs], ["500000", "0"])
+            SELECT r.id, json_extract(r.harness_json, '$.spin_cycles') AS spin, g.protocol,
+                   r.resume_key FROM runs r JOIN v_run_protocols g ON g.run_id = r.id
+            WHERE r.tool = 'torch_peers.py' ORDER BY r.id""")
+        self.assertEqual([(r["spin"], r["protocol"]) for r in runs],
+                         [("500000", "flush_spin"), ("0", "flush_b2b")])
         self.assertNotIn("spin_cycles", runs[0]["resume_key"])
         self.assertIn("spin_cycles=0", runs[1]["resume_key"])
-        again = FakeBackend(uuid=other)
+        self.assertEqual([r["protocol"] for r in query(self.db, """
+            SELECT protocol FROM measurements WHERE method = 'torch_eager' ORDER BY id""")],
+                         ["flush_spin", "flush_b2b"])
+        again = FakeBackend()
         code, out = self.invoke(again, *args, "--spin-cycles", "0")
         self.assertEqual(code, 0, out)
         self.assertEqual(again.measured, [])
+
+    def test_the_sweeps_sampling_settings_become_the_runs(self):
+        # What `coalesce-tune sweep --peers` passes: its sample counts and rest, so that the run
+        # falls in the sweep's protocol and each method stops by the same rule.
+        args = ["--shape", "64", "--method", "torch_eager", "--min-samples", "30",
+                "--max-samples", "30", "--sample-gap-ms", "0.5"]
+        code, out = self.invoke(FakeBackend(), *args)
+        self.assertEqual(code, 0, out)
+        run = query(self.db, """
+            SELECT json_extract(r.harness_json, '$.min_samples') AS lo,
+                   json_extract(r.harness_json, '$.max_samples') AS hi,
+                   json_extract(r.harness_json, '$.sample_gap_ms') AS gap, g.protocol,
+                   (SELECT samples FROM measurements m WHERE m.run_id = r.id) AS samples
+            FROM runs r JOIN v_run_protocols g ON g.run_id = r.id
+            WHERE r.tool = 'torch_peers.py'""")
+        self.assertEqual([(r["lo"], r["hi"], r["gap"], r["protocol"], r["samples"]) for r in run],
+                         [("30", "30", "0.5", "flush_rested", "30")])
 
     def test_an_interrupted_run_resumes(self):
         args = ["--shape", "64", "--quick", "--method", "triton", "--method", "torch_eager"]
