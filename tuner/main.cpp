@@ -408,6 +408,49 @@ int run_cache_verb(const std::string& verb, const std::string& cache_dir) {
   return 0;
 }
 
+// --peers, --peers-modes and --peers-script, checked; the script found beside this program
+// (build/bin or dist/bin, two levels below the tree's scripts/) unless given.
+void configure_peers(tuner::SweepOptions& so, const std::string& modes, const std::string& script) {
+  if (!so.peers.enabled) {
+    if (!modes.empty()) throw UsageError("--peers-modes chooses the peers of --peers; give that too");
+    if (!script.empty()) throw UsageError("--peers-script names the script of --peers; give that too");
+    return;
+  }
+  if (so.dry_run) throw UsageError("--peers times the peers on the GPU; a --dry-run measures nothing");
+  if (so.timing.l2_flush != L2FlushMode::write)
+    throw UsageError("--peers: the peers flush L2 by writing (the default --l2-flush write), not by reading");
+  const std::vector<std::string>& known = tuner::peer_modes();
+  std::string list;
+  for (const std::string& m : known) list += (list.empty() ? "" : ", ") + m;
+  if (!modes.empty() && modes != "all") {
+    std::string_view rest = modes;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      const std::string mode(rest.substr(0, comma));
+      if (std::find(known.begin(), known.end(), mode) == known.end())
+        throw UsageError("--peers-modes '" + modes + "': '" + mode + "' is not a peer (" + list + ", or all)");
+      if (std::find(so.peers.modes.begin(), so.peers.modes.end(), mode) == so.peers.modes.end())
+        so.peers.modes.push_back(mode);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  std::error_code ec;
+  if (!script.empty()) {
+    if (!std::filesystem::is_regular_file(script, ec))
+      throw UsageError("--peers-script '" + script + "' is not a file");
+    so.peers.script = std::filesystem::absolute(script);
+    return;
+  }
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (auto found = tuner::find_peers_script(exe)) {
+    so.peers.script = *found;
+    return;
+  }
+  throw UsageError("--peers: no scripts/torch_peers.py two levels above this program (" + exe.string() +
+                   "); pass --peers-script PATH");
+}
+
 std::string joined(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
@@ -496,6 +539,22 @@ int main(int argc, char** argv) {
   sweep->add_option("--steady-samples", steady_samples,
                     "--steady-top: samples of each method, back to back (default 3000; at least " +
                         std::to_string(kSteadyStateMinSamples) + ")");
+  so.timing.spin_cycles = kDefaultSpinCycles;
+  sweep->add_option("--spin-cycles", so.timing.spin_cycles,
+                    "SM clock cycles of a GPU spin before each sample, of every method (0: none; the window then opens "
+                    "right behind the L2 flush). The shared timing protocol: docs/tuner.md")
+      ->check(CLI::Range(0LL, 1000000000LL))
+      ->capture_default_str();
+  sweep->add_flag("--peers", so.peers.enabled,
+                  "after each problem, time PyTorch eager, torch.compile (default and max-autotune) and Triton on the "
+                  "same GPU by the same protocol (scripts/torch_peers.py; skipped, said in one line, when python3 "
+                  "cannot import torch)");
+  std::string peers_modes, peers_script;
+  sweep->add_option("--peers-modes", peers_modes,
+                    "--peers: which peers, comma-separated: torch_eager, torch_compile, torch_compile_max_autotune, "
+                    "triton, or all (default all; max-autotune can take minutes per shape)");
+  sweep->add_option("--peers-script", peers_script,
+                    "--peers: the script to run (default scripts/torch_peers.py of this build's or dist's tree)");
   int sweep_max_workspace_mib = 1024;
   sweep->add_option("--max-workspace", sweep_max_workspace_mib,
                     "MiB of workspace (split-K's partial sums) a config may ask for; larger ones are pruned")
@@ -615,6 +674,7 @@ int main(int argc, char** argv) {
           throw UsageError("--config names the configs to measure: it takes no --strategy random");
       }
       if (db_path.empty()) throw UsageError("--db must name a file");
+      configure_peers(so, peers_modes, peers_script);
       if (sweep_device) so.device = *sweep_device;
       if (!devices_option.empty()) {
         if (sweep_device) throw UsageError("--device and --devices: give one of them");

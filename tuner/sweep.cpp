@@ -29,8 +29,10 @@
 #include "harness/device.hpp"
 #include "harness/timing.hpp"
 #include "jit.hpp"
+#include "peers.hpp"
 #include "pool.hpp"
 #include "schema/db.hpp"
+#include "schema/merge.hpp"
 #include "schema/rows.hpp"
 #include "worker.hpp"
 
@@ -802,6 +804,55 @@ class Sweep {
       if (g_interrupted) return;
       sweep_family(problem, plan, pool);
     }
+    if (db_ && o_.peers.enabled && !g_interrupted) measure_peers(problem);
+  }
+
+  // --peers: the problem's peers, by scripts/torch_peers.py on this device with this sweep's
+  // timing settings, into a database of their own that is then merged into this one (the sweep
+  // holds the writer lease of its database; the script's recorder needs one). That database
+  // starts with this device's row as the sweep stored it, so the merge finds it the same.
+  void measure_peers(const Problem& problem) {
+    static std::once_flag asked;
+    static std::optional<std::string> no_torch;
+    std::call_once(asked, [&] {
+      no_torch = torch_unavailable(o_.peers.python);
+      if (no_torch) std::fprintf(stderr, "coalesce-tune: peers skipped: PyTorch is not importable (%s)\n", no_torch->c_str());
+    });
+    if (no_torch) return;
+    publish();
+    out_.flush();
+    static std::atomic<int> calls{0};
+    const fs::path dir = fs::temp_directory_path() / ("coalesce-peers-" + std::to_string(getpid()) + "-" +
+                                                      std::to_string(calls++));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    struct Cleanup {
+      fs::path dir;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    } cleanup{dir};
+    const fs::path peers_db = dir / "peers.db";
+    { db::Database::open(peers_db, db::Mode::read_write).upsert_device(db::device_row(*device_)); }
+    const PeersCall call{peers_db, self_exe(), problem, o_.device, o_.timing};
+    for (const std::vector<std::string>& argv : peers_commands(o_.peers, call)) {
+      if (g_interrupted) break;
+      const int rc = run_and_wait(argv);
+      if (rc != 0 && !g_interrupted)
+        std::fprintf(stderr, "coalesce-tune: %speers of %s %s %s: %s exited with status %d; the sweep goes on\n",
+                     device_tag().c_str(), shape(problem).c_str(), std::string(to_string(problem.dtype)).c_str(),
+                     std::string(to_string(problem.epilogue)).c_str(), argv[1].c_str(), rc);
+    }
+    // One merge at a time: a sweep over several devices shares its database connection.
+    static std::mutex merging;
+    std::lock_guard lock(merging);
+    db::Merger merger(*db_);
+    const db::MergeResult merged = merger.merge(peers_db);
+    out_ << device_tag() << "peers of " << shape(problem) << " " << to_string(problem.dtype) << " "
+         << to_string(problem.epilogue) << " (" << protocol_of(o_.timing) << "): " << db::summary(merged) << "\n";
+    for (const db::MergeConflict& c : merged.conflicts) out_ << "  " << db::describe(c, merged, o_.db_path) << "\n";
+    publish();
   }
 
   void sweep_family(const Problem& problem, Plan& plan, ThreadPool& pool) {

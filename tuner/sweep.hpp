@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/timing_settings.hpp"
+#include "peers.hpp"
 #include "kernels/core/family.hpp"
 #include "space.hpp"
 
@@ -49,6 +50,9 @@ struct SweepOptions {
   /// rows (docs/tuner.md, "The steady state"). 0: no second pass.
   int steady_top = 0;
   int steady_samples = 3000;  ///< at least kSteadyStateMinSamples
+  /// `--peers`: after each problem, the PyTorch and Triton peers timed on the same device by the
+  /// same timing settings, stored in a run of their own in this database (peers.hpp).
+  PeersOptions peers;
   /// The most workspace one config may ask for (split-K's partials); larger ones are pruned
   /// (`workspace`). Target::max_workspace_bytes.
   long long max_workspace_bytes = 1LL << 30;
