@@ -1,5 +1,6 @@
-// coalesce-report: the results database as markdown / CSV / JSON reports, plots, read-only SQL
-// queries and run-to-run diffs, and databases merged into one (docs/reports.md). Exit status as
+// coalesce-report: the results database as markdown / CSV / JSON reports (by GPU model, and the
+// run-by-run history), plots, read-only SQL queries and run-to-run diffs; databases merged into
+// one, and the published database made from the lab's (docs/reports.md). Exit status as
 // every tool's (docs/working.md): 0 done, 1 the work failed (a database refused, a file not
 // written, a merge conflict), 2 bad usage (one line naming the option, nothing opened).
 #include <cstdio>
@@ -11,7 +12,9 @@
 
 #include "coalesce/version.h"
 #include "kernels/core/family.hpp"
+#include "by_model.hpp"
 #include "plots.hpp"
+#include "publish.hpp"
 #include "report.hpp"
 #include "schema/merge.hpp"
 #include "table.hpp"
@@ -168,6 +171,22 @@ int merge_databases(const std::string& out_path, const std::vector<std::string>&
   return conflicts > 0 || failed > 0 ? 1 : 0;
 }
 
+/// Draws the plots into options.out_dir and links them from `doc`, relative to the directory of
+/// `out_file` (or the working directory) so the markdown renders where it lies; without python3
+/// and matplotlib, says so on stderr and in the document.
+void attach_plots(Document& doc, const db::Database& database, const Filters& f, const PlotOptions& options,
+                  const std::string& out_file) {
+  PlotResult result = make_plots(database, f, options);
+  if (!result.skipped.empty()) {
+    std::cerr << "coalesce-report: " << result.skipped << '\n';
+    doc.notes.push_back("No plots: " + result.skipped + ".");
+  }
+  std::filesystem::path base = out_file.empty() ? std::filesystem::current_path()
+                                                : std::filesystem::absolute(out_file).parent_path();
+  for (const auto& [caption, path] : result.images)
+    doc.images.emplace_back(caption, std::filesystem::relative(std::filesystem::absolute(path), base).string());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,22 +212,27 @@ int main(int argc, char** argv) {
                  "Output format: md (default), csv or json; query: table (default), csv or json");
   app.add_option("--out", out_file, "Write to FILE instead of stdout");
   app.add_option("--table", table,
-                 "Print only this table (report: summary, workloads, workload_missing, m_sweep, comparison, "
-                 "devices_side_by_side, why, profiles, top_configs, outcomes, runs, devices; diff: summary, diff)");
+                 "Print only this table (report: answer, by_model, models, runs; history: summary, workloads, "
+                 "workload_missing, m_sweep, comparison, devices_side_by_side, why, profiles, top_configs, outcomes, "
+                 "runs, devices; diff: summary, diff)");
   app.add_option("--workload", workload_files,
-                 "Also sum each method over a workload file's lines (m,n,k,dtype,epilogue[,name][,count]; "
+                 "history: also sum each method over a workload file's lines (m,n,k,dtype,epilogue[,name][,count]; "
                  "workloads/); repeatable")
       ->allow_extra_args(false);  // one file per --workload: `query --workload F SQL` keeps its SQL
-  app.add_option("--top", top, "Configs listed per device, problem and family (default 5)");
+  app.add_option("--top", top, "history: configs listed per device, problem and family (default 5)");
   app.add_flag("--same-model", same_model,
-               "Take a peer (torch_eager, torch_compile, triton) the device lacks from another device of "
-               "the same model (name, arch, SMs, max SM clock), marked cross-device (report and plots)");
+               "history: take a peer (torch_eager, torch_compile, triton) the device lacks from another device of "
+               "the same model (name, arch, SMs, max SM clock), marked cross-device");
   app.add_option("--plots", plots_dir, "Also draw the plots into DIR and link them from the markdown");
   app.add_option("--landscape-shape", landscape,
                  "Shape of the tile landscape plot (default: the one with most timed configs)");
   app.add_option("--python", python,
                  "Python interpreter for the plots (default: python3, else /usr/bin/python3)");
   filter_args.add_to(&app);
+
+  auto* history = app.add_subcommand(
+      "history", "The run-by-run, per-device report: every device's best per family against every baseline");
+  history->fallthrough();
 
   auto* query = app.add_subcommand("query", "Run one read-only SQL statement over the database");
   std::string sql;
@@ -241,6 +265,15 @@ int main(int argc, char** argv) {
   merge->add_option("inputs", merge_inputs, "The databases to merge, read only")->required();
   merge->fallthrough();
 
+  auto* publish = app.add_subcommand(
+      "publish", "Write the published database OUT from the lab database --db: the rows the report cites, vacuumed");
+  std::string publish_out;
+  std::vector<std::int64_t> keep_runs;
+  publish->add_option("out", publish_out, "The published database (replaced whole)")->required();
+  publish->add_option("--keep-run", keep_runs, "Also keep every row of this run (repeatable)")
+      ->allow_extra_args(false);
+  publish->fallthrough();
+
   app.allow_extras();  // told apart below: an unknown command, or arguments not expected
   try {
     app.parse(argc, argv);
@@ -252,7 +285,7 @@ int main(int argc, char** argv) {
   if (const std::vector<std::string> rest = app.remaining(); !rest.empty()) {
     if (app.get_subcommands().empty() && rest.front().rfind('-', 0) != 0) {
       std::cerr << "coalesce-report: '" << rest.front()
-                << "' is not a command (query, diff, plots, merge; none for the report)\n";
+                << "' is not a command (history, query, diff, plots, merge, publish; none for the report)\n";
     } else {
       std::cerr << "coalesce-report: The following argument" << (rest.size() > 1 ? "s were" : " was")
                 << " not expected:";
@@ -326,10 +359,11 @@ int main(int argc, char** argv) {
     if (*plots) {
       refuse_flags(app, {"--format", "--out", "--table", "--top", "--plots", "--workload"}, "plots",
                    "it writes PNG and CSV files into --out-dir");
+      refuse_flags(app, {"--same-model"}, "plots", "the figures are by GPU model already");
       Filters f = filter_args.resolve(app);
       auto database = db::Database::open(db_path, db::Mode::read_only);
       warn_if_nothing_matches(database, f, db_path);
-      PlotResult result = make_plots(database, f, {plots_out, landscape_of(landscape), python, peer_scope});
+      PlotResult result = make_plots(database, f, {plots_out, landscape_of(landscape), python});
       if (!result.skipped.empty()) {
         std::cerr << "coalesce-report: " << result.skipped << '\n';
         return 1;
@@ -351,11 +385,40 @@ int main(int argc, char** argv) {
       return merge_databases(merge_out, merge_inputs);
     }
 
+    if (*publish) {
+      refuse_flags(app, {"--format", "--out", "--table", "--top", "--plots", "--landscape-shape", "--python",
+                         "--device", "--dtype", "--epilogue", "--shape", "--family", "--run", "--workload",
+                         "--same-model"},
+                   "publish", "it keeps what the report by model cites, from every row of --db");
+      const PublishResult r = publish_database({db_path, publish_out, keep_runs});
+      std::cerr << publish_out << ": " << r.measurements << " of " << r.lab_measurements << " measurements, " << r.runs
+                << " runs, " << r.devices << " devices, " << r.problems << " problems, " << r.configs << " configs, "
+                << r.builds << " builds, " << r.profiles << " profiles; " << r.bytes << " bytes\n";
+      return 0;
+    }
+
+    if (!*history) {
+      const std::string model_format =
+          format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "the report");
+      refuse_flags(app, {"--top", "--workload", "--same-model"}, "the report by model",
+                   "it belongs to coalesce-report history");
+      Filters f = filter_args.resolve(app);
+      std::optional<Shape> landscape_shape = landscape_of(landscape);
+      auto database = db::Database::open(db_path, db::Mode::read_only);
+      warn_if_nothing_matches(database, f, db_path);
+      Document doc = build_model_report(database, f, db_path);
+      if (!plots_dir.empty()) attach_plots(doc, database, f, {plots_dir, landscape_shape, python}, out_file);
+      if (!table.empty()) keep_only_table(doc, table);
+      emit(render(doc, model_format), out_file);
+      return 0;
+    }
+
+    refuse_flags(app, {"--plots", "--landscape-shape", "--python"}, "history",
+                 "the plots are by GPU model: coalesce-report --plots DIR");
     const std::string report_format =
-        format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "the report");
+        format_for(format.empty() ? "md" : format, {"md", "csv", "json"}, "history");
     if (top < 1) throw UsageError("--top " + std::to_string(top) + ": list at least 1 config");
     Filters f = filter_args.resolve(app);
-    std::optional<Shape> landscape_shape = landscape_of(landscape);
     ReportOptions options{top, db_path, {}, peer_scope};
     for (const std::string& file : workload_files) {
       try {
@@ -367,20 +430,6 @@ int main(int argc, char** argv) {
     auto database = db::Database::open(db_path, db::Mode::read_only);
     warn_if_nothing_matches(database, f, db_path);
     Document doc = build_report(database, f, options);
-    if (!plots_dir.empty()) {
-      PlotResult result = make_plots(database, f, {plots_dir, landscape_shape, python, peer_scope});
-      if (!result.skipped.empty()) {
-        std::cerr << "coalesce-report: " << result.skipped << '\n';
-        doc.notes.push_back("No plots: " + result.skipped + ".");
-      }
-      // Links relative to the report's own directory, so the markdown renders where it lies.
-      std::filesystem::path base = out_file.empty()
-                                       ? std::filesystem::current_path()
-                                       : std::filesystem::absolute(out_file).parent_path();
-      for (const auto& [caption, path] : result.images)
-        doc.images.emplace_back(
-            caption, std::filesystem::relative(std::filesystem::absolute(path), base).string());
-    }
     if (!table.empty()) keep_only_table(doc, table);
     emit(render(doc, report_format), out_file);
     return 0;

@@ -1,5 +1,8 @@
-// Plot data and the run of the embedded plotting script (see plots.hpp).
+// Plot data by GPU model and the run of the embedded plotting script (see plots.hpp).
 #include "plots.hpp"
+
+#include "by_model.hpp"
+#include "kernels/core/problem.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -106,60 +109,108 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (!std::filesystem::is_directory(options.out_dir))
     throw std::runtime_error("cannot create the plot directory " + options.out_dir.string());
 
-  // Per shape: every ok line of the comparison, each series once per device and shape, with
-  // its time ÷ eager's of the fused row's run (the ratio plot's data). A peer from another device
-  // of the model (--same-model) is a series of its own, named so, so that no line joins points of
-  // two GPUs.
-  const bool same_model = options.peers == PeerScope::same_model;
-  const std::vector<ComparisonEntry> entries = comparison_entries(db, filters, options.peers);
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, double> eager_of;  // device, problem, run
-  for (const auto& e : entries)
-    if (e.method == "eager" && e.status == "ok" && e.median_ms) eager_of[{e.device_id, e.problem_id, e.run}] = *e.median_ms;
-  std::vector<std::vector<std::string>> shape_rows;
-  std::set<std::tuple<std::int64_t, std::int64_t, std::string>> seen;
-  std::int64_t fused_run = 0;
-  for (const auto& e : entries) {
-    if (e.method == "coalesce") fused_run = e.run;
-    if (e.status != "ok" || !e.tflops) continue;
-    std::string series = e.method == "coalesce" ? "coalesce (" + e.family + ")" : e.method;
-    if (e.cross_device()) series += " [cross-device: " + e.measured_on + "]";
-    if (!seen.insert({e.device_id, e.problem_id, series}).second) continue;
-    auto eager = eager_of.find({e.device_id, e.problem_id, fused_run});
-    shape_rows.push_back({e.device, std::to_string(e.m), std::to_string(e.n), std::to_string(e.k),
-                          e.dtype, e.epilogue, shape_label(e.m, e.n, e.k),
-                          number(2.0 * e.m * e.n * e.k), series, std::to_string(e.run), number(*e.median_ms),
-                          number(*e.tflops), e.peak_tflops ? number(*e.peak_tflops) : "",
-                          eager == eager_of.end() ? "" : number(*e.median_ms / eager->second)});
-    if (same_model) shape_rows.back().push_back(e.measured_on);
-  }
-  std::vector<std::string> shape_header = {"device", "m", "n", "k", "dtype", "epilogue", "shape", "flops", "series",
-                                           "run", "median_ms", "tflops", "peak_tflops", "vs_eager"};
-  if (same_model) shape_header.push_back("measured_on");
-  write_csv(options.out_dir / "tflops_by_shape.csv", shape_header, shape_rows);
+  const std::vector<GpuModel> models = gpu_models(db, filters);
+  const std::vector<ModelEntry> model_rows = model_entries(db, filters, models);
+  std::vector<std::string> slugs;
+  for (const GpuModel& m : models) slugs.push_back(m.slug(models));
+  std::vector<std::pair<std::string, std::string>> figures;  // file, caption, in drawing order
 
-  // Throughput against M (the m_sweep groups): per group and M, the fastest fused config, every
-  // other method of the table, and the read_b floor as the throughput of a kernel limited only by
-  // reading B (2·M·N·K ÷ the floor's time).
-  std::vector<std::vector<std::string>> m_rows;
-  for (const MSweepGroup& g : m_sweep_groups(db, entries)) {
-    for (const MSweepPoint& p : g.points) {
-      const double flops = 2.0 * p.m * g.n * g.k;
-      auto add = [&](const std::string& series, const char* kind, std::int64_t run, double ms) {
-        m_rows.push_back({g.device, g.dtype, g.epilogue, std::to_string(g.n), std::to_string(g.k), std::to_string(p.m),
-                          series, kind, std::to_string(run), number(ms), number(flops / (ms * 1e9))});
-      };
-      add("coalesce (fastest family)", "fused", p.run, p.fused_ms);
-      std::vector<std::pair<std::string, MSweepPoint::Timed>> others(p.others.begin(), p.others.end());
-      std::stable_sort(others.begin(), others.end(), [](const auto& a, const auto& b) {
-        return db::method_rank(a.first) < db::method_rank(b.first);
-      });
-      for (const auto& [method, timed] : others) add(method, "method", timed.run, timed.ms);
-      if (p.floor_ms) add("read_b (B-read floor)", "floor", p.run, *p.floor_ms);
+  // Across shapes: per model and dtype the answer's entry of each problem, parts of at most
+  // kShapesPerFigure problems.
+  std::vector<std::vector<std::string>> shape_rows;
+  {
+    std::map<std::pair<std::size_t, int>, std::vector<const ModelEntry*>> by_figure;  // model, dtype order
+    std::map<std::string, int> dtype_order;
+    for (std::size_t i = 0; i < all_dtypes().size(); ++i) dtype_order[std::string(to_string(all_dtypes()[i]))] = static_cast<int>(i);
+    for (const ModelEntry* e : answer_entries(model_rows)) by_figure[{e->model, dtype_order[e->dtype]}].push_back(e);
+    for (const auto& [key, list] : by_figure) {
+      const std::size_t parts = (list.size() + kShapesPerFigure - 1) / kShapesPerFigure;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const ModelEntry& e = *list[i];
+        const std::size_t part = i / kShapesPerFigure;
+        const std::string file = slugs[e.model] + "_" + e.dtype + "_shapes" + (part ? "_" + std::to_string(part + 1) : "") + ".png";
+        const std::string title = models[e.model].label() + " · " + e.dtype +
+                                  (parts > 1 ? " (part " + std::to_string(part + 1) + " of " + std::to_string(parts) + ")" : "");
+        if (figures.empty() || figures.back().first != file)
+          figures.emplace_back(file, models[e.model].name + " " + e.dtype +
+                                         ": every method's TFLOP/s and the fused kernel's speed-up over it, per shape" +
+                                         (parts > 1 ? " (part " + std::to_string(part + 1) + ")" : ""));
+        const Alternative* fastest = e.fastest_alternative();
+        auto add = [&](const std::string& method, const std::string& kind, double ms, const std::optional<double>& tflops,
+                       std::int64_t run, bool is_fastest) {
+          shape_rows.push_back({file, title, models[e.model].label(), e.dtype, e.epilogue, std::to_string(e.m),
+                                std::to_string(e.n), std::to_string(e.k), shape_label(e.m, e.n, e.k), e.protocol, method,
+                                kind, std::to_string(run), number(ms), tflops ? number(*tflops) : "",
+                                kind == "fused" ? "" : number(ms / e.median_ms), is_fastest ? "1" : ""});
+        };
+        add("coalesce (" + e.family + ")", "fused", e.median_ms, e.tflops, e.run, false);
+        for (const Alternative& a : e.alternatives)
+          if (a.status == "ok" && a.median_ms)
+            add(a.method, a.whole_problem ? "alternative" : "ceiling", *a.median_ms, a.tflops, a.run, &a == fastest);
+      }
     }
   }
-  write_csv(options.out_dir / "tflops_vs_m.csv",
-            {"device", "dtype", "epilogue", "n", "k", "m", "series", "kind", "run", "median_ms", "tflops"}, m_rows);
+  write_csv(options.out_dir / "by_model_shapes.csv",
+            {"figure", "title", "model", "dtype", "epilogue", "m", "n", "k", "shape", "protocol", "series", "kind", "run",
+             "median_ms", "tflops", "speedup", "fastest"},
+            shape_rows);
 
+  // Against M: per model, dtype, epilogue, N, K and protocol measured at kMinSweepPoints or more M,
+  // a panel; parts of at most kPanelsPerFigure panels per model and dtype.
+  std::vector<std::vector<std::string>> m_rows;
+  {
+    using GroupKey = std::tuple<std::size_t, std::string, std::string, int, int, std::string>;  // model, dtype, epilogue, N, K, protocol
+    std::map<GroupKey, std::map<int, const ModelEntry*>> groups;
+    for (const ModelEntry& e : model_rows) groups[{e.model, e.dtype, e.epilogue, e.n, e.k, e.protocol}][e.m] = &e;
+    std::map<std::pair<std::size_t, std::string>, std::vector<const std::pair<const GroupKey, std::map<int, const ModelEntry*>>*>> panels;
+    for (const auto& g : groups)
+      if (g.second.size() >= kMinSweepPoints) panels[{std::get<0>(g.first), std::get<1>(g.first)}].push_back(&g);
+    std::vector<std::pair<std::size_t, std::string>> order;
+    for (const auto& [key, list] : panels) order.push_back(key);
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      auto rank = [](const std::string& d) {
+        for (std::size_t i = 0; i < all_dtypes().size(); ++i)
+          if (to_string(all_dtypes()[i]) == d) return i;
+        return all_dtypes().size();
+      };
+      return std::make_pair(a.first, rank(a.second)) < std::make_pair(b.first, rank(b.second));
+    });
+    for (const auto& key : order) {
+      const auto& list = panels[key];
+      const std::size_t parts = (list.size() + kPanelsPerFigure - 1) / kPanelsPerFigure;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const auto& [gkey, points] = *list[i];
+        const auto& [model, dtype, epilogue, n, k, protocol] = gkey;
+        const std::size_t part = i / kPanelsPerFigure;
+        const std::string file = slugs[model] + "_" + dtype + "_m_sweep" + (part ? "_" + std::to_string(part + 1) : "") + ".png";
+        const std::string title = models[model].label() + " · " + dtype +
+                                  (parts > 1 ? " (part " + std::to_string(part + 1) + " of " + std::to_string(parts) + ")" : "");
+        if (figures.empty() || figures.back().first != file)
+          figures.emplace_back(file, models[model].name + " " + dtype +
+                                         ": TFLOP/s against M at fixed N and K, every method, with the B-read floor" +
+                                         (parts > 1 ? " (part " + std::to_string(part + 1) + ")" : ""));
+        const std::string panel = epilogue + " · N = " + std::to_string(n) + ", K = " + std::to_string(k) + " · " + protocol;
+        for (const auto& [m, e] : points) {
+          const double flops = 2.0 * m * n * k;
+          auto add = [&](const std::string& series, const char* kind, std::int64_t run, double ms) {
+            m_rows.push_back({file, title, panel, models[model].label(), dtype, epilogue, std::to_string(n),
+                              std::to_string(k), protocol, std::to_string(m), series, kind, std::to_string(run), number(ms),
+                              number(flops / (ms * 1e9))});
+          };
+          add("coalesce (fastest family)", "fused", e->run, e->median_ms);
+          for (const Alternative& a : e->alternatives)
+            if (a.status == "ok" && a.median_ms) add(a.method, "method", a.run, *a.median_ms);
+          if (e->floor_ms) add("read_b (B-read floor)", "floor", e->run, *e->floor_ms);
+        }
+      }
+    }
+  }
+  write_csv(options.out_dir / "by_model_m_sweep.csv",
+            {"figure", "title", "panel", "model", "dtype", "epilogue", "n", "k", "protocol", "m", "series", "kind", "run",
+             "median_ms", "tflops"},
+            m_rows);
+
+  const std::vector<ComparisonEntry> entries = comparison_entries(db, filters);
   // The tile landscape: the best time of each BM × BN at one problem, every cell tried; a cell
   // with no timed config says how its configs ended. cuBLAS GEMM of the best row's run is the
   // colour scale's reference.
@@ -237,13 +288,23 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
             tile_rows);
 
   PlotResult result;
-  const std::pair<const char*, const char*> drawings[] = {
-      {"tflops_vs_shape.png", "TFLOP/s against shape, every method"},
-      {"ratio_to_eager.png", "Every method's time ÷ eager's, per shape"},
-      {"tflops_vs_m.png", "TFLOP/s against M at fixed N and K, every method, with the B-read floor"},
-      {"tile_landscape.png", "Tile landscape: best TFLOP/s of each BM×BN, cuBLAS GEMM as the reference"}};
-  for (const auto& [png, caption] : drawings)
-    std::filesystem::remove(options.out_dir / png, ec);  // never link a stale drawing
+  if (!tile_rows.empty()) figures.emplace_back("tile_landscape.png", "Tile landscape: best TFLOP/s of each BM×BN, cuBLAS GEMM as the reference");
+  // Never link a stale drawing: remove those of the previous manifest and the stacked panels of
+  // the per-device plots that these figures replace, then write the manifest of this drawing.
+  const std::filesystem::path manifest = options.out_dir / "figures.csv";
+  {
+    std::ifstream previous(manifest);
+    std::string line;
+    std::getline(previous, line);  // header
+    while (std::getline(previous, line))
+      if (const std::string file = line.substr(0, line.find(',')); !file.empty() && file.find('/') == std::string::npos)
+        std::filesystem::remove(options.out_dir / file, ec);
+  }
+  for (const char* legacy : {"tflops_vs_shape.png", "ratio_to_eager.png", "tflops_vs_m.png", "tile_landscape.png"})
+    std::filesystem::remove(options.out_dir / legacy, ec);
+  std::vector<std::vector<std::string>> manifest_rows;
+  for (const auto& [file, caption] : figures) manifest_rows.push_back({file, caption});
+  write_csv(manifest, {"file", "caption"}, manifest_rows);
   std::vector<std::string> candidates = {options.python};
   if (options.python.empty()) candidates = {"python3", "/usr/bin/python3"};
   std::string python;
@@ -263,8 +324,8 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (rc != 0)
     throw std::runtime_error("the plotting script (scripts/plot_report.py) failed with status " +
                              std::to_string(rc));
-  for (const auto& [png, caption] : drawings)
-    if (std::filesystem::exists(options.out_dir / png)) result.images.emplace_back(caption, options.out_dir / png);
+  for (const auto& [file, caption] : figures)
+    if (std::filesystem::exists(options.out_dir / file)) result.images.emplace_back(caption, options.out_dir / file);
   return result;
 }
 

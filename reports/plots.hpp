@@ -19,9 +19,6 @@ struct PlotOptions {
   /// Interpreter to run the script with; empty: `python3` on PATH, else /usr/bin/python3 (where
   /// Debian's python3-matplotlib lands when PATH leads to another Python, e.g. pyenv's).
   std::string python;
-  /// `--same-model`: peers from another device of the model join the throughput plots, each as
-  /// a series of its own, named and drawn as cross-device (hollow markers, dashed line)
-  PeerScope peers = PeerScope::same_device;
 };
 
 struct PlotResult {
@@ -29,13 +26,19 @@ struct PlotResult {
   std::string skipped;  ///< why nothing was drawn (python3 or matplotlib missing); else empty
 };
 
-/// Writes out_dir/tflops_by_shape.csv (with PeerScope::same_model a last column, measured_on:
-/// the device of a cross-device point, else empty), out_dir/tflops_vs_m.csv (the m_sweep groups:
-/// per M the fastest fused config, every other method of the group and the read_b floor as
-/// 2·M·N·K ÷ its time, `kind` fused, method or floor) and out_dir/tile_landscape.csv, then draws
-/// tflops_vs_shape.png, ratio_to_eager.png, tflops_vs_m.png (where some group has enough M) and
-/// tile_landscape.png. Throws std::runtime_error when the directory cannot be written or the
-/// script fails.
+/// A figure is at most this many problems (rows) or panels, so that none is taller than about
+/// 2,000 pixels; a family with more is drawn as parts (`..._2.png`, ...).
+inline constexpr std::size_t kShapesPerFigure = 40;
+inline constexpr std::size_t kPanelsPerFigure = 8;
+
+/// Writes out_dir/by_model_shapes.csv (per GPU model, dtype and problem, the report's answer
+/// entry: the fused row and each alternative, with TFLOP/s and the speed-up over it),
+/// out_dir/by_model_m_sweep.csv (per model, dtype, epilogue, N, K and protocol measured at
+/// kMinSweepPoints or more M: the fused row, each alternative and the read_b floor of its run,
+/// as TFLOP/s against M) and out_dir/tile_landscape.csv; each figure's rows name its file
+/// (`figure`, e.g. nvidia-h200_bf16_shapes.png) and title. Then draws them with the embedded
+/// scripts/plot_report.py and removes every PNG of an earlier drawing that is no figure now.
+/// Throws std::runtime_error when the directory cannot be written or the script fails.
 PlotResult make_plots(const db::Database& db, const Filters& f, const PlotOptions& options);
 
 }  // namespace coalesce::report

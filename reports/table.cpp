@@ -63,6 +63,14 @@ nlohmann::ordered_json json_value(const Value& v, int precision) {
   return nullptr;
 }
 
+/// The columns CSV and JSON print (Column::machine).
+std::vector<std::size_t> machine_columns(const Table& t) {
+  std::vector<std::size_t> out;
+  for (std::size_t c = 0; c < t.columns.size(); ++c)
+    if (t.columns[c].machine) out.push_back(c);
+  return out;
+}
+
 void print_md_rows(const Table& t, const std::vector<std::size_t>& cols,
                    const std::vector<const std::vector<Value>*>& rows, std::ostream& out) {
   out << '|';
@@ -197,12 +205,12 @@ void print_csv(const Document& doc, std::ostream& out) {
     if (!first) out << '\n';
     first = false;
     out << "# table " << t.name << ": " << t.title << '\n';
-    for (std::size_t c = 0; c < t.columns.size(); ++c)
-      out << (c ? "," : "") << csv_field(t.columns[c].key);
+    const std::vector<std::size_t> cols = machine_columns(t);
+    for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << csv_field(t.columns[cols[i]].key);
     out << '\n';
     for (const auto& row : t.rows) {
-      for (std::size_t c = 0; c < t.columns.size(); ++c)
-        out << (c ? "," : "") << csv_field(format_value(row[c], t.columns[c].precision, ""));
+      for (std::size_t i = 0; i < cols.size(); ++i)
+        out << (i ? "," : "") << csv_field(format_value(row[cols[i]], t.columns[cols[i]].precision, ""));
       out << '\n';
     }
   }
@@ -222,11 +230,12 @@ void print_json(const Document& doc, std::ostream& out) {
     jt["name"] = t.name;
     jt["title"] = t.title;
     jt["columns"] = nlohmann::ordered_json::array();
-    for (const auto& c : t.columns) jt["columns"].push_back({{"key", c.key}, {"header", c.header}});
+    const std::vector<std::size_t> cols = machine_columns(t);
+    for (std::size_t c : cols) jt["columns"].push_back({{"key", t.columns[c].key}, {"header", t.columns[c].header}});
     jt["rows"] = nlohmann::ordered_json::array();
     for (const auto& row : t.rows) {
       nlohmann::ordered_json jr = nlohmann::ordered_json::object();
-      for (std::size_t c = 0; c < t.columns.size(); ++c)
+      for (std::size_t c : cols)
         jr[t.columns[c].key] = json_value(row[c], t.columns[c].precision);
       jt["rows"].push_back(std::move(jr));
     }

@@ -28,6 +28,9 @@ struct Column {
   std::string header;
   int precision = -1;     ///< decimals printed for a REAL; -1: SQLite's shortest rendering
   bool markdown = true;   ///< false: CSV and JSON only (e.g. m, n, k beside a problem label)
+  /// false: markdown only, a reader's rendering ("1.71× eager") of values that CSV and JSON carry
+  /// in columns of their own.
+  bool machine = true;
 };
 
 struct Table {

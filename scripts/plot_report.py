@@ -1,29 +1,30 @@
 #!/usr/bin/env python3
-"""Draws the plots of a Coalesce report from the CSV files coalesce-report writes.
+"""Draws the figures of a Coalesce report, by GPU model, from the CSV files coalesce-report writes.
 
 Usage: plot_report.py DIR
-  reads  DIR/tflops_by_shape.csv  (device, m, n, k, dtype, epilogue, shape, series, run,
-                                   median_ms, tflops, peak_tflops, vs_eager, and with
-                                   coalesce-report --same-model measured_on: the other device
-                                   of a cross-device point, drawn hollow and dashed)
-         DIR/tflops_vs_m.csv      (device, dtype, epilogue, n, k, m, series, kind, run, median_ms,
-                                   tflops: the report's throughput-against-M groups; kind is fused,
-                                   method or floor)
-         DIR/tile_landscape.csv   (device, dtype, epilogue, shape, family, bm, bn, best_ms, tflops,
-                                   config, cublas_tflops, configs, untimed)
-  writes DIR/tflops_vs_shape.png  TFLOP/s against shape, one line per method
-         DIR/ratio_to_eager.png   every method's time / eager's, a line at 1.0
-         DIR/tflops_vs_m.png      TFLOP/s against M (log2) at fixed N and K, one panel per device,
-                                  dtype, epilogue, N and K, one line per method, and the read_b
-                                  floor as the throughput of a kernel limited only by reading B;
-                                  drawn only when the data has such groups
-         DIR/tile_landscape.png   the best TFLOP/s of each BM x BN tile at one shape, coloured
-                                  around cuBLAS GEMM's, untimed cells labelled with how they ended
-  One panel per device, dtype and epilogue; every title names them.
+  reads  DIR/by_model_shapes.csv   (figure, title, model, dtype, epilogue, m, n, k, shape, protocol,
+                                    series, kind, run, median_ms, tflops, speedup, fastest: per
+                                    problem the fused row (kind fused), each alternative (kind
+                                    alternative) and cuBLAS GEMM alone where it computes less than
+                                    the problem (kind ceiling); speedup = its time / the fused time)
+         DIR/by_model_m_sweep.csv  (figure, title, panel, model, dtype, epilogue, n, k, protocol, m,
+                                    series, kind, run, median_ms, tflops: kind fused, method or floor)
+         DIR/tile_landscape.csv    (device, dtype, epilogue, shape, family, bm, bn, best_ms, tflops,
+                                    config, cublas_tflops, configs, untimed)
+  writes one PNG per value of `figure` (coalesce-report names them from the data, e.g.
+         nvidia-h200_bf16_shapes.png, nvidia-h200_bf16_m_sweep.png, and splits a family of more
+         problems or panels than fit about 2,000 pixels into parts), and tile_landscape.png:
+           *_shapes*.png   per problem, left every method's TFLOP/s, right the fused kernel's
+                           speed-up over each alternative (log scale, 1 = as fast, the fastest
+                           alternative ringed)
+           *_m_sweep*.png  TFLOP/s against M (both axes logarithmic) at fixed N and K, a panel per
+                           epilogue, N, K and protocol, the read_b floor dashed
+           tile_landscape.png  the best TFLOP/s of each BM x BN tile at one shape, coloured around
+                           cuBLAS GEMM's, untimed cells labelled with how they ended
 
-coalesce-report embeds this file and runs it (`coalesce-report plots --out-dir DIR`); it can
-also be run by hand on the CSV files. It needs matplotlib (Debian: python3-matplotlib). It draws
-what the CSV holds and computes nothing the tools did not (the ratios come from coalesce-report).
+coalesce-report embeds this file and runs it (`coalesce-report plots --out-dir DIR`); it can also
+be run by hand on the CSV files. It needs matplotlib (Debian: python3-matplotlib). It draws what
+the CSV holds and computes nothing the tools did not (the speed-ups come from coalesce-report).
 """
 import csv
 import math
@@ -35,6 +36,20 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.colors as mcolors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker as mticker  # noqa: E402
+
+# 100 dots per inch: a figure's inches are its pixels / 100, and no figure here is over 20 inches.
+DPI = 100
+# One colour and marker per method, the same in every figure.
+STYLE = {
+    "cublas_gemm": ("tab:grey", "|"),
+    "eager": ("tab:red", "s"),
+    "unfused": ("tab:orange", "^"),
+    "cublaslt_fused": ("tab:purple", "D"),
+    "torch_eager": ("tab:brown", "v"),
+    "torch_compile": ("tab:green", "P"),
+    "triton": ("tab:cyan", "X"),
+}
 
 
 def read_rows(path):
@@ -44,144 +59,127 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def panels(rows, *extra):
-    """Rows grouped by device, dtype, epilogue (and `extra` columns), in the order they come."""
+def grouped(rows, column):
+    """Rows grouped by `column`, in the order the values first come."""
     groups = {}
     for row in rows:
-        key = (row["device"], row["dtype"], row["epilogue"]) + tuple(row[c] for c in extra)
-        groups.setdefault(key, []).append(row)
+        groups.setdefault(row[column], []).append(row)
     return groups
 
 
-def title(key):
-    return " · ".join(key)
-
-
-def figure(count, width=9.0, height=4.5):
-    fig, axes = plt.subplots(count, 1, figsize=(width, height * count), squeeze=False)
-    return fig, axes[:, 0]
+def style_of(series):
+    if series.startswith("coalesce"):
+        return "black", "o"
+    return STYLE.get(series, ("tab:blue", "."))
 
 
 def save(fig, out):
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fig.savefig(out, dpi=DPI)
     plt.close(fig)
 
 
-def shape_axis(ax, rows):
-    """Shapes in numeric order (by M·N·K, then M, N, K) on the x axis; returns label -> x."""
-    shapes = sorted({(float(r["flops"]), int(r["m"]), int(r["n"]), int(r["k"]), r["shape"]) for r in rows})
-    ax.set_xticks(range(len(shapes)))
-    ax.set_xticklabels([s[-1] for s in shapes], rotation=20)
-    return {s[-1]: i for i, s in enumerate(shapes)}
-
-
-def plot_series(ax, rows, x_of, value):
-    series = {}
-    cross_device = set()  # series measured on another device of the model (--same-model)
+def plot_shapes(rows, out):
+    """One figure: a row per problem, two panels sharing it."""
+    problems = []  # (label, its rows), in the tool's order
+    index = {}
+    protocols = {r["protocol"] for r in rows}
     for r in rows:
-        v = value(r)
-        if v is not None:
-            series.setdefault(r["series"], []).append((x_of(r), v))
-            if r.get("measured_on"):
-                cross_device.add(r["series"])
-    for name, points in series.items():
-        points.sort()
-        style = dict(marker="o")
-        if name in cross_device:
-            style = dict(marker="D", markerfacecolor="none", linestyle="--")
-        ax.plot([p[0] for p in points], [p[1] for p in points], label=name, **style)
-
-
-def plot_tflops_vs_shape(rows, out):
-    groups = panels(rows)
-    fig, axes = figure(len(groups))
-    for ax, (key, group) in zip(axes, groups.items()):
-        x = shape_axis(ax, group)
-        plot_series(ax, group, lambda r: x[r["shape"]], lambda r: float(r["tflops"]))
-        peaks = {r["peak_tflops"] for r in group if r["peak_tflops"]}
-        if len(peaks) == 1:
-            peak = float(peaks.pop())
-            ax.axhline(peak, color="grey", linestyle="--", linewidth=1)
-            ax.text(len(x) - 1, peak, f"peak of its math {peak:.1f} ", ha="right", va="top", color="grey")
-        ax.set_ylabel("TFLOP/s (2·M·N·K / median)")
-        ax.set_title(f"{title(key)}: throughput by shape")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        key = (r["shape"], r["epilogue"], r["protocol"])
+        if key not in index:
+            label = f"{r['shape']} {r['epilogue']}" + (f" [{r['protocol']}]" if len(protocols) > 1 else "")
+            index[key] = len(problems)
+            problems.append((label, []))
+        problems[index[key]][1].append(r)
+    height = 1.8 + 0.3 * len(problems)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14.0, height), sharey=True,
+                                      gridspec_kw={"width_ratios": [1, 1.2]})
+    ys = {label: len(problems) - 1 - i for i, (label, _) in enumerate(problems)}  # first problem on top
+    seen = set()
+    for label, group in problems:
+        y = ys[label]
+        for r in group:
+            colour, marker = style_of(r["series"])
+            name = r["series"] if not r["series"].startswith("coalesce") else "coalesce (fused)"
+            first = name not in seen
+            seen.add(name)
+            fused = r["kind"] == "fused"
+            if r["tflops"]:
+                left.scatter(float(r["tflops"]), y, color=colour, marker=marker, s=36,
+                             label=name if first else None, zorder=5 if fused else 3)
+            if r["speedup"] and r["kind"] == "alternative":
+                right.scatter(float(r["speedup"]), y, color=colour, marker=marker, s=36, zorder=3)
+                if r["fastest"] == "1":
+                    right.scatter(float(r["speedup"]), y, facecolors="none", edgecolors="black", s=140, zorder=4)
+    left.set_yticks(list(ys.values()))
+    left.set_yticklabels(list(ys.keys()), fontsize="small")
+    left.set_xscale("log")
+    left.set_xlabel("TFLOP/s (2·M·N·K / median), log scale")
+    left.grid(True, axis="x", which="both", alpha=0.3)
+    right.axvline(1.0, color="black", linewidth=1)
+    right.set_xscale("log")
+    speedups = [float(r["speedup"]) for r in rows if r["speedup"] and r["kind"] == "alternative"] or [1.0]
+    low, high = min(speedups + [1.0]), max(speedups + [1.0])
+    ticks = [t for t in (0.25, 0.33, 0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8) if low / 1.1 <= t <= high * 1.1]
+    right.set_xticks(ticks)
+    right.xaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+    right.xaxis.set_minor_formatter(mticker.NullFormatter())
+    right.set_title("fused speed-up over each alternative = its time ÷ the fused time", fontsize="medium")
+    right.set_xlabel("× (right of 1: fused faster; ringed: the fastest alternative), log scale")
+    right.grid(True, axis="x", which="both", alpha=0.3)
+    for ax in (left, right):
+        ax.set_ylim(-0.7, len(problems) - 0.3)
+    title = rows[0]["title"] + (f" · protocol {protocols.pop()}" if len(protocols) == 1 else "")
+    fig.suptitle(title)
+    left.set_title("every method's throughput", fontsize="medium")
+    fig.legend(loc="lower center", ncol=8, fontsize="small", frameon=False)
+    fig.tight_layout(rect=(0, 0.45 / height, 1, 1))
     save(fig, out)
 
 
-def plot_ratio_to_eager(rows, out):
-    rows = [r for r in rows if r.get("vs_eager")]
-    if not rows:
-        return
-    groups = panels(rows)
-    fig, axes = figure(len(groups))
-    for ax, (key, group) in zip(axes, groups.items()):
-        x = shape_axis(ax, group)
-        plot_series(ax, group, lambda r: x[r["shape"]], lambda r: float(r["vs_eager"]))
-        ax.axhline(1.0, color="black", linewidth=1)
-        ax.text(0, 1.0, " eager (cuBLAS GEMM, bias add, activation)", va="bottom", fontsize="small")
-        ax.set_ylabel("time ÷ eager's time (below 1: faster)")
-        ax.set_title(f"{title(key)}: every method against eager")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
-    save(fig, out)
-
-
-def plot_tflops_vs_m(rows, out):
-    """Throughput against M at fixed N and K (the report's m_sweep groups), a panel per group in
-    two columns: one line per method, the fastest fused config in bold, and the read_b floor
-    (2·M·N·K / the time to read B once) as a dashed black line, the throughput no GEMM that
-    reads B can pass. Both axes are logarithmic: M doubles along x, and the floor's throughput
-    grows in proportion to M."""
-    groups = panels(rows, "n", "k")
-    if not groups:
-        return
-    columns = 2 if len(groups) > 1 else 1
-    count = math.ceil(len(groups) / columns)
-    fig, axes = plt.subplots(count, columns, figsize=(8.0 * columns, 4.5 * count), squeeze=False)
-    for ax in axes.flat[len(groups):]:
+def plot_m_sweep(rows, out):
+    """One figure: a panel per group, two columns, TFLOP/s against M."""
+    panels = grouped(rows, "panel")
+    columns = 2 if len(panels) > 1 else 1
+    count = math.ceil(len(panels) / columns)
+    fig, axes = plt.subplots(count, columns, figsize=(7.0 * columns, 0.6 + 4.2 * count), squeeze=False)
+    for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     kind_order = {"fused": 0, "method": 1, "floor": 2}
-    for ax, (key, group) in zip(axes.flat, groups.items()):
+    for ax, (panel, group) in zip(axes.flat, panels.items()):
         ms = sorted({int(r["m"]) for r in group})
-        values = {}  # series -> {M: TFLOP/s}
-        order = {}   # series -> (its kind, its place among the rows of an M: the tool's method order)
-        place = {}
+        values, kinds = {}, {}
         for r in group:
-            m = int(r["m"])
-            place[m] = place.get(m, -1) + 1
-            values.setdefault(r["series"], {})[m] = float(r["tflops"])
-            rank = (kind_order.get(r["kind"], 1), place[m])
-            order[r["series"]] = min(order.get(r["series"], rank), rank)
-        for name in sorted(values, key=lambda n: order[n]):
+            values.setdefault(r["series"], {})[int(r["m"])] = float(r["tflops"])
+            kinds[r["series"]] = r["kind"]
+        for name in sorted(values, key=lambda n: kind_order.get(kinds[n], 1)):
             # An M the series lacks is a gap (NaN), so no line claims a value that was not measured.
             ys = [values[name].get(m, math.nan) for m in ms]
-            if order[name][0] == kind_order["floor"]:
+            if kinds[name] == "floor":
                 ax.plot(ms, ys, color="black", linestyle="--", linewidth=1.5, marker="x",
                         label="B-read floor: 2·M·N·K ÷ read_b's time")
-            elif order[name][0] == kind_order["fused"]:
-                ax.plot(ms, ys, marker="o", linewidth=2.5, label=name, zorder=3)  # above the methods it is compared with
             else:
-                ax.plot(ms, ys, marker=".", linewidth=1, label=name)
+                colour, marker = style_of(name)
+                ax.plot(ms, ys, color=colour, marker=marker, linewidth=2.5 if kinds[name] == "fused" else 1,
+                        label=name, zorder=3 if kinds[name] == "fused" else 2)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(ms)
         ax.set_xticklabels([str(m) for m in ms])
         ax.minorticks_off()
         ax.set_xlabel("M")
-        ax.set_ylabel("TFLOP/s (2·M·N·K / median)")
-        device, dtype, epilogue, n, k = key
-        ax.set_title(f"{title((device, dtype, epilogue))} · N = {n}, K = {k}", fontsize="medium")
+        ax.set_ylabel("TFLOP/s")
+        ax.set_title(panel, fontsize="medium")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize="x-small")
+    fig.suptitle(rows[0]["title"] + ": TFLOP/s against M")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / (0.6 + 4.2 * count)))
     save(fig, out)
 
 
 def plot_tile_landscape(rows, out):
-    groups = panels(rows, "family", "shape")
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["device"], row["dtype"], row["epilogue"], row["family"], row["shape"]), []).append(row)
     fig, axes = plt.subplots(1, len(groups), figsize=(7.0 * len(groups), 6.0), squeeze=False)
     for ax, (key, cells) in zip(axes[0], groups.items()):
         bms = sorted({int(c["bm"]) for c in cells})
@@ -220,11 +218,12 @@ def plot_tile_landscape(rows, out):
         ax.set_yticklabels(bms)
         ax.set_xlabel("BN")
         ax.set_ylabel("BM")
-        ax.set_title(f"{title(key)}\nbest TFLOP/s of each block tile")
+        ax.set_title(" · ".join(key) + "\nbest TFLOP/s of each block tile")
         label = "TFLOP/s" + (f" (black line: cuBLAS GEMM, {reference:.1f})" if reference else "")
         bar = fig.colorbar(image, ax=ax, label=label)
         if reference:
             bar.ax.axhline(reference, color="black", linewidth=2)
+    fig.tight_layout()
     save(fig, out)
 
 
@@ -232,13 +231,10 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: plot_report.py DIR")
     directory = sys.argv[1]
-    shapes = read_rows(os.path.join(directory, "tflops_by_shape.csv"))
-    if shapes:
-        plot_tflops_vs_shape(shapes, os.path.join(directory, "tflops_vs_shape.png"))
-        plot_ratio_to_eager(shapes, os.path.join(directory, "ratio_to_eager.png"))
-    sweeps = read_rows(os.path.join(directory, "tflops_vs_m.csv"))
-    if sweeps:
-        plot_tflops_vs_m(sweeps, os.path.join(directory, "tflops_vs_m.png"))
+    for figure, rows in grouped(read_rows(os.path.join(directory, "by_model_shapes.csv")), "figure").items():
+        plot_shapes(rows, os.path.join(directory, figure))
+    for figure, rows in grouped(read_rows(os.path.join(directory, "by_model_m_sweep.csv")), "figure").items():
+        plot_m_sweep(rows, os.path.join(directory, figure))
     tiles = read_rows(os.path.join(directory, "tile_landscape.csv"))
     if tiles:
         plot_tile_landscape(tiles, os.path.join(directory, "tile_landscape.png"))

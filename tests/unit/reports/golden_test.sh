@@ -72,14 +72,36 @@ refused() {
   fi
 }
 
-# --- the report in every format, filtered, one table ------------------------------------------
-golden report.md --db fixture.db
-golden report.csv --db fixture.db --format csv
-golden report.json --db fixture.db --format json
-golden report_filtered.md --db fixture.db --shape 4096 --family simt --top 3 --device H200
-golden report_run2.md --db fixture.db --run 2 --dtype f32 --epilogue bias_gelu
-golden report_comparison.csv --db fixture.db --format csv --table comparison
-golden report_empty.md --db fixture.db --shape 8192
+# --- the report by GPU model (the default): every format, one table, filtered ------------------
+golden by_model.md --db fixture.db
+golden by_model.csv --db fixture.db --format csv
+golden by_model.json --db fixture.db --format json
+golden by_model_answer.csv --db fixture.db --format csv --table answer
+golden by_model_peers.md --db fixture_peers.db
+golden by_model_msweep.md --db fixture_msweep.db
+golden by_model_msweep_bf16.csv --db fixture_msweep.db --dtype bf16 --format csv --table by_model
+golden by_model_run2.md --db fixture.db --run 2
+# the first screen answers: the answer table and its notes within 40 lines
+if "$report" --db fixture_msweep.db | head -40 | grep -q '^## Every problem'; then
+  pass "the answer fits the first screen (40 lines)"
+else
+  flunk "the answer does not end within the first 40 lines"
+fi
+refused top_is_history 2 "--top is not an option of the report by model: it belongs to coalesce-report history" --db fixture.db --top 3
+refused workload_is_history 2 "--workload is not an option of the report by model" --db fixture.db --workload workload.csv
+refused same_model_is_history 2 "--same-model is not an option of the report by model" --db fixture.db --same-model
+refused history_no_plots 2 "--plots is not an option of history: the plots are by GPU model" history --db fixture.db --plots plots
+refused plots_no_same_model 2 "--same-model is not an option of plots" plots --db fixture.db --out-dir plots --same-model
+
+# --- history: the run-by-run, per-device report in every format, filtered, one table -------------
+
+golden report.md history --db fixture.db
+golden report.csv history --db fixture.db --format csv
+golden report.json history --db fixture.db --format json
+golden report_filtered.md history --db fixture.db --shape 4096 --family simt --top 3 --device H200
+golden report_run2.md history --db fixture.db --run 2 --dtype f32 --epilogue bias_gelu
+golden report_comparison.csv history --db fixture.db --format csv --table comparison
+golden report_empty.md history --db fixture.db --shape 8192
 if "$report" --db fixture.db --shape 8192 2>&1 >/dev/null | grep -q "^coalesce-report: no row of fixture.db matches --shape 8192x8192x8192$"; then
   pass "a filter that matches nothing says so on stderr"
 else
@@ -91,15 +113,15 @@ else
   flunk "--device 2 matched something"
 fi
 # the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
-golden report_peers.md --db fixture_peers.db
-golden report_peers_comparison.csv --db fixture_peers.db --format csv --table comparison
+golden report_peers.md history --db fixture_peers.db
+golden report_peers_comparison.csv history --db fixture_peers.db --format csv --table comparison
 # Nsight Compute profiles beside the winners and the library (fixture_profiles.db: one taken on a
 # second H200 is shown and marked, a former best says so, another model's and a non-winner's
 # elsewhere are not shown); the databases without profiles have no such table
-golden report_profiles.md --db fixture_profiles.db --table profiles
-golden report_profiles.csv --db fixture_profiles.db --format csv --table profiles
-golden report_profiles.json --db fixture_profiles.db --format json --table profiles --shape 1024
-refused no_profiles_table 2 "no table 'profiles' in this output" --db fixture.db --table profiles
+golden report_profiles.md history --db fixture_profiles.db --table profiles
+golden report_profiles.csv history --db fixture_profiles.db --format csv --table profiles
+golden report_profiles.json history --db fixture_profiles.db --format json --table profiles --shape 1024
+refused no_profiles_table 2 "no table 'profiles' in this output" --db fixture.db --table profiles history
 
 # --same-model: the peers moved to other devices (sqlite3 on a copy of fixture_peers.db): run 4 to
 # device 2, an H200 like device 1, run 3 to device 3, an A100. Device 1's blocks take run 4's
@@ -117,14 +139,14 @@ sqlite3 same_model.db "
   UPDATE measurements SET device_id = 2 WHERE run_id = 4;
   UPDATE runs SET device_id = 3 WHERE id = 3;
   UPDATE measurements SET device_id = 3 WHERE run_id = 3;"
-golden report_same_model.md --db same_model.db --same-model
-golden report_same_model_comparison.csv --db same_model.db --same-model --device 1 --format csv --table comparison
-if "$report" --db same_model.db --table comparison | grep -q -E "torch_|triton|cross-device"; then
+golden report_same_model.md history --db same_model.db --same-model
+golden report_same_model_comparison.csv history --db same_model.db --same-model --device 1 --format csv --table comparison
+if "$report" history --db same_model.db --table comparison | grep -q -E "torch_|triton|cross-device"; then
   flunk "without --same-model the comparison shows peers of other devices"
 else
   pass "without --same-model no peer of another device is shown"
 fi
-diff <("$report" --db fixture_peers.db) <("$report" --db fixture_peers.db --same-model) >"$work/diff"
+diff <("$report" history --db fixture_peers.db) <("$report" history --db fixture_peers.db --same-model) >"$work/diff"
 if [ "$(grep -c '^[<>]' "$work/diff")" -eq 1 ] && grep -q '^> - peers: `same model (--same-model)`$' "$work/diff"; then
   pass "--same-model on one device: only the meta line differs"
 else
@@ -134,27 +156,27 @@ fi
 
 # --workload: each method summed over a workload file's rows, per device and dtype, with the
 # problems the database lacks listed (tests/fixtures/workload.csv)
-golden report_workload.md --db fixture.db --workload workload.csv
-golden report_workload.csv --db fixture.db --workload workload.csv --format csv --table workloads
-golden report_workload.json --db fixture.db --workload workload.csv --format json --table workload_missing
-golden report_workload_peers.md --db fixture_peers.db --workload workload.csv --table workloads
-golden report_workload_bf16.md --db fixture.db --workload workload.csv --dtype bf16 --table workloads
+golden report_workload.md history --db fixture.db --workload workload.csv
+golden report_workload.csv history --db fixture.db --workload workload.csv --format csv --table workloads
+golden report_workload.json history --db fixture.db --workload workload.csv --format json --table workload_missing
+golden report_workload_peers.md history --db fixture_peers.db --workload workload.csv --table workloads
+golden report_workload_bf16.md history --db fixture.db --workload workload.csv --dtype bf16 --table workloads
 
 # Throughput against M (fixture_msweep.db: skinny problems at several M beside the read_b floor):
 # the m_sweep table in every format, and the floor in no other table; with --same-model the peer
 # of the second H200 stays out of it (a group is one device).
-golden report_msweep.md --db fixture_msweep.db
-golden report_msweep_m_sweep.csv --db fixture_msweep.db --format csv --table m_sweep
-golden report_msweep_m_sweep.json --db fixture_msweep.db --format json --table m_sweep
-golden report_msweep_same_model_m_sweep.md --db fixture_msweep.db --same-model --table m_sweep
+golden report_msweep.md history --db fixture_msweep.db
+golden report_msweep_m_sweep.csv history --db fixture_msweep.db --format csv --table m_sweep
+golden report_msweep_m_sweep.json history --db fixture_msweep.db --format json --table m_sweep
+golden report_msweep_same_model_m_sweep.md history --db fixture_msweep.db --same-model --table m_sweep
 for t in summary comparison why; do
-  if "$report" --db fixture_msweep.db --same-model --table "$t" --format csv | grep -q read_b; then
+  if "$report" history --db fixture_msweep.db --same-model --table "$t" --format csv | grep -q read_b; then
     flunk "the floor read_b appears in the $t table"
   else
     pass "the floor read_b is in no $t table"
   fi
 done
-refused no_m_sweep_table 2 "no table 'm_sweep' in this output" --db fixture.db --table m_sweep
+refused no_m_sweep_table 2 "no table 'm_sweep' in this output" --db fixture.db --table m_sweep history
 
 # --- query ------------------------------------------------------------------------------------
 comparison_sql='SELECT * FROM v_comparison ORDER BY m, family'
@@ -192,14 +214,12 @@ fi
 
 # --- plots: the data is golden; the drawings need python3 with matplotlib ----------------------
 refused plots_without_python 1 "plots not drawn" plots --db fixture.db --out-dir plots --python /nonexistent/python3
-compare_file plots_tflops_by_shape.csv plots/tflops_by_shape.csv
+compare_file plots_by_model_shapes.csv plots/by_model_shapes.csv
 compare_file plots_tile_landscape.csv plots/tile_landscape.csv
-compare_file plots_tflops_vs_m.csv plots/tflops_vs_m.csv
+compare_file plots_figures.csv plots/figures.csv
 refused plots_msweep_without_python 1 "plots not drawn" plots --db fixture_msweep.db --out-dir plots_msweep --python /nonexistent/python3
-compare_file plots_msweep_tflops_vs_m.csv plots_msweep/tflops_vs_m.csv
-# with --same-model, the cross-device peers are series of their own, named, with measured_on
-refused plots_same_model_without_python 1 "plots not drawn" plots --db same_model.db --same-model --out-dir plots_same_model --python /nonexistent/python3
-compare_file plots_same_model_tflops_by_shape.csv plots_same_model/tflops_by_shape.csv
+compare_file plots_msweep_by_model_m_sweep.csv plots_msweep/by_model_m_sweep.csv
+compare_file plots_msweep_by_model_shapes.csv plots_msweep/by_model_shapes.csv
 out=$("$report" --db fixture.db --plots plots --out with_plots.md --python /nonexistent/python3 2>"$work/stderr"); rc=$?
 if [ $rc -eq 0 ] && [ -z "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] && grep -q "^No plots: " with_plots.md \
    && ! grep -q '!\[' with_plots.md; then
@@ -207,34 +227,35 @@ if [ $rc -eq 0 ] && [ -z "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] && gre
 else
   flunk "report without matplotlib (exit $rc): $(cat "$work/stderr")"
 fi
+# png_fits FILE: a PNG at most 2,000 pixels tall and under 500 KB (the figures people look at).
+png_fits() {
+  local height
+  height=$(od -An -tu1 -j20 -N4 "$1" | awk '{print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4}')
+  [ "$height" -le 2000 ] && [ "$(wc -c <"$1")" -lt 512000 ]
+}
 if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   if "$report" --db fixture.db --plots plots --out with_plots.md >/dev/null 2>"$work/stderr" \
-     && [ -s plots/tflops_vs_shape.png ] && [ -s plots/ratio_to_eager.png ] && [ -s plots/tile_landscape.png ] \
-     && grep -q '!\[TFLOP/s against shape, every method\](plots/tflops_vs_shape.png)' with_plots.md \
-     && grep -q '(plots/ratio_to_eager.png)' with_plots.md && grep -q '(plots/tile_landscape.png)' with_plots.md \
-     && [ ! -e plots/tflops_vs_m.png ] && ! grep -q 'tflops_vs_m' with_plots.md; then
-    pass "plots drawn and linked relative to the report (no skinny shapes in the fixture: no M plot)"
+     && [ -s plots/nvidia-h200_f32_shapes.png ] && [ -s plots/tile_landscape.png ] \
+     && grep -q '(plots/nvidia-h200_f32_shapes.png)' with_plots.md && grep -q '(plots/tile_landscape.png)' with_plots.md \
+     && [ ! -e plots/nvidia-h200_f32_m_sweep.png ] && ! grep -q 'm_sweep' with_plots.md; then
+    pass "figures by model drawn and linked relative to the report (no skinny shapes in the fixture: no M figure)"
   else
     flunk "plots with matplotlib: $(cat "$work/stderr")"
   fi
-  # Problems that share N and K at three or more M get the throughput-against-M plot, linked.
+  # Problems that share N and K at three or more M get the throughput-against-M figure, linked;
+  # a figure of an earlier drawing that is none now is removed (the manifest figures.csv).
+  touch plots_msweep/nvidia-h200_f16_shapes.png
+  printf 'file,caption\nnvidia-h200_f16_shapes.png,old\n' >plots_msweep/figures.csv
   if "$report" --db fixture_msweep.db --plots plots_msweep --out with_m_plot.md >/dev/null 2>"$work/stderr" \
-     && [ -s plots_msweep/tflops_vs_m.png ] \
-     && grep -q '!\[TFLOP/s against M at fixed N and K, every method, with the B-read floor\](plots_msweep/tflops_vs_m.png)' with_m_plot.md; then
-    pass "problems at several M get the throughput-against-M plot, linked from the report"
+     && [ -s plots_msweep/nvidia-h200_bf16_m_sweep.png ] && [ ! -e plots_msweep/nvidia-h200_f16_shapes.png ] \
+     && grep -q '!\[NVIDIA H200 bf16: TFLOP/s against M at fixed N and K, every method, with the B-read floor\](plots_msweep/nvidia-h200_bf16_m_sweep.png)' with_m_plot.md; then
+    pass "problems at several M get the throughput-against-M figure, linked; a stale figure is removed"
   else
-    flunk "the throughput-against-M plot: $(cat "$work/stderr")"
+    flunk "the throughput-against-M figure: $(cat "$work/stderr")"
   fi
-  script=$golden/../../../../scripts/plot_report.py
-  py=python3
-  $py -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3
-  # The data of --same-model (its measured_on column: cross-device points drawn hollow and dashed).
-  if "$py" "$script" plots_same_model 2>"$work/stderr" && [ -s plots_same_model/tflops_vs_shape.png ] \
-     && [ -s plots_same_model/ratio_to_eager.png ]; then
-    pass "plots of --same-model data drawn"
-  else
-    flunk "plot_report.py on --same-model data: $(cat "$work/stderr")"
-  fi
+  for png in plots/*.png plots_msweep/*.png; do
+    if png_fits "$png"; then pass "$png: at most 2,000 px tall, under 500 KB"; else flunk "$png is too tall or too large"; fi
+  done
 else
   echo "skipped: drawing the plots (python3 with matplotlib is not installed)"
 fi
@@ -262,10 +283,10 @@ refused diff_negative_threshold 2 "--fail-on-slower -5: give a percentage, 0 or 
 refused diff_with_db 2 "--db is not an option of diff" diff fixture.db fixture_b.db --db fixture.db
 printf 'm,n,k,dtype,epilogue,name,count\n1024,1024,1024,,bias_gelu,up,0\n' >bad_workload.csv
 refused workload_bad_line 2 "^coalesce-report: --workload bad_workload.csv:2: count '0': expected a whole number" \
-  --db fixture.db --workload bad_workload.csv
+  history --db fixture.db --workload bad_workload.csv
 refused workload_bad_line_before_the_database 2 "--workload bad_workload.csv:2: count '0'" \
-  --db nosuch.db --workload bad_workload.csv
-refused workload_missing_file 2 "^coalesce-report: --workload nosuch.csv: cannot read it" --db fixture.db --workload nosuch.csv
+  history --db nosuch.db --workload bad_workload.csv
+refused workload_missing_file 2 "^coalesce-report: --workload nosuch.csv: cannot read it" --db fixture.db --workload nosuch.csv history
 refused workload_with_query 2 "--workload is not an option of query" query --db fixture.db --workload workload.csv "SELECT 1"
 refused workload_with_diff 2 "--workload is not an option of diff" diff fixture.db fixture_b.db --workload workload.csv
 refused same_model_with_query 2 "--same-model is not an option of query" query --db fixture.db --same-model "SELECT 1"

@@ -863,49 +863,6 @@ TEST(SameModel, ReportMarksCrossDeviceRowsAndKeepsTheSummaryOnOneDevice) {
   std::filesystem::remove_all(dir);
 }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-// The throughput plots' data: with --same-model each cross-device peer is a series of its own,
-// named with its device, and measured_on says so; without it, no such column and no such point.
-TEST(SameModel, PlotDataNamesCrossDevicePoints) {
-  const auto dir = std::filesystem::temp_directory_path() / ("report_test_same_" + std::to_string(::getpid()));
-  const auto path = same_model_fixture(dir);
-  auto lines = [](const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::vector<std::string> out;
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-  };
-  {
-    auto db = db::Database::open(path, db::Mode::read_only);
-    PlotOptions options;
-    options.out_dir = dir / "same";
-    options.python = "/nonexistent/python3";  // the data only
-    options.peers = PeerScope::same_model;
-    EXPECT_FALSE(make_plots(db, {}, options).skipped.empty());
-    auto same = lines(dir / "same" / "tflops_by_shape.csv");
-    ASSERT_FALSE(same.empty());
-    EXPECT_TRUE(ends_with(same[0], ",vs_eager,measured_on")) << same[0];
-    int cross = 0;
-    for (const std::string& line : same)
-      if (line.find(",torch_eager [cross-device: NVIDIA H200 (device 2)],4,") != std::string::npos) {
-        ++cross;
-        EXPECT_TRUE(ends_with(line, ",NVIDIA H200 (device 2)")) << line;
-      }
-    EXPECT_EQ(cross, 2);  // 1024 and 4096
-    options.out_dir = dir / "own";
-    options.peers = PeerScope::same_device;
-    make_plots(db, {}, options);
-    auto own = lines(dir / "own" / "tflops_by_shape.csv");
-    ASSERT_FALSE(own.empty());
-    EXPECT_TRUE(ends_with(own[0], ",vs_eager")) << own[0];
-    for (const std::string& line : own) EXPECT_EQ(line.find("cross-device"), std::string::npos) << line;
-  }
-  std::filesystem::remove_all(dir);
-}
-
 // Profiles follow the why table, per device and problem: the family's best (current best: yes)
 // whether profiled here or on another H200 (then named), a config that is no longer the best where
 // it was profiled (no), the library's kernel; never another model's profile nor a profile on
@@ -1126,42 +1083,6 @@ TEST(MSweep, PeersOfAnotherDeviceStayOutOfAGroup) {
   for (const Column& c : t.columns) EXPECT_NE(c.key, "torch_eager_us");
   EXPECT_NE(t.notes.back().find("A group is one device"), std::string::npos);
   EXPECT_EQ(m_sweep_table(m_sweep_groups(db, comparison_entries(db, {}))).notes.size(), 2u);
-}
-
-// The plot data: per group and M the fastest fused config, every other method and the floor as
-// the throughput a kernel limited only by reading B reaches, 2·M·N·K ÷ read_b's time.
-TEST(MSweep, PlotDataDrawsTheFloorAsTheThroughputOfReadingB) {
-  const auto dir = std::filesystem::temp_directory_path() / ("report_test_msweep_" + std::to_string(::getpid()));
-  {
-    auto db = db::Database::open(fixture("fixture_msweep.db"), db::Mode::read_only);
-    PlotOptions options;
-    options.out_dir = dir;
-    options.python = "/nonexistent/python3";  // the data only
-    EXPECT_FALSE(make_plots(db, {}, options).skipped.empty());
-  }
-  std::ifstream in(dir / "tflops_vs_m.csv");
-  std::string header;
-  std::getline(in, header);
-  EXPECT_EQ(header, "device,dtype,epilogue,n,k,m,series,kind,run,median_ms,tflops");
-  std::map<std::string, int> kinds;
-  bool floor_at_one = false;
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> f;
-    std::stringstream fields(line);
-    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-    ASSERT_EQ(f.size(), 11u) << line;
-    ++kinds[f[7]];
-    if (f[1] == "bf16" && f[5] == "1" && f[7] == "floor") {
-      floor_at_one = true;
-      EXPECT_EQ(f[6], "read_b (B-read floor)");
-      EXPECT_EQ(f[8], "3");
-      EXPECT_NEAR(std::stod(f[10]), 2.0 * 4096 * 4096 / 0.0078e-3 / 1e12, 1e-9);
-    }
-  }
-  EXPECT_TRUE(floor_at_one);
-  EXPECT_EQ(kinds["fused"], 7);
-  EXPECT_EQ(kinds["floor"], 5);  // bf16 1, 8, 512 and f32 1, 8
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Diff, VerdictsFollowTheNoiseRule) {

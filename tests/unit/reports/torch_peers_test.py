@@ -396,7 +396,7 @@ class Feed(unittest.TestCase):
                          [{"status": "completed", "resumed": "1", "n": "3"}])
 
     def comparison_at_4096(self) -> list[dict]:
-        report = subprocess.run([str(env_path("COALESCE_REPORT")), "--db", str(self.db),
+        report = subprocess.run([str(env_path("COALESCE_REPORT")), "history", "--db", str(self.db),
                                  "--table", "comparison", "--format", "csv", "--shape", "4096"],
                                 capture_output=True, text=True, check=True).stdout
         return list(csv.DictReader(io.StringIO("\n".join(

@@ -53,9 +53,9 @@ check "tune sweep --device 99: status 3 at the device query, one line" \
 # coalesce-report: commands and options on either side of them
 run "$report" foo
 check "report foo: status 2, names foo and lists the commands" \
-  'usage "coalesce-report: '"'"'foo'"'"' is not a command (query, diff, plots"'
-run "$report" --top 0 --db /nonexistent.db
-check "report --top 0: status 2, one line, no largest double" \
+  'usage "coalesce-report: '"'"'foo'"'"' is not a command (history, query, diff, plots"'
+run "$report" history --top 0 --db /nonexistent.db
+check "report history --top 0: status 2, one line, no largest double" \
   'usage "--top 0: list at least 1 config" && ! says "1797"'
 run "$report" query --shape 4096 "SELECT 1"
 check "report query --shape: status 2, one line saying why" 'usage "--shape is not an option of query"'
