@@ -206,10 +206,6 @@ std::optional<double> ModelEntry::speedup() const {
   return *a->median_ms / median_ms;
 }
 
-std::size_t ModelEntry::alternatives_measured() const {
-  return std::count_if(alternatives.begin(), alternatives.end(), [](const Alternative& a) { return a.status == "ok"; });
-}
-
 std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& filters,
                                       const std::vector<GpuModel>& models) {
   std::map<std::string, std::size_t> model_of;
@@ -313,15 +309,9 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
 
 std::vector<const ModelEntry*> answer_entries(const std::vector<ModelEntry>& entries) {
   std::vector<const ModelEntry*> out;
-  for (const ModelEntry& e : entries) {
-    if (!out.empty() && out.back()->model == e.model && out.back()->problem_id == e.problem_id) {
-      const ModelEntry* kept = out.back();
-      // entries come in protocol order within a problem, so a tie keeps the first
-      if (e.alternatives_measured() > kept->alternatives_measured()) out.back() = &e;
-      continue;
-    }
-    out.push_back(&e);
-  }
+  // The entries of a problem come in kProtocols' order: the first is the most preferred.
+  for (const ModelEntry& e : entries)
+    if (out.empty() || out.back()->model != e.model || out.back()->problem_id != e.problem_id) out.push_back(&e);
   return out;
 }
 
@@ -428,7 +418,8 @@ Table answer_table(const std::vector<GpuModel>& models, const std::vector<const 
       "Speed-up = the fastest alternative's median ÷ the fused kernel's (above 1: fused faster), with the "
       "alternative named: the library paths of the fused row's own run (eager, unfused, cuBLASLt's fused "
       "epilogue; cuBLAS GEMM alone where the epilogue is none) and the PyTorch/Triton peers of its sitting, "
-      "all in the fused row's protocol. Up to " + std::to_string(kAnswerShapes) +
+      "all in the fused row's protocol (the most preferred protocol measured, steady_spin, flush_spin, "
+      "steady_b2b, flush_b2b, flush_rested in that order). Up to " + std::to_string(kAnswerShapes) +
           " shapes per model, those measured in the most dtypes; every problem is in the next table.",
       "The last rows: the geometric mean over every problem of the dtype (how many in brackets), and how "
       "many are faster, within noise or slower by the [p10, p90] rule."};

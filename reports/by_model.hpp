@@ -84,8 +84,6 @@ struct ModelEntry {
   const Alternative* fastest_alternative() const;
   /// Its median ÷ the fused median (above 1: the fused kernel is faster).
   std::optional<double> speedup() const;
-  /// How many alternatives have an ok row.
-  std::size_t alternatives_measured() const;
 };
 
 /// Every ModelEntry of `db` within `f`, ordered by model, dtype (the vocabulary's order),
@@ -94,12 +92,15 @@ struct ModelEntry {
 /// protocol, within kSittingGapHours), else its latest failure there; none with `f.run`.
 std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& f, const std::vector<GpuModel>& models);
 
-/// The entries the answer and the figures take: per model and problem, the protocol whose row has
-/// the most alternatives measured (ties to the protocol listed first in kProtocols).
+/// The entries the answer and the figures take: per model and problem, the entry of the most
+/// preferred protocol measured (kProtocols' order), as the compiler's pick and the history take
+/// one answer across protocols.
 std::vector<const ModelEntry*> answer_entries(const std::vector<ModelEntry>& entries);
 
-/// The timing protocols, in the order ties are broken by (docs/database.md, "Protocols").
-inline constexpr const char* kProtocols[] = {"flush_spin", "steady_spin", "flush_b2b", "steady_b2b",
+/// The timing protocols, most preferred first (docs/tuner.md, "The timing protocol"): the shared
+/// protocol (a GPU spin before each sample) ahead of the back-to-back one, each with its steady
+/// sampling ahead of its default one, the rested one last.
+inline constexpr const char* kProtocols[] = {"steady_spin", "flush_spin", "steady_b2b", "flush_b2b",
                                              "flush_rested"};
 
 /// The report by GPU model: tables answer, by_model, models and runs (docs/reports.md).

@@ -115,9 +115,9 @@ TEST(ByModel, TheBestRowOfAnyDeviceOfTheModelWithItsOwnRunsBaselines) {
 }
 
 // Run 2 rested (an idle gap between samples): 1024³ has an entry per protocol, each with its own
-// run's rows only; the answer takes the protocol with more alternatives measured (run 1's four
-// against run 2's three), not the faster fused row.
-TEST(ByModel, EachProtocolIsItsOwnEntryAndTheAnswerTakesTheFullerOne) {
+// run's rows only; the answer takes the more preferred protocol (back to back before rested),
+// not the faster fused row (run 2's).
+TEST(ByModel, EachProtocolIsItsOwnEntryAndTheAnswerTakesThePreferredOne) {
   Copy rested("fixture.db", "UPDATE runs SET harness_json = json_set(harness_json, '$.sample_gap_ms', 5) WHERE id = 2;");
   const Report r = report_of(rested.path());
   const ModelEntry& b2b = entry(r, 1024, "flush_b2b");
