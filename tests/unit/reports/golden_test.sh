@@ -292,6 +292,22 @@ refused workload_with_diff 2 "--workload is not an option of diff" diff fixture.
 refused same_model_with_query 2 "--same-model is not an option of query" query --db fixture.db --same-model "SELECT 1"
 refused same_model_with_diff 2 "--same-model is not an option of diff" diff fixture.db fixture_b.db --same-model
 
+# --- publish: the published database from the lab's (by_model_test.cpp checks what it keeps) ---
+out=$("$report" --db fixture_msweep.db publish published.db 2>"$work/stderr"); rc=$?
+if [ $rc -eq 0 ] && [ -z "$out" ] && grep -q "^published.db: [0-9]* of [0-9]* measurements, .* bytes$" "$work/stderr" \
+   && diff <("$report" --db fixture_msweep.db --table by_model | grep -v '^- database') \
+           <("$report" --db published.db --table by_model | grep -v '^- database') >/dev/null; then
+  pass "publish: one line on stderr; the published database reports as the lab does"
+else
+  flunk "publish (exit $rc): $(cat "$work/stderr")"
+fi
+refused publish_into_the_lab 2 "fixture_msweep.db is the lab database" --db fixture_msweep.db publish fixture_msweep.db
+refused publish_over_text 2 "notes.txt exists and is not a Coalesce database" --db fixture.db publish notes.txt
+refused publish_filtered 2 "--shape is not an option of publish" --db fixture.db publish p.db --shape 4096
+refused publish_missing_lab 1 "does not exist" --db nosuch.db publish p.db
+refused publish_unknown_run 2 "--keep-run 99: fixture.db has no such run" --db fixture.db publish p.db --keep-run 99
+[ ! -e p.db ] && pass "a refused publish writes nothing" || flunk "a refused publish left p.db"
+
 # --- read-only proof: refused writes leave the file and its directory as they were -------------
 before=$(cksum fixture.db)
 listing=$(ls -A)
