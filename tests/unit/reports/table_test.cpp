@@ -47,6 +47,28 @@ TEST(Printers, MarkdownGroupsRowsAndEscapesCells) {
   EXPECT_NE(md.find("A note."), std::string::npos);
 }
 
+// Column::machine false: a reader's rendering ("1.44× unfused") that markdown prints and CSV and
+// JSON leave out, their own columns carrying its parts.
+TEST(Printers, AReadersColumnIsMarkdownsOnly) {
+  Document d = sample();
+  Table& t = d.tables[0];
+  Column reading{"reading", "speed-up"};
+  reading.machine = false;
+  t.columns.push_back(reading);
+  for (auto& row : t.rows) row.push_back(std::string("1.44× unfused"));
+  std::ostringstream md, csv, json;
+  print_markdown(d, md);
+  print_csv(d, csv);
+  print_json(d, json);
+  EXPECT_NE(md.str().find("| config | median (ms) | speed-up |"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("| c | 2.500 | 1.44× unfused |"), std::string::npos) << md.str();
+  EXPECT_NE(csv.str().find("\ndevice,shape,m,config,ms\n"), std::string::npos) << csv.str();
+  EXPECT_EQ(csv.str().find("1.44"), std::string::npos) << csv.str();
+  auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["tables"][0]["columns"].size(), 5u);
+  EXPECT_FALSE(j["tables"][0]["rows"][0].contains("reading"));
+}
+
 // hide_empty_columns: in markdown, a column with no value in a group's rows is left out of that
 // group's table only; CSV keeps it.
 TEST(Printers, MarkdownHidesAGroupsEmptyColumnsWhenAsked) {
