@@ -60,15 +60,6 @@ std::string peer_list() {
   return sql_list(peers);
 }
 
-int protocol_rank(const std::string& protocol) {
-  int i = 0;
-  for (const char* p : kProtocols) {
-    if (protocol == p) return i;
-    ++i;
-  }
-  return i;
-}
-
 int dtype_rank(const std::string& dtype) {
   const auto& all = all_dtypes();
   for (std::size_t i = 0; i < all.size(); ++i)
@@ -103,7 +94,7 @@ std::string ratio_text(double r) {
 /// The order of entries: model, dtype, then as the history orders problems, then protocol.
 auto entry_order(const ModelEntry& e) {
   return std::make_tuple(e.model, dtype_rank(e.dtype), static_cast<double>(e.m) * e.n * e.k, e.m, e.n, e.k,
-                         e.epilogue, protocol_rank(e.protocol), e.protocol);
+                         e.epilogue, e.protocol_preference, e.protocol);
 }
 
 }  // namespace
@@ -142,16 +133,6 @@ std::string model_key_sql(const std::string& a) {
   // same_model_sql's rule as one value: a device whose clock is unknown matches no other.
   return "(CASE WHEN " + a + ".max_sm_clock_mhz > 0 THEN " + a + ".name || '|' || " + a + ".arch || '|' || " + a +
          ".sm_count || '|' || " + a + ".max_sm_clock_mhz ELSE 'device ' || " + a + ".id END)";
-}
-
-std::string protocol_sql(const std::string& m, const std::string& r) {
-  // Before the schema stores each row's protocol, it follows from its run's harness settings
-  // (the rule of v_run_regimes for the steady state; scripts/torch_peers.py's spin before each
-  // sample; the --sample-gap-ms rest of rested runs).
-  const std::string spin = "IFNULL(json_extract(" + r + ".harness_json, '$.gpu_spin_cycles_before_each_sample'), 0) > 0";
-  const std::string gap = "IFNULL(json_extract(" + r + ".harness_json, '$.sample_gap_ms'), 0) > 0";
-  return "(CASE WHEN " + m + ".steady_state THEN (CASE WHEN " + spin + " THEN 'steady_spin' ELSE 'steady_b2b' END) " +
-         "WHEN " + gap + " THEN 'flush_rested' WHEN " + spin + " THEN 'flush_spin' ELSE 'flush_b2b' END)";
 }
 
 std::string sitting_sql(const std::string& a, const std::string& b) {
@@ -218,8 +199,8 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
       SELECT x.id AS measurement_id, x.run_id, x.device_id, d.name AS device_name, d.uuid AS device_uuid,
              x.problem_id, p.m, p.n, p.k, p.dtype, p.epilogue, x.method, c.family, c.name AS config_name,
              x.status, x.median_ms, x.p10_ms, x.p90_ms, x.tflops, )sql" + model_key_sql("d") + R"sql( AS model_key,
-             )sql" + protocol_sql("x", "r") + R"sql( AS protocol
-      FROM measurements x JOIN runs r ON r.id = x.run_id JOIN devices d ON d.id = x.device_id
+             x.protocol, pr.preference AS protocol_preference
+      FROM measurements x JOIN protocols pr ON pr.name = x.protocol JOIN devices d ON d.id = x.device_id
       JOIN problems p ON p.id = x.problem_id LEFT JOIN configs c ON c.id = x.config_id
       WHERE x.method = 'coalesce' AND x.status = 'ok'),
     ranked AS (
@@ -228,7 +209,8 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
       FROM v WHERE )sql" + f.where + R"sql()
     SELECT b.model_key, b.protocol, b.problem_id, b.m, b.n, b.k, b.dtype, b.epilogue, b.family, b.config_name,
            b.run_id, b.device_id, b.measurement_id, b.median_ms, b.p10_ms, b.p90_ms, b.tflops,
-           (SELECT pk.peak_tflops FROM v_peaks pk WHERE pk.device_id = b.device_id AND pk.math = b.dtype)
+           (SELECT pk.peak_tflops FROM v_peaks pk WHERE pk.device_id = b.device_id AND pk.math = b.dtype),
+           b.protocol_preference
     FROM ranked b WHERE b.pick = 1)sql",
                        f.params);
   const std::vector<std::string> methods = compared_methods();
@@ -253,6 +235,7 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
     e.p90_ms = as_double(r[15]);
     e.tflops = opt_double(r[16]);
     e.peak_tflops = opt_double(r[17]);
+    e.protocol_preference = static_cast<int>(as_int(r[18]));
 
     auto add = [&](const std::vector<Value>& o, std::int64_t run) {
       Alternative a;
@@ -271,9 +254,9 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
     };
     // The baselines of the fused row's run, in its protocol; the floor beside them.
     auto baselines = db.query("SELECT x.method, '', x.status, x.median_ms, x.p10_ms, x.p90_ms, x.tflops "
-                              "FROM measurements x JOIN runs r ON r.id = x.run_id "
-                              "WHERE x.run_id = ?1 AND x.problem_id = ?2 AND x.config_id IS NULL AND " +
-                                  protocol_sql("x", "r") + " = ?3 ORDER BY x.id",
+                              "FROM measurements x "
+                              "WHERE x.run_id = ?1 AND x.problem_id = ?2 AND x.config_id IS NULL AND x.protocol = ?3 "
+                              "ORDER BY x.id",
                               {integer(e.run), integer(e.problem_id), text(e.protocol)});
     for (auto& o : baselines.rows) {
       const std::string method = as_text(o[0]);
@@ -291,9 +274,9 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
           SELECT x.method, IFNULL(c.name, '') AS config, x.status, x.median_ms, x.p10_ms, x.p90_ms, x.tflops, x.run_id,
                  ROW_NUMBER() OVER (PARTITION BY x.method
                                     ORDER BY x.status <> 'ok', x.median_ms, x.run_id DESC, x.id) AS pick
-          FROM measurements x JOIN runs r ON r.id = x.run_id LEFT JOIN configs c ON c.id = x.config_id
+          FROM measurements x LEFT JOIN configs c ON c.id = x.config_id
           WHERE x.run_id IN sitting AND x.problem_id = ?2 AND x.method IN ()sql" + peer_list() + R"sql()
-            AND )sql" + protocol_sql("x", "r") + R"sql( = ?3)
+            AND x.protocol = ?3)
         SELECT method, config, status, median_ms, p10_ms, p90_ms, tflops, run_id FROM picked WHERE pick = 1)sql",
                             {integer(e.run), integer(e.problem_id), text(e.protocol)});
       for (auto& o : peers.rows) add(o, as_int(o[7]));
@@ -309,7 +292,7 @@ std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& fil
 
 std::vector<const ModelEntry*> answer_entries(const std::vector<ModelEntry>& entries) {
   std::vector<const ModelEntry*> out;
-  // The entries of a problem come in kProtocols' order: the first is the most preferred.
+  // The entries of a problem come most preferred protocol first.
   for (const ModelEntry& e : entries)
     if (out.empty() || out.back()->model != e.model || out.back()->problem_id != e.problem_id) out.push_back(&e);
   return out;
@@ -321,7 +304,8 @@ namespace {
 /// smaller first on ties), a column per dtype: the fused speed-up over the fastest alternative;
 /// then the geometric mean over every problem of each dtype and how many were faster, within
 /// noise and slower.
-Table answer_table(const std::vector<GpuModel>& models, const std::vector<const ModelEntry*>& picked) {
+Table answer_table(const std::vector<GpuModel>& models, const std::vector<const ModelEntry*>& picked,
+                   const std::string& protocol_order) {
   // With the title, notes and the two summary rows, the first screen stays under 40 lines.
   constexpr std::size_t kAnswerShapes = 16;
   Table t;
@@ -418,8 +402,8 @@ Table answer_table(const std::vector<GpuModel>& models, const std::vector<const 
       "Speed-up = the fastest alternative's median ÷ the fused kernel's (above 1: fused faster), with the "
       "alternative named: the library paths of the fused row's own run (eager, unfused, cuBLASLt's fused "
       "epilogue; cuBLAS GEMM alone where the epilogue is none) and the PyTorch/Triton peers of its sitting, "
-      "all in the fused row's protocol (the most preferred protocol measured, steady_spin, flush_spin, "
-      "steady_b2b, flush_b2b, flush_rested in that order). Up to " + std::to_string(kAnswerShapes) +
+      "all in the fused row's protocol: the most preferred protocol measured (" + protocol_order + "). Up to " +
+          std::to_string(kAnswerShapes) +
           " shapes per model, those measured in the most dtypes; every problem is in the next table.",
       "The last rows: the geometric mean over every problem of the dtype (how many in brackets), and how "
       "many are faster, within noise or slower by the [p10, p90] rule."};
@@ -558,7 +542,11 @@ Document build_model_report(const db::Database& db, const Filters& filters, cons
                "device in one timing protocol (flush_b2b: back to back; flush_spin: a GPU spin before each "
                "sample; flush_rested: an idle gap; steady_*: 1,000+ samples). Tables: the answer, every problem, "
                "the models, the runs."};
-  doc.tables.push_back(answer_table(models, answer_entries(entries)));
+  // "steady_spin, flush_spin, ...": protocols.preference, most preferred first
+  const std::string protocol_order =
+      db::as_text(db.query("SELECT group_concat(name, ', ') FROM (SELECT name FROM protocols ORDER BY preference)")
+                      .rows.at(0).at(0));
+  doc.tables.push_back(answer_table(models, answer_entries(entries), protocol_order));
   doc.tables.push_back(by_model_table(models, entries));
   doc.tables.push_back(models_table(db, models));
   doc.tables.push_back(cited_runs_table(db, entries));

@@ -36,10 +36,6 @@ std::string model_key_sql(const std::string& alias);
 /// The models of the devices that hold a row passing `f`, in the order of their lowest device id.
 std::vector<GpuModel> gpu_models(const db::Database& db, const Filters& f);
 
-/// An SQL expression of the timing protocol of the measurement aliased `m`, whose run is aliased
-/// `r` (docs/database.md, "Protocols").
-std::string protocol_sql(const std::string& m, const std::string& r);
-
 /// Two runs on one device and in one protocol are of one sitting when at most this many hours lie
 /// between them (from the end of one to the start of the other; a run without an end counts from
 /// its start). A GPU lease here ends after 30 minutes and the longest stretch of runs one device
@@ -66,7 +62,8 @@ struct Alternative {
 /// Per model, problem and protocol: the best ok fused row of any device of the model.
 struct ModelEntry {
   std::size_t model = 0;  ///< index into the models
-  std::string protocol;
+  std::string protocol;   ///< measurements.protocol (schema 8)
+  int protocol_preference = 0;  ///< protocols.preference: 1 is the most preferred
   std::int64_t problem_id = 0;
   int m = 0, n = 0, k = 0;
   std::string dtype, epilogue;
@@ -87,21 +84,15 @@ struct ModelEntry {
 };
 
 /// Every ModelEntry of `db` within `f`, ordered by model, dtype (the vocabulary's order),
-/// problem (as the history orders them) and protocol. The peers of a sitting: per peer method,
+/// problem (as the history orders them) and protocol (most preferred first). The peers of a sitting: per peer method,
 /// its fastest ok row of the problem among the runs of the sitting (the fused row's device and
 /// protocol, within kSittingGapHours), else its latest failure there; none with `f.run`.
 std::vector<ModelEntry> model_entries(const db::Database& db, const Filters& f, const std::vector<GpuModel>& models);
 
 /// The entries the answer and the figures take: per model and problem, the entry of the most
-/// preferred protocol measured (kProtocols' order), as the compiler's pick and the history take
-/// one answer across protocols.
+/// preferred protocol measured (protocols.preference), as the compiler's pick and the history
+/// take one answer across protocols.
 std::vector<const ModelEntry*> answer_entries(const std::vector<ModelEntry>& entries);
-
-/// The timing protocols, most preferred first (docs/tuner.md, "The timing protocol"): the shared
-/// protocol (a GPU spin before each sample) ahead of the back-to-back one, each with its steady
-/// sampling ahead of its default one, the rested one last.
-inline constexpr const char* kProtocols[] = {"steady_spin", "flush_spin", "steady_b2b", "flush_b2b",
-                                             "flush_rested"};
 
 /// The report by GPU model: tables answer, by_model, models and runs (docs/reports.md).
 Document build_model_report(const db::Database& db, const Filters& f, const std::string& database);

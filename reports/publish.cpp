@@ -45,8 +45,8 @@ void select_and_delete(db::Database& db, const std::vector<std::int64_t>& keep_r
     CREATE TEMP TABLE best AS
     WITH v AS (
       SELECT x.id, x.run_id, x.problem_id, x.method, x.config_id, IFNULL(c.family, '') AS family, x.median_ms,
-             )sql" + model_key_sql("d") + R"sql( AS model_key, )sql" + protocol_sql("x", "r") + R"sql( AS protocol
-      FROM measurements x JOIN runs r ON r.id = x.run_id JOIN devices d ON d.id = x.device_id
+             )sql" + model_key_sql("d") + R"sql( AS model_key, x.protocol
+      FROM measurements x JOIN devices d ON d.id = x.device_id
       LEFT JOIN configs c ON c.id = x.config_id
       WHERE x.status = 'ok'),
     ranked AS (
@@ -66,8 +66,8 @@ void select_and_delete(db::Database& db, const std::vector<std::int64_t>& keep_r
   db.exec(R"sql(
     INSERT OR IGNORE INTO keep
     SELECT x.id FROM best b JOIN runs f ON f.id = b.run_id JOIN runs s ON )sql" + sitting_sql("f", "s") + R"sql(
-    JOIN measurements x ON x.run_id = s.id AND x.problem_id = b.problem_id JOIN runs r ON r.id = x.run_id
-    WHERE b.method = 'coalesce' AND x.method IN ()sql" + peer_methods() + R"sql() AND )sql" + protocol_sql("x", "r") + R"sql( = b.protocol;)sql");
+    JOIN measurements x ON x.run_id = s.id AND x.problem_id = b.problem_id
+    WHERE b.method = 'coalesce' AND x.method IN ()sql" + peer_methods() + R"sql() AND x.protocol = b.protocol;)sql");
   for (std::int64_t run : keep_runs)
     db.exec("INSERT OR IGNORE INTO keep SELECT id FROM measurements WHERE run_id = " + std::to_string(run) + ";");
   // Then everything no kept row refers to, children before parents (foreign keys are on).
@@ -105,20 +105,19 @@ PublishResult publish_database(const PublishOptions& options) {
     if (run < 1) throw std::invalid_argument("--keep-run " + std::to_string(run) + ": a run id is a positive integer");
 
   PublishResult result;
-  {
-    auto lab = db::Database::open(options.lab, db::Mode::read_only);
-    result.lab_measurements = count(lab, "measurements");
-    for (std::int64_t run : options.keep_runs)
-      if (db::as_int(lab.query("SELECT count(*) FROM runs WHERE id = ?1", {db::Value(run)}).rows.at(0).at(0)) == 0)
-        throw std::invalid_argument("--keep-run " + std::to_string(run) + ": " + options.lab.string() + " has no such run");
-  }
   // Built beside OUT (the same file system, so the rename is atomic), never in place.
   const fs::path tmp = options.out.string() + ".publishing";
   remove_database_files(tmp);
   try {
     db::copy_database(options.lab, tmp);
     {
+      // Read write, so a lab database of an older schema is migrated here (never in its place).
       auto copy = db::Database::open(tmp, db::Mode::read_write);
+      result.lab_measurements = count(copy, "measurements");
+      for (std::int64_t run : options.keep_runs)
+        if (db::as_int(copy.query("SELECT count(*) FROM runs WHERE id = ?1", {db::Value(run)}).rows.at(0).at(0)) == 0)
+          throw std::invalid_argument("--keep-run " + std::to_string(run) + ": " + options.lab.string() +
+                                      " has no such run");
       prune(copy, options.keep_runs);
       result.measurements = count(copy, "measurements");
       result.runs = count(copy, "runs");

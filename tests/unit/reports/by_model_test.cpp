@@ -118,7 +118,9 @@ TEST(ByModel, TheBestRowOfAnyDeviceOfTheModelWithItsOwnRunsBaselines) {
 // run's rows only; the answer takes the more preferred protocol (back to back before rested),
 // not the faster fused row (run 2's).
 TEST(ByModel, EachProtocolIsItsOwnEntryAndTheAnswerTakesThePreferredOne) {
-  Copy rested("fixture.db", "UPDATE runs SET harness_json = json_set(harness_json, '$.sample_gap_ms', 5) WHERE id = 2;");
+  Copy rested("fixture.db",
+              "UPDATE runs SET harness_json = json_set(harness_json, '$.sample_gap_ms', 5) WHERE id = 2;"
+              "UPDATE measurements SET protocol = 'flush_rested' WHERE run_id = 2;");
   const Report r = report_of(rested.path());
   const ModelEntry& b2b = entry(r, 1024, "flush_b2b");
   const ModelEntry& gap = entry(r, 1024, "flush_rested");
