@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
   int top = 5;
   bool same_model = false;
   FilterArgs filter_args;
-  app.add_option("--db", db_path, "Results database (the report, query and plots)")
+  app.add_option("--db", db_path, "Results database (the report, history, query, plots; publish: the lab database it reads)")
       ->capture_default_str();
   app.add_option("--format", format,
                  "Output format: md (default), csv or json; query: table (default), csv or json");
@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
   app.add_flag("--same-model", same_model,
                "history: take a peer (torch_eager, torch_compile, triton) the device lacks from another device of "
                "the same model (name, arch, SMs, max SM clock), marked cross-device");
-  app.add_option("--plots", plots_dir, "Also draw the plots into DIR and link them from the markdown");
+  app.add_option("--plots", plots_dir, "The report: also draw its figures into DIR and link them from the markdown");
   app.add_option("--landscape-shape", landscape,
                  "Shape of the tile landscape plot (default: the one with most timed configs)");
   app.add_option("--python", python,
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
                    "Exit with status 1 when a row is slower beyond noise by more than PCT percent");
   diff->fallthrough();
 
-  auto* plots = app.add_subcommand("plots", "Draw the plots (python3 + matplotlib) into a directory");
+  auto* plots = app.add_subcommand("plots", "Draw the figures by GPU model (python3 + matplotlib) into a directory");
   std::string plots_out;
   plots->add_option("--out-dir", plots_out, "Directory for the plots and their CSV data")->required();
   plots->fallthrough();
