@@ -2,6 +2,7 @@
 #include "plots.hpp"
 
 #include "by_model.hpp"
+#include "coalesce/version.h"
 #include "kernels/core/problem.hpp"
 
 #include <fcntl.h>
@@ -302,9 +303,13 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   }
   for (const char* legacy : {"tflops_vs_shape.png", "ratio_to_eager.png", "tflops_vs_m.png", "tile_landscape.png"})
     std::filesystem::remove(options.out_dir / legacy, ec);
+  // Each figure says what drew it and from what, as every printed document does (its footer).
+  const std::string source = std::string("coalesce-report ") + COALESCE_VERSION + " · tool_git_revision " +
+                             COALESCE_GIT_REVISION + " · format_version " + std::to_string(kFormatVersion) + " · " +
+                             db.path().string() + " (schema " + std::to_string(db.schema_version()) + ")";
   std::vector<std::vector<std::string>> manifest_rows;
-  for (const auto& [file, caption] : figures) manifest_rows.push_back({file, caption});
-  write_csv(manifest, {"file", "caption"}, manifest_rows);
+  for (const auto& [file, caption] : figures) manifest_rows.push_back({file, caption, source});
+  write_csv(manifest, {"file", "caption", "source"}, manifest_rows);
   std::vector<std::string> candidates = {options.python};
   if (options.python.empty()) candidates = {"python3", "/usr/bin/python3"};
   std::string python;

@@ -11,6 +11,8 @@ Usage: plot_report.py DIR
                                     series, kind, run, median_ms, tflops: kind fused, method or floor)
          DIR/tile_landscape.csv    (device, dtype, epilogue, shape, family, bm, bn, best_ms, tflops,
                                     config, cublas_tflops, configs, untimed)
+         DIR/figures.csv           (file, caption, source: the tool, its git revision and the
+                                    database, printed at the foot of each figure)
   writes one PNG per value of `figure` (coalesce-report names them from the data, e.g.
          nvidia-h200_bf16_shapes.png, nvidia-h200_bf16_m_sweep.png, and splits a family of more
          problems or panels than fit about 2,000 pixels into parts), and tile_landscape.png:
@@ -40,6 +42,7 @@ import matplotlib.ticker as mticker  # noqa: E402
 
 # 100 dots per inch: a figure's inches are its pixels / 100, and no figure here is over 20 inches.
 DPI = 100
+FOOTER_INCHES = 0.22  # the strip at the foot of each figure that says what drew it
 # One colour and marker per method, the same in every figure.
 STYLE = {
     "cublas_gemm": ("tab:grey", "|"),
@@ -73,7 +76,13 @@ def style_of(series):
     return STYLE.get(series, ("tab:blue", "."))
 
 
+SOURCES = {}  # figure file -> what drew it, from figures.csv
+
+
 def save(fig, out):
+    source = SOURCES.get(os.path.basename(out))
+    if source:
+        fig.text(0.995, 0.003, source, ha="right", va="bottom", fontsize="x-small", color="grey")
     fig.savefig(out, dpi=DPI)
     plt.close(fig)
 
@@ -113,6 +122,9 @@ def plot_shapes(rows, out):
     left.set_yticks(list(ys.values()))
     left.set_yticklabels(list(ys.keys()), fontsize="small")
     left.set_xscale("log")
+    left.xaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+    left.xaxis.set_minor_formatter(mticker.FormatStrFormatter("%g"))
+    left.tick_params(axis="x", which="minor", labelsize="x-small")
     left.set_xlabel("TFLOP/s (2·M·N·K / median), log scale")
     left.grid(True, axis="x", which="both", alpha=0.3)
     right.axvline(1.0, color="black", linewidth=1)
@@ -131,8 +143,9 @@ def plot_shapes(rows, out):
     title = rows[0]["title"] + (f" · protocol {protocols.pop()}" if len(protocols) == 1 else "")
     fig.suptitle(title)
     left.set_title("every method's throughput", fontsize="medium")
-    fig.legend(loc="lower center", ncol=8, fontsize="small", frameon=False)
-    fig.tight_layout(rect=(0, 0.45 / height, 1, 1))
+    fig.legend(loc="lower center", ncol=8, fontsize="small", frameon=False,
+               bbox_to_anchor=(0.5, FOOTER_INCHES / height))
+    fig.tight_layout(rect=(0, (0.45 + FOOTER_INCHES) / height, 1, 1))
     save(fig, out)
 
 
@@ -172,7 +185,8 @@ def plot_m_sweep(rows, out):
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize="x-small")
     fig.suptitle(rows[0]["title"] + ": TFLOP/s against M")
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / (0.6 + 4.2 * count)))
+    height = 0.6 + 4.2 * count
+    fig.tight_layout(rect=(0, FOOTER_INCHES / height, 1, 1 - 0.4 / height))
     save(fig, out)
 
 
@@ -223,7 +237,7 @@ def plot_tile_landscape(rows, out):
         bar = fig.colorbar(image, ax=ax, label=label)
         if reference:
             bar.ax.axhline(reference, color="black", linewidth=2)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, FOOTER_INCHES / 6.0, 1, 1))
     save(fig, out)
 
 
@@ -231,6 +245,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: plot_report.py DIR")
     directory = sys.argv[1]
+    SOURCES.update({r["file"]: r["source"] for r in read_rows(os.path.join(directory, "figures.csv"))})
     for figure, rows in grouped(read_rows(os.path.join(directory, "by_model_shapes.csv")), "figure").items():
         plot_shapes(rows, os.path.join(directory, figure))
     for figure, rows in grouped(read_rows(os.path.join(directory, "by_model_m_sweep.csv")), "figure").items():
