@@ -26,9 +26,47 @@ static void printEpilogueKind(OpAsmPrinter& printer, Operation*, EpilogueKindAtt
 #define GET_OP_CLASSES
 #include "Coalesce/CoalesceOps.cpp.inc"
 
+std::string mlir::coalesce::extentString(int64_t extent) {
+  return ShapedType::isDynamic(extent) ? std::string("?") : std::to_string(extent);
+}
+
+std::string mlir::coalesce::shapeString(MemRefType type) {
+  std::string shape;
+  for (int64_t extent : type.getShape()) shape += (shape.empty() ? "" : "x") + extentString(extent);
+  return shape;
+}
+
 namespace {
 
 MemRefType memrefOf(Value v) { return cast<MemRefType>(v.getType()); }
+
+// Every static extent of the named operands within kMaxExtent, and every operand within
+// kMaxElements (CoalesceOps.h says why). Checked before the operands' agreement, so an extent
+// too large for the kernels is named as such, not as a mismatch.
+LogicalResult verifyExtents(Operation* op, ArrayRef<std::pair<StringRef, Value>> operands) {
+  for (auto [name, value] : operands) {
+    if (!value) continue;
+    MemRefType type = memrefOf(value);
+    int64_t elements = 1;
+    bool allStatic = true;
+    for (int64_t extent : type.getShape()) {
+      if (ShapedType::isDynamic(extent)) {
+        allStatic = false;
+        continue;
+      }
+      if (extent > kMaxExtent)
+        return op->emitOpError("expects each extent of ")
+               << name << " (" << shapeString(type) << ") to be at most " << kMaxExtent
+               << ", the kernels' int extent limit, got " << extent;
+      elements *= extent;  // at most kMaxExtent^2 for a matrix: no int64 overflow
+    }
+    if (allStatic && elements > kMaxElements)
+      return op->emitOpError("expects ")
+             << name << " (" << shapeString(type) << ") to hold at most " << kMaxElements
+             << " elements, the kernels' int offset limit, got " << elements;
+  }
+  return success();
+}
 
 // Two extents agree unless both are known and differ.
 bool extentsAgree(int64_t x, int64_t y) {
@@ -43,12 +81,12 @@ LogicalResult verifyMatmul(Operation* op, Value a, Value b, Value c) {
     return op->emitOpError("expects A, B and C to have the same element type");
   if (!extentsAgree(ta.getDimSize(1), tb.getDimSize(0)))
     return op->emitOpError("expects A's columns (K = ")
-           << ta.getDimSize(1) << ") to equal B's rows (" << tb.getDimSize(0) << ")";
+           << extentString(ta.getDimSize(1)) << ") to equal B's rows (" << extentString(tb.getDimSize(0)) << ")";
   if (!extentsAgree(ta.getDimSize(0), tc.getDimSize(0)) ||
       !extentsAgree(tb.getDimSize(1), tc.getDimSize(1)))
     return op->emitOpError("expects C to be ")
-           << ta.getDimSize(0) << "x" << tb.getDimSize(1) << ", got " << tc.getDimSize(0) << "x"
-           << tc.getDimSize(1);
+           << extentString(ta.getDimSize(0)) << "x" << extentString(tb.getDimSize(1)) << ", got "
+           << shapeString(tc);
   if (c == a || c == b) return op->emitOpError("expects C to be a buffer other than A and B");
   return success();
 }
@@ -60,7 +98,7 @@ LogicalResult verifyBias(Operation* op, Value matrix, Value bias) {
     return op->emitOpError("expects the bias to have the matrix's element type");
   if (!extentsAgree(tb.getDimSize(0), tm.getDimSize(1)))
     return op->emitOpError("expects a bias of N = ")
-           << tm.getDimSize(1) << " entries, got " << tb.getDimSize(0);
+           << extentString(tm.getDimSize(1)) << " entries, got " << extentString(tb.getDimSize(0));
   return success();
 }
 
@@ -86,32 +124,48 @@ LogicalResult verifyMath(Operation* op, Value a, MathKindAttr math) {
 }
 
 LogicalResult MatmulOp::verify() {
+  if (failed(verifyExtents(*this, {{"A", getA()}, {"B", getB()}, {"C", getC()}}))) return failure();
   if (failed(verifyMatmul(*this, getA(), getB(), getC()))) return failure();
   return verifyMath(*this, getA(), getMathAttr());
 }
 
 LogicalResult BiasAddOp::verify() {
+  if (failed(verifyExtents(*this, {{"X", getInput()}, {"bias", getBias()}, {"Y", getOutput()}})))
+    return failure();
   if (failed(verifyElementwise(*this, getInput(), getOutput()))) return failure();
   return verifyBias(*this, getInput(), getBias());
 }
 
-LogicalResult ReluOp::verify() { return verifyElementwise(*this, getInput(), getOutput()); }
+LogicalResult ReluOp::verify() {
+  if (failed(verifyExtents(*this, {{"X", getInput()}, {"Y", getOutput()}}))) return failure();
+  return verifyElementwise(*this, getInput(), getOutput());
+}
 
-LogicalResult GeluOp::verify() { return verifyElementwise(*this, getInput(), getOutput()); }
+LogicalResult GeluOp::verify() {
+  if (failed(verifyExtents(*this, {{"X", getInput()}, {"Y", getOutput()}}))) return failure();
+  return verifyElementwise(*this, getInput(), getOutput());
+}
 
 ::coalesce::Target FusedMatmulOp::getTargetOrDefault() {
   if (TargetAttr target = getTargetAttr()) return target.getTarget();
   return defaultTarget();
 }
 
+int mlir::coalesce::coreExtent(int64_t extent) {
+  if (ShapedType::isDynamic(extent)) return -1;
+  assert(extent >= 0 && extent <= kMaxExtent && "the op verifier bounds static extents by kMaxExtent");
+  return static_cast<int>(extent);
+}
+
 ::coalesce::Problem FusedMatmulOp::getProblem() {
   MemRefType a = memrefOf(getA()), b = memrefOf(getB());
-  auto extent = [](int64_t e) { return ShapedType::isDynamic(e) ? -1 : static_cast<int>(e); };
-  return {extent(a.getDimSize(0)), extent(b.getDimSize(1)), extent(a.getDimSize(1)),
+  return {coreExtent(a.getDimSize(0)), coreExtent(b.getDimSize(1)), coreExtent(a.getDimSize(1)),
           dtypeOf(a.getElementType(), getMathAttr()).value_or(::coalesce::Dtype::f32), toCoreEpilogue(getEpilogue())};
 }
 
 LogicalResult FusedMatmulOp::verify() {
+  if (failed(verifyExtents(*this, {{"A", getA()}, {"B", getB()}, {"bias", getBias()}, {"C", getC()}})))
+    return failure();
   if (failed(verifyMatmul(*this, getA(), getB(), getC()))) return failure();
   if (failed(verifyMath(*this, getA(), getMathAttr()))) return failure();
   bool needsBias = getEpilogue() != EpilogueKind::none;
@@ -137,7 +191,8 @@ LogicalResult FusedMatmulOp::verify() {
   ::coalesce::Verdict onProblem = tile.verifyProblem(typesOnly);
   if (!onProblem.ok() && (onProblem.violation == ::coalesce::Violation::dtype || typesOnly == problem))
     return emitOpError("tile config does not fit the problem ")
-           << problem.m << "x" << problem.n << "x" << problem.k << " " << ::coalesce::to_string(problem.dtype)
+           << extentString(memrefOf(getA()).getDimSize(0)) << "x" << extentString(memrefOf(getB()).getDimSize(1))
+           << "x" << extentString(memrefOf(getA()).getDimSize(1)) << " " << ::coalesce::to_string(problem.dtype)
            << " (" << ::coalesce::violation_name(onProblem.violation) << "): " << onProblem.why;
   return success();
 }

@@ -50,13 +50,18 @@ struct Vector {
   int size;
 };
 
-// The kernels index with int and read rows with 16-byte vectors: extents must fit an int, rows
-// must be contiguous, and the data 16-byte aligned.
+// The kernels take extents as int, compute grid sizes and element offsets (`row * N`) in int,
+// and read rows with 16-byte vectors: each extent at most kMaxExtent and each operand at most
+// INT_MAX elements (the compiler's verifier applies the same limits, CoalesceOps.h), rows
+// contiguous, the data 16-byte aligned.
 Matrix matrix(const char* entry, const char* name, const CoalesceMemRef2DF32* d) {
   if (!d) fail(entry, std::string(name) + " is a null descriptor");
   const long long rows = d->sizes[0], cols = d->sizes[1];
-  if (rows < 0 || cols < 0 || rows > INT_MAX || cols > INT_MAX)
-    fail(entry, std::string(name) + " has extents " + shape(rows, cols) + " outside 0..INT_MAX");
+  if (rows < 0 || cols < 0 || rows > kMaxExtent || cols > kMaxExtent)
+    fail(entry, std::string(name) + " has extents " + shape(rows, cols) + " outside 0.." +
+                    std::to_string(kMaxExtent));
+  if (rows * cols > INT_MAX)
+    fail(entry, std::string(name) + " is " + shape(rows, cols) + ", more than INT_MAX elements");
   if ((rows > 1 && d->strides[0] != cols) || (cols > 1 && d->strides[1] != 1))
     fail(entry, std::string(name) + " is not row-major contiguous (strides " +
                     std::to_string(d->strides[0]) + ", " + std::to_string(d->strides[1]) + ")");
@@ -69,8 +74,9 @@ Matrix matrix(const char* entry, const char* name, const CoalesceMemRef2DF32* d)
 Vector vector(const char* entry, const char* name, const CoalesceMemRef1DF32* d) {
   if (!d) fail(entry, std::string(name) + " is a null descriptor");
   const long long size = d->sizes[0];
-  if (size < 0 || size > INT_MAX)
-    fail(entry, std::string(name) + " has " + std::to_string(size) + " entries, outside 0..INT_MAX");
+  if (size < 0 || size > kMaxExtent)
+    fail(entry, std::string(name) + " has " + std::to_string(size) + " entries, outside 0.." +
+                    std::to_string(kMaxExtent));
   if (size > 1 && d->strides[0] != 1) fail(entry, std::string(name) + " is not contiguous");
   float* data = d->aligned + d->offset;
   if (size > 0 && reinterpret_cast<std::uintptr_t>(data) % 16 != 0)

@@ -13,3 +13,25 @@
 
 #define GET_OP_CLASSES
 #include "Coalesce/CoalesceOps.h.inc"
+
+namespace mlir::coalesce {
+
+/// The largest static extent (M, N, K, a bias's length) a coalesce op accepts: the tools'
+/// `--shape` limit (kernels/core/problem.hpp kMaxExtent, 2^20). The kernels and the runtime take
+/// extents as int and compute `(M + BM - 1) / BM`, grid sizes and row offsets in int, so an
+/// extent must stay well inside int; until the kernels index in 64 bits (issue 39) the compiler
+/// accepts no extent the tuner and harness could not have measured.
+inline constexpr int64_t kMaxExtent = ::coalesce::kMaxExtent;
+/// The most elements one operand may hold: the kernels form element offsets such as `row * N`
+/// (simt's store, gemv's A rows) in int, which wrap at 2^31 elements whatever each extent is.
+inline constexpr int64_t kMaxElements = 2147483647;
+
+/// An extent as messages print it: `?` when dynamic.
+std::string extentString(int64_t extent);
+/// A memref's shape as messages print it, e.g. `64x?`.
+std::string shapeString(MemRefType type);
+/// A static extent as the kernels' core Problem holds it (int; -1 where dynamic). Only for ops
+/// that passed their verifier, which bounds static extents by kMaxExtent.
+int coreExtent(int64_t extent);
+
+}  // namespace mlir::coalesce

@@ -121,8 +121,9 @@ struct CoalesceApplyTileConfigPass
     if (!dtype)
       return op->emitError("has element type ")
              << ta.getElementType() << ", which no kernel family computes (f32, bf16, f16)";
-    auto extent = [](int64_t e) { return ShapedType::isDynamic(e) ? -1 : static_cast<int>(e); };
-    ::coalesce::Problem problem{extent(ta.getDimSize(0)), extent(tb.getDimSize(1)), extent(ta.getDimSize(1)),
+    // The ops' verifier has bounded every static extent by kMaxExtent, so each fits the int
+    // the families' rules take.
+    ::coalesce::Problem problem{coreExtent(ta.getDimSize(0)), coreExtent(tb.getDimSize(1)), coreExtent(ta.getDimSize(1)),
                                 *dtype,
                                 fused ? toCoreEpilogue(fused.getEpilogue()) : ::coalesce::Epilogue::none};
     return KernelProblem{problem, fused ? fused.getTargetOrDefault() : defaultTarget()};

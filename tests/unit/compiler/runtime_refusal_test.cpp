@@ -8,6 +8,7 @@
 
 #include "compiler/runtime/coalesce_runtime.h"
 #include "compiler/runtime/fused_entry.cuh"
+#include "kernels/core/problem.hpp"
 
 // Tile types of the launch contract (fused_entry.cuh) with a stand-in kernel, which the refusals
 // never launch: one of a family without split-K (no kSplit) and a split-K one whose rule refuses
@@ -59,6 +60,26 @@ TEST(RuntimeDeathTest, ShortBiasStopsWithOneLine) {
   CoalesceMemRef1DF32 short_bias = vector(kFake, 15);
   EXPECT_EXIT(_mlir_ciface_coalesce_bias_add_f32(&c, &short_bias, &c), testing::ExitedWithCode(1),
               "^coalesce runtime: coalesce_bias_add_f32: the bias has 15 entries, not N = 16\n$");
+}
+
+// An extent past kMaxExtent (2^20) is refused before the kernels' int arithmetic sees it; one of
+// 2^32 + 64 is refused as itself, not truncated.
+TEST(RuntimeDeathTest, ExtentAboveTheLimitStopsWithOneLine) {
+  const std::int64_t past_limit = coalesce::kMaxExtent + 1, huge = (std::int64_t{1} << 32) + 64;
+  CoalesceMemRef2DF32 a{kFake, kFake, 0, {past_limit, 1}, {1, 1}}, b = matrix(kFake, 1, 16),
+                      c{kFake, kFake, 0, {past_limit, 16}, {16, 1}};
+  EXPECT_EXIT(_mlir_ciface_coalesce_matmul_f32(&a, &b, &c), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_matmul_f32: A has extents 1048577x1 outside 0..1048576\n$");
+  CoalesceMemRef2DF32 x{kFake, kFake, 0, {huge, 1}, {1, 1}};
+  EXPECT_EXIT(_mlir_ciface_coalesce_relu_f32(&x, &x), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_relu_f32: X has extents 4294967360x1 outside 0..1048576\n$");
+}
+
+// Extents within the limit whose product passes INT_MAX are refused: the kernels' offsets are int.
+TEST(RuntimeDeathTest, OperandOfMoreThanIntMaxElementsStops) {
+  CoalesceMemRef2DF32 x{kFake, kFake, 0, {2048, coalesce::kMaxExtent}, {coalesce::kMaxExtent, 1}};
+  EXPECT_EXIT(_mlir_ciface_coalesce_gelu_f32(&x, &x), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_gelu_f32: X is 2048x1048576, more than INT_MAX elements\n$");
 }
 
 // A tile type without kSplit does not split K; the contract carries kSplit otherwise.
