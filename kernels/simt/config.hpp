@@ -28,6 +28,7 @@ struct SimtConfig {
   /// column down several rows, spread over the banks instead of meeting in one; and every row
   /// stays 16-byte aligned for the vector loads.
   static constexpr int kPad = 4;
+  static constexpr int kMaxTileSide = 4096;
 
   COALESCE_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   COALESCE_HD constexpr int threads() const { return warps() * 32; }
@@ -59,6 +60,11 @@ struct SimtConfig {
   COALESCE_HD constexpr Verdict check() const {
     if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || tm <= 0 || tn <= 0)
       return {Violation::shape, "every tile side must be positive"};
+    // Bounds the products below (threads, tile copies, shared memory) inside int; no side
+    // near it leaves a block that a GPU's 1024 threads and 255 registers could compute.
+    if (bm > kMaxTileSide || bn > kMaxTileSide || bk > kMaxTileSide || wm > kMaxTileSide || wn > kMaxTileSide ||
+        tm > kMaxTileSide || tn > kMaxTileSide)
+      return {Violation::shape, "every tile side must be at most 4096"};
     if (stages < 2 || stages > 8)
       return {Violation::shape, "stages must be between 2 and 8 (the pipeline needs a buffer to fill while one is read)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
@@ -76,9 +82,11 @@ struct SimtConfig {
       return {Violation::divisibility, "TM and TN must be multiples of 4 (A and B are read from shared memory 16 bytes at a time)"};
     if (bk % 4 != 0) return {Violation::divisibility, "BK must be a multiple of 4"};
     if (bn % vec != 0) return {Violation::divisibility, "vec must divide BN (a copy never straddles a tile row)"};
-    if ((bm * bk) % threads() != 0 || (bk * bn) % (threads() * vec) != 0)
+    // threads() * vec reaches 2^31 at the largest sides: the products are taken in 64 bits.
+    const long long copies = static_cast<long long>(threads()) * vec;
+    if ((bm * bk) % threads() != 0 || (bk * bn) % copies != 0)
       return {Violation::threads, "the block's threads must split the A and B tiles into equal copies"};
-    if (threads() % bk != 0 || ((threads() * vec) % bn != 0 && bn % (threads() * vec) != 0))
+    if (threads() % bk != 0 || (copies % bn != 0 && bn % copies != 0))
       return {Violation::threads, "the threads must cover whole rows of the A and B tiles per pass (threads % BK, threads*vec vs BN)"};
     return {};
   }

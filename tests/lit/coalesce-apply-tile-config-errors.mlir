@@ -15,6 +15,8 @@
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.newer.db device=H200" 2>&1 | FileCheck %s --check-prefix=NEWER
 // RUN: rm -f %t.noview.db && sqlite3 %t.noview.db "CREATE TABLE t (x INTEGER); PRAGMA application_id = 1131372908; PRAGMA user_version = 1;"
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.noview.db device=H200" 2>&1 | FileCheck %s --check-prefix=NOT-RESULTS
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm0_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu 2>&1 | FileCheck %s --check-prefix=ZERO-SIDE
+// RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm1073741824_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu 2>&1 | FileCheck %s --check-prefix=HUGE-SIDE
 
 // A config name is what coalesce::config_name derives; anything else is refused.
 // NOT-A-NAME: error: config 'simt_f32_bm64' is not the name of a config of any family (simt{{(, [a-z]+)*}}; see coalesce::config_name)
@@ -28,6 +30,13 @@
 // A split-K config needs a BK-deep step of K for every slice: 16 slices of K = 128 in steps of 16
 // are refused.
 // SPLIT: error: config 'simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v2_g8_o2_sk16_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (shape): split-K needs at least one BK-deep step of K per slice
+
+// A zero side is refused by the config's own rules before its resources are predicted (the
+// prediction divides by it: the pass once stopped with SIGFPE).
+// ZERO-SIDE: error: config 'simt_f32_bm0_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (shape): every tile side must be positive
+
+// A side of 2^30 is refused before the rules' int products wrap (they once divided by zero).
+// HUGE-SIDE: error: config 'simt_f32_bm1073741824_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (shape): every tile side must be at most 4096
 
 // A database holds many devices' measurements: the device must be named.
 // NO-DEVICE: error: db='{{.*}}.db' needs device=<name>, the device whose measurements to use

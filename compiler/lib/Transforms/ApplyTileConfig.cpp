@@ -33,6 +33,9 @@ struct KernelProblem {
     if (!family) return {::coalesce::Violation::shape, "the config's family is not registered"};
     if (::coalesce::Verdict v = family->supports(target); !v.ok()) return v;
     if (::coalesce::Verdict v = family->supports(problem.dtype); !v.ok()) return v;
+    // The config's own rules before its resources are predicted: the prediction divides by
+    // its sides (a name with bm0 once stopped the pass with SIGFPE).
+    if (::coalesce::Verdict v = family->check(config); !v.ok()) return v;
     const int registers = family->predict(config, target.limits).registers;
     if (::coalesce::Verdict v = family->check(config, target.limits, registers); !v.ok()) return v;
     ::coalesce::Problem shape = problem;
