@@ -275,7 +275,8 @@ struct WgmmaConfig {
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (persistent != 0 && persistent != 1) return {Violation::shape, "persistent must be 0 or 1"};
     if (tma_store != 0 && tma_store != 1) return {Violation::shape, "tma_store must be 0 or 1"};
-    if (cluster_m < 1 || cluster_n < 1 || cluster_size() > 2)
+    // Each side bounded before their product is formed: 2 x 1444444444 wraps negative in int.
+    if (cluster_m < 1 || cluster_n < 1 || cluster_m > 2 || cluster_n > 2 || cluster_size() > 2)
       return {Violation::shape, "the cluster must be 1x1, 2x1 or 1x2 (two blocks at most)"};
     if (cluster_size() > 1 && (split > 1 || pingpong))
       return {Violation::shape, "a cluster of two needs split = 1 and pingpong = 0"};

@@ -151,6 +151,16 @@ TEST(WgmmaConfig, AccumulatorsMustFitAConsumer) {
 // Clusters of two: 2x1 shares B (its chunks split between the blocks, so BN 128 or 256), 1x2
 // shares A (half its rows each); not 2x2 or larger, and not with split-K or ping-pong. A
 // cluster changes no block's shared memory or threads.
+// A cluster side whose product with the other wraps in int (2 x 1444444444, from a config name
+// the fuzzer built, tests/fuzz) was once read as a cluster of at most two and accepted.
+TEST(WgmmaConfig, ClusterSideThatWrapsIsRefused) {
+  WgmmaConfig c;
+  c.cluster_m = 2;
+  c.cluster_n = 1444444444;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  EXPECT_EQ(std::string(c.check().why), "the cluster must be 1x1, 2x1 or 1x2 (two blocks at most)");
+}
+
 TEST(WgmmaConfig, ClustersOfTwoShareOneOperand) {
   WgmmaConfig c;  // 128 x 256
   const WgmmaConfig alone = c;
