@@ -4,6 +4,8 @@
 # slurm-wlm and munge are for the Slurm test (tests/slurm), which starts daemons of its own in a
 # temporary directory. Where systemd runs, the packages' munge service starts (unused by the
 # test) and slurmctld's and slurmd's stay down, as there is no /etc/slurm/slurm.conf.
+# clang-22 and libclang-rt-22-dev (libFuzzer and the sanitizers' runtimes) build the fuzz targets
+# (tests/fuzz); the rest of Coalesce builds with g++.
 set -euo pipefail
 
 packages=(
@@ -13,6 +15,7 @@ packages=(
   zlib1g-dev libzstd-dev
   python3-matplotlib
   slurm-wlm munge
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()
