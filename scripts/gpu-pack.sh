@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Copies the built tools, GPU test binaries and the compiler's examples, stripped, into dist/ with
 # their lists (gpu-tests.txt, gpu-examples.txt) so they can travel to the GPU host (the device
-# tool carries at most 64 MiB, the working tree included).
+# tool carries at most 64 MiB, the working tree included), and dist/source.json: the commit, the
+# build's git revision and the git trees of the code the GPU tests run (scripts/gpu_evidence.py
+# pack), which scripts/gpu-test.sh checks against the tree it runs in and copies into its result.
+# A pack of uncommitted changes in those paths runs, but its result cannot be imported as evidence.
 #
 # Usage: scripts/gpu-pack.sh [build-dir] [--bundle] [--old TUNE] [--run SCRIPT]
 #   --bundle      leave the tools a GPU run does not use (coalesce-report, coalesce-opt,
@@ -50,10 +53,11 @@ if [ -n "$old" ]; then
   chmod +x dist/old/coalesce-tune
 fi
 [ -z "$run" ] || cp "$run" dist/run.sh
+python3 "$(dirname "$0")/gpu_evidence.py" pack dist "$build" || { echo "gpu-pack.sh: dist/source.json not written" >&2; exit 1; }
 if [ "$bundle" = 1 ]; then
   dirs=bin
   [ -z "$old" ] || dirs="bin old"
   # shellcheck disable=SC2086
-  (cd dist && tar czf bundle.tgz $dirs gpu-tests.txt gpu-examples.txt && rm -rf $dirs)
+  (cd dist && tar czf bundle.tgz $dirs gpu-tests.txt gpu-examples.txt source.json && rm -rf $dirs)
 fi
 du -sh dist

@@ -24,6 +24,16 @@ for b in coalesce-tune coalesce-bench coalesce-report coalesce-opt coalesce-tran
 done
 [ -s dist/gpu-tests.txt ] && [ -s dist/gpu-examples.txt ] || fail "plain pack lacks the lists"
 [ ! -e dist/bundle.tgz ] || fail "plain pack made a bundle"
+# source.json: this repository's commit, the stand-in build's revision (it has no version.h) and a
+# tree for every path of scripts/gpu-evidence-paths.txt.
+python3 - "$root" <<'PY' || fail "dist/source.json is not the pack's record"
+import json, subprocess, sys
+s = json.load(open("dist/source.json"))
+head = subprocess.run(["git", "-C", sys.argv[1], "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+assert s["commit"] == head, s["commit"]
+assert s["tools_revision"] == "unknown", s["tools_revision"]
+assert "kernels" in s["paths"] and all(s["trees"][p] for p in s["paths"]), s["trees"]
+PY
 
 cp build/bin/coalesce-tune old-tune
 bash "$root/scripts/gpu-pack.sh" build --bundle --old old-tune --run run.sh > /dev/null || fail "bundle failed"
@@ -31,7 +41,7 @@ bash "$root/scripts/gpu-pack.sh" build --bundle --old old-tune --run run.sh > /d
 [ ! -e dist/bin ] && [ ! -e dist/old ] || fail "bundle left bin/ or old/ beside the tarball"
 cmp -s run.sh dist/run.sh || fail "run.sh not copied"
 listing=$(tar tzf dist/bundle.tgz | sort | tr '\n' ' ')
-want="bin/ bin/coalesce-bench bin/coalesce-tune bin/ex1 bin/t1 bin/t2 gpu-examples.txt gpu-tests.txt old/ old/coalesce-tune "
+want="bin/ bin/coalesce-bench bin/coalesce-tune bin/ex1 bin/t1 bin/t2 gpu-examples.txt gpu-tests.txt old/ old/coalesce-tune source.json "
 [ "$listing" = "$want" ] || fail "bundle holds '$listing', not '$want'"
 
 # --old may name a copy kept in dist/ itself (read before dist/ is cleared).
