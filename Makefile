@@ -19,8 +19,10 @@ build: configure
 run: build
 	@scripts/run.sh $(BUILD_DIR)
 
+# ctest, then its outcome against tests/expected-skips.txt: a skip not listed there fails.
 test: build
-	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml
+	@scripts/check_expected_skips.py $(BUILD_DIR)/ctest-junit.xml tests/expected-skips.txt
 
 # Stripped binaries for the GPU host under dist/ (see docs/working.md).
 gpu-pack: build

@@ -90,3 +90,15 @@ find_package(GTest QUIET)
 if(NOT GTest_FOUND)
   coalesce_missing("GoogleTest" "libgtest-dev")
 endif()
+
+# --- Tools the tests run ---------------------------------------------------------------------------
+# Required here rather than tests skipped or left unregistered where they are missing: a test that
+# quietly disappears reads as green (tests/expected-skips.txt lists the only skips allowed).
+find_program(COALESCE_PYTHON3 python3 HINTS /usr/bin)
+if(NOT COALESCE_PYTHON3)
+  coalesce_missing("python3 (the scripts' tests and the GPU evidence check)" "python3")
+endif()
+find_program(COALESCE_SQLITE3_SHELL sqlite3)
+if(NOT COALESCE_SQLITE3_SHELL)
+  coalesce_missing("the sqlite3 shell (the report's fixture tests)" "sqlite3")
+endif()
