@@ -37,7 +37,14 @@ struct Session {
   static TimingSettings timing_of(const WorkerSetup& s) {
     return s.timing;
   }
+  /// Throws NoDeviceError where the machine has no GPU (no driver, none visible) or not this
+  /// one, so the worker answers "no_device" rather than a CUDA error; a broken driver stays one.
   static int select(int ordinal) {
+    const DeviceCount devices = count_devices();
+    if (!devices.driver_error && devices.count == 0) throw NoDeviceError("no CUDA device: " + devices.why);
+    if (!devices.driver_error && ordinal >= devices.count)
+      throw NoDeviceError("no CUDA device " + std::to_string(ordinal) + ": this machine has " +
+                          std::to_string(devices.count));
     COALESCE_CUDA(cudaSetDevice(ordinal));
     return ordinal;
   }
@@ -166,6 +173,8 @@ int run_worker() {
     } catch (const CudaError& e) {
       reply = {{"status", "launch_failed"}, {"detail", e.what()}};
       context_lost = e.sticky();
+    } catch (const NoDeviceError& e) {
+      reply = {{"status", "no_device"}, {"detail", e.what()}};
     } catch (const std::exception& e) {
       reply = {{"status", "error"}, {"detail", e.what()}};
     }

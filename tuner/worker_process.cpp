@@ -17,6 +17,8 @@
 
 #include "worker.hpp"
 
+#include "harness/device.hpp"
+
 namespace coalesce::tuner {
 
 using nlohmann::json;
@@ -148,6 +150,8 @@ json WorkerProcess::request(const json& req) {
     // reference, and right after a killed worker the driver still tearing its context down)
     // and a second worker if the first fails: only then is the GPU taken to be unusable.
     json reply = exchange(setup_req, std::max(timeout_s_, kSetupTimeoutS));
+    // No device now is no device after a restart too: the tools' status 3, not a failed setup.
+    if (reply.value("status", "") == "no_device") throw NoDeviceError(reply.value("detail", "no CUDA device"));
     if (reply.value("status", "") != "ok") {
       stop();
       start();

@@ -2,16 +2,20 @@
 // speaks the same JSON lines): answers become Outcomes, a crash and a hang become launch_failed
 // and timeout rows, a lost context ends the worker, and every fresh worker is set up again
 // before its first measurement.
+#include "harness/device.hpp"
 #include "kernels/simt/family.hpp"
 #include "tuner/worker.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace coalesce::tuner {
 namespace {
@@ -162,6 +166,67 @@ TEST_F(StandInWorker, AProblemNoWorkerCanSetUpStopsTheSweep) {
 TEST_F(StandInWorker, AWorkerThatCannotStartStopsTheSweep) {
   WorkerProcess w(dir_ / "does-not-exist", 5);
   EXPECT_THROW(w.setup(problem()), std::runtime_error);
+}
+
+// The real worker (`coalesce-tune worker`, tuner/worker.cpp) through its protocol as far as it
+// goes on a machine without a GPU: the requests that need no device are answered as on the GPU
+// host, the set-up (the first that needs one) is answered no_device with the reason, the worker
+// stays up, and it leaves at the end of its input with status 0. The stand-in workers above and
+// in the sweep tests answer only what lies beyond. With a GPU visible the set-up is answered ok.
+TEST(RealWorker, AnswersItsProtocolUpToTheDevice) {
+  const fs::path dir = fs::temp_directory_path() / ("coalesce-real-worker-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "requests") << R"({"op":"ping"}
+{"op":"baseline","method":"eager"}
+{"op":"kernel","cubin":"k.cubin","symbol":"k","config":"c"}
+not a request
+{"op":"setup","device":0,"m":64,"n":64,"k":64,"dtype":"f32","epilogue":"bias_gelu","seed":1}
+{"op":"ping"}
+)";
+  const std::string run = "'" COALESCE_TUNE "' worker < '" + (dir / "requests").string() + "' > '" +
+                          (dir / "replies").string() + "' 2> '" + (dir / "stderr").string() + "'";
+  const int status = std::system(run.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  std::vector<nlohmann::json> replies;
+  std::ifstream in(dir / "replies");
+  for (std::string line; std::getline(in, line);) {
+    replies.push_back(nlohmann::json::parse(line, nullptr, false));
+    EXPECT_FALSE(replies.back().is_discarded()) << "not one JSON object a line: " << line;
+  }
+  fs::remove_all(dir);
+  ASSERT_EQ(replies.size(), 6u) << "one answer per request";
+  EXPECT_EQ(replies[0], nlohmann::json({{"status", "ok"}}));
+  for (int i : {1, 2}) {
+    EXPECT_EQ(replies[i].value("status", ""), "error") << replies[i];
+    EXPECT_EQ(replies[i].value("detail", ""), "no problem was set up") << replies[i];
+  }
+  EXPECT_EQ(replies[3].value("status", ""), "error") << replies[3];
+  EXPECT_NE(replies[3].value("detail", "").find("parse error"), std::string::npos) << replies[3];
+  if (device_count() > 0) {
+    EXPECT_EQ(replies[4].value("status", ""), "ok") << replies[4];
+  } else {
+    EXPECT_EQ(replies[4].value("status", ""), "no_device") << replies[4];
+    EXPECT_EQ(replies[4].value("detail", "").rfind("no CUDA device: ", 0), 0u) << replies[4];
+  }
+  EXPECT_EQ(replies[5], nlohmann::json({{"status", "ok"}})) << "the worker stays up after the set-up";
+}
+
+// The parent's side with the real worker and no GPU: the set-up stops at once with NoDeviceError
+// (the tools' status 3), without starting a second worker to try again.
+TEST(RealWorker, NoDeviceStopsTheParentWithoutARestart) {
+  WorkerProcess w(COALESCE_TUNE, 60);
+  const WorkerSetup s{0, Problem{64, 64, 64, Dtype::f32, Epilogue::bias_gelu}, 1};
+  if (device_count() > 0) {
+    EXPECT_NO_THROW(w.setup(s));
+    return;
+  }
+  try {
+    w.setup(s);
+    ADD_FAILURE() << "the set-up succeeded without a GPU";
+  } catch (const NoDeviceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("no CUDA device: ", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(w.starts(), 1);
 }
 
 }  // namespace
