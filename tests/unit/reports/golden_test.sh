@@ -6,10 +6,17 @@
 # Usage: golden_test.sh COALESCE_REPORT FIXTURE_DIR GOLDEN_DIR
 # Regenerate the golden files after an intended change of the output, then review the diff:
 #   COALESCE_REGENERATE_GOLDEN=1 ctest --test-dir <build> -R 'reports_(fixture|golden)'
+# A regenerating run writes every file that differs and still FAILS, showing the diff: a golden
+# file the code wrote agrees with the code by construction, so only a later run, after the diff
+# has been read, can pass. The report's figures are checked independently of the code by
+# hand_fixture_test.sh (expected tables worked out by hand).
+# COALESCE_GOLDEN_PLANT=1 (golden_planted_test) plants a wrong figure in each output before its
+# comparison and passes only if every comparison then fails.
 # The tool's version and git revision are replaced by <version> and <git> before comparing.
 set -u
 report=$1 fixtures=$2 golden=$3
 regenerate=${COALESCE_REGENERATE_GOLDEN:-0}
+plant=${COALESCE_GOLDEN_PLANT:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$fixtures/fixture.db" "$fixtures/fixture_b.db" "$fixtures/fixture_peers.db" "$fixtures/fixture_profiles.db" \
@@ -40,18 +47,36 @@ golden() {
   compare_file "$name" "$work/$name"
 }
 
-# compare_file NAME FILE: FILE equals golden/NAME (or becomes it when regenerating).
+# plant_wrong_figure FILE: the first digit of FILE's last line that holds one, one more (9: 0),
+# as a table with one wrong figure.
+plant_wrong_figure() {
+  local n
+  n=$(grep -n '[0-9]' "$1" | tail -n 1 | cut -d: -f1)
+  [ -n "$n" ] || { echo planted >>"$1"; return; }
+  sed -i "${n}s/[0-9]/\n&/; ${n}s/\n0/1/; ${n}s/\n1/2/; ${n}s/\n2/3/; ${n}s/\n3/4/; ${n}s/\n4/5/; ${n}s/\n5/6/; ${n}s/\n6/7/; ${n}s/\n7/8/; ${n}s/\n8/9/; ${n}s/\n9/0/" "$1"
+}
+
+# compare_file NAME FILE: FILE equals golden/NAME. Regenerating, a FILE that differs replaces
+# golden/NAME and fails with the diff; planting, a wrong figure in FILE must fail the comparison.
 compare_file() {
   local name=$1 file=$2
-  if [ "$regenerate" = 1 ]; then
-    cp "$file" "$golden/$name"
-    echo "regenerated: $name"
-  elif [ ! -f "$golden/$name" ]; then
-    flunk "$name: no golden file (run with COALESCE_REGENERATE_GOLDEN=1)"
-  elif diff -u "$golden/$name" "$file" >"$work/diff"; then
+  if [ "$plant" = 1 ]; then
+    cp "$file" "$work/planted"
+    plant_wrong_figure "$work/planted"
+    if cmp -s "$file" "$work/planted"; then flunk "$name: no figure could be planted"
+    elif diff -u "$golden/$name" "$work/planted" >"$work/diff"; then flunk "$name: a wrong figure passed its comparison"
+    else pass "$name: a wrong figure fails its comparison ($(grep -c '^[-+][^-+]' "$work/diff") lines differ)"
+    fi
+  elif [ ! -f "$golden/$name" ] && [ "$regenerate" != 1 ]; then
+    flunk "$name: no golden file (run with COALESCE_REGENERATE_GOLDEN=1, then read it before committing it)"
+  elif [ -f "$golden/$name" ] && diff -u "$golden/$name" "$file" >"$work/diff"; then
     pass "$name"
+  elif [ "$regenerate" = 1 ]; then
+    diff -u "$golden/$name" "$file" 2>/dev/null | head -40
+    cp "$file" "$golden/$name"
+    flunk "$name regenerated from the code's own output (diff above): read it, then run the test again without COALESCE_REGENERATE_GOLDEN"
   else
-    flunk "$name differs from its golden file:"
+    flunk "$name differs from its golden file (if the change is intended: COALESCE_REGENERATE_GOLDEN=1, read the diff, commit):"
     head -40 "$work/diff"
   fi
 }
@@ -141,13 +166,20 @@ sqlite3 same_model.db "
   UPDATE measurements SET device_id = 3 WHERE run_id = 3;"
 golden report_same_model.md history --db same_model.db --same-model
 golden report_same_model_comparison.csv history --db same_model.db --same-model --device 1 --format csv --table comparison
-if "$report" history --db same_model.db --table comparison | grep -q -E "torch_|triton|cross-device"; then
+out=$("$report" history --db same_model.db --table comparison 2>"$work/stderr"); rc=$?
+if [ $rc -ne 0 ] || [ -z "$out" ]; then
+  flunk "the comparison without --same-model: exit $rc: $(cat "$work/stderr")"
+elif printf '%s\n' "$out" | grep -q -E "torch_|triton|cross-device"; then
   flunk "without --same-model the comparison shows peers of other devices"
 else
   pass "without --same-model no peer of another device is shown"
 fi
-diff <("$report" history --db fixture_peers.db) <("$report" history --db fixture_peers.db --same-model) >"$work/diff"
-if [ "$(grep -c '^[<>]' "$work/diff")" -eq 1 ] && grep -q '^> - peers: `same model (--same-model)`$' "$work/diff"; then
+"$report" history --db fixture_peers.db >"$work/plain.md" 2>&1; rc_plain=$?
+"$report" history --db fixture_peers.db --same-model >"$work/same.md" 2>&1; rc_same=$?
+diff "$work/plain.md" "$work/same.md" >"$work/diff"
+if [ $rc_plain -ne 0 ] || [ $rc_same -ne 0 ]; then
+  flunk "the report of fixture_peers.db: exit $rc_plain, with --same-model $rc_same"
+elif [ "$(grep -c '^[<>]' "$work/diff")" -eq 1 ] && grep -q '^> - peers: `same model (--same-model)`$' "$work/diff"; then
   pass "--same-model on one device: only the meta line differs"
 else
   flunk "--same-model on one device changed more than its meta line:"
@@ -170,7 +202,10 @@ golden report_msweep_m_sweep.csv history --db fixture_msweep.db --format csv --t
 golden report_msweep_m_sweep.json history --db fixture_msweep.db --format json --table m_sweep
 golden report_msweep_same_model_m_sweep.md history --db fixture_msweep.db --same-model --table m_sweep
 for t in summary comparison why; do
-  if "$report" history --db fixture_msweep.db --same-model --table "$t" --format csv | grep -q read_b; then
+  out=$("$report" history --db fixture_msweep.db --same-model --table "$t" --format csv 2>"$work/stderr"); rc=$?
+  if [ $rc -ne 0 ] || [ -z "$out" ]; then
+    flunk "the $t table of fixture_msweep.db: exit $rc: $(cat "$work/stderr")"
+  elif printf '%s\n' "$out" | grep -q read_b; then
     flunk "the floor read_b appears in the $t table"
   else
     pass "the floor read_b is in no $t table"
