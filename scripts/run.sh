@@ -2,10 +2,16 @@
 # The main job (`make run`): print the device, sweep --shape 4096 into results/coalesce.db
 # (resuming if an earlier sweep was interrupted), then write results/report.md from it.
 # Without a GPU it says so and runs the sweep as a dry run: the space is enumerated and a seeded
-# random sample of 32 configs (all of them with DRY_RUN_ALL=1: ~30 minutes on 2 cores) is
-# compiled with NVRTC into the kernel cache; nothing is measured or stored.
+# random sample of DRY_RUN_BUDGET configs per family (32 unless set; all of them with DRY_RUN_ALL=1: ~30
+# minutes on 2 cores) is compiled with NVRTC into the kernel cache; nothing is measured or stored.
+# tests/unit/scripts/run_sh_test.sh runs this path with DRY_RUN_BUDGET=3.
 set -uo pipefail
 build=${1:-build}
+budget=${DRY_RUN_BUDGET:-32}
+if ! [[ $budget =~ ^[1-9][0-9]*$ ]]; then
+  echo "run: DRY_RUN_BUDGET '$budget' is not a whole number of configs, 1 or more" >&2
+  exit 2
+fi
 bin=$build/bin
 db=results/coalesce.db
 echo "== coalesce-tune env"
@@ -22,8 +28,8 @@ elif [ $status -ne 3 ]; then  # 3: no CUDA device (docs/working.md, "Exit status
   exit $status
 else
   out=$build/dry-run-4096.txt
-  sample=(--strategy random --budget 32 --seed 1)
-  what="a seeded random sample of 32 configs"
+  sample=(--strategy random --budget "$budget" --seed 1)
+  what="a seeded random sample of $budget configs"
   if [ "${DRY_RUN_ALL:-0}" = 1 ]; then sample=(); what="every config"; fi
   echo "run: no GPU here, so the sweep runs with --dry-run: it enumerates --shape 4096 and compiles"
   echo "     $what for sm_90 on $(nproc) cores (cached for the next run); it measures nothing and"
