@@ -38,25 +38,31 @@ device_id,math,peak_tflops
 1,tf32,535.26528
 EOF
 
-# The best config per problem and family (v_best): for 1000³ simt the ok rows are A 0.100 and
-# B 0.080 (run 1) and A 0.090 (run 2, the steady state); steady-state rows rank first, so A's
-# 0.090 wins though B's 0.080 is faster. For the bf16 problem W1 0.020 beats W2 0.025.
-expect "the best config ranks the steady state first" \
-  "SELECT problem_id, family, config_name, run_id, steady_state, median_ms FROM v_best ORDER BY problem_id, family" <<'EOF'
-problem_id,family,config_name,run_id,steady_state,median_ms
-1,simt,simt_hand_a,2,1,0.09
-2,wgmma,wgmma_hand_w1,1,0,0.02
+# The best config per problem, family and protocol (v_best, schema 8): for 1000³ simt the ok rows
+# are A 0.100 and B 0.080 (run 1: 20 samples back to back, flush_b2b) and A 0.090 (run 2: 1,000+
+# samples back to back, steady_b2b). Each protocol has its own best and none is compared with
+# the other: B's 0.080 in flush_b2b, A's 0.090 in steady_b2b. For the bf16 problem W1 0.020 beats
+# W2 0.025.
+expect "the best config per protocol" \
+  "SELECT problem_id, family, protocol, config_name, run_id, steady_state, median_ms FROM v_best ORDER BY problem_id, family, protocol" <<'EOF'
+problem_id,family,protocol,config_name,run_id,steady_state,median_ms
+1,simt,flush_b2b,simt_hand_b,1,0,0.08
+1,simt,steady_b2b,simt_hand_a,2,1,0.09
+2,wgmma,flush_b2b,wgmma_hand_w1,1,0,0.02
 EOF
 
 # The headline (v_comparison): each best beside the baselines of the run that measured it.
 #   1000³: A's run 2 holds cublas_gemm 0.072, eager 0.105, unfused 0.0902, no cublaslt_fused,
 #          and no unfused A (B's 0.095 is run 1's and another config): two empty columns.
+#   1000³ flush_b2b: B's run 1 holds cublas_gemm 0.070, eager 0.110, unfused 0.090, no
+#          cublaslt_fused, and B's unfused build 0.095.
 #   bf16:  W1's run 1 holds cublas_gemm 0.019, eager 0.030, cublaslt_fused 0.021, no unfused.
 expect "each best beside its own run's baselines" \
-  "SELECT m, n, k, dtype, family, config_name, coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, cublaslt_fused_ms, coalesce_unfused_ms, run_id FROM v_comparison ORDER BY problem_id" <<'EOF'
-m,n,k,dtype,family,config_name,coalesce_ms,cublas_gemm_ms,eager_ms,unfused_ms,cublaslt_fused_ms,coalesce_unfused_ms,run_id
-1000,1000,1000,f32,simt,simt_hand_a,0.09,0.072,0.105,0.0902,,,2
-2000,1000,500,bf16,wgmma,wgmma_hand_w1,0.02,0.019,0.03,,0.021,,1
+  "SELECT m, n, k, dtype, family, protocol, config_name, coalesce_ms, cublas_gemm_ms, eager_ms, unfused_ms, cublaslt_fused_ms, coalesce_unfused_ms, run_id FROM v_comparison ORDER BY problem_id, protocol" <<'EOF'
+m,n,k,dtype,family,protocol,config_name,coalesce_ms,cublas_gemm_ms,eager_ms,unfused_ms,cublaslt_fused_ms,coalesce_unfused_ms,run_id
+1000,1000,1000,f32,simt,flush_b2b,simt_hand_b,0.08,0.07,0.11,0.09,,0.095,1
+1000,1000,1000,f32,simt,steady_b2b,simt_hand_a,0.09,0.072,0.105,0.0902,,,2
+2000,1000,500,bf16,wgmma,flush_b2b,wgmma_hand_w1,0.02,0.019,0.03,,0.021,,1
 EOF
 
 # How the configs ended (v_outcomes, method coalesce only, so B's coalesce_unfused row is not
@@ -87,7 +93,7 @@ EOF
 #     cublas_gemm    2/0.019 = 105.26; 9.8%;  0.019/0.02 = 0.950; 0.0189-0.0191 below: slower
 #     eager          2/0.03  = 66.67;  6.2%;  0.03/0.02  = 1.500; 0.0298-0.0302 above: faster
 #     cublaslt_fused 2/0.021 = 95.24;  8.9%;  0.021/0.02 = 1.050; 0.0209-0.0211 above: faster
-"$report" --db "$db" --table comparison --format csv >"$work/comparison.csv" 2>"$work/stderr"; rc=$?
+"$report" history --db "$db" --table comparison --format csv >"$work/comparison.csv" 2>"$work/stderr"; rc=$?
 if [ $rc -ne 0 ]; then
   echo "FAIL: the comparison table: exit $rc: $(cat "$work/stderr")"; fail=1
 else
