@@ -17,6 +17,7 @@
 #include "publish.hpp"
 #include "report.hpp"
 #include "schema/merge.hpp"
+#include "schema/output_file.hpp"
 #include "table.hpp"
 
 namespace {
@@ -80,25 +81,31 @@ struct FilterArgs {
   }
 };
 
-/// Writes `text` to `out_file` (through a temporary beside it, renamed into place) or stdout.
+/// Writes `text` to `out_file` (whole, through a temporary beside it: files::write_whole) or stdout.
 void emit(const std::string& text, const std::string& out_file) {
   if (out_file.empty()) {
     std::cout << text;
     return;
   }
-  std::filesystem::path path(out_file);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out || !(out << text) || !out.flush())
-      throw std::runtime_error("cannot write " + out_file);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("cannot write " + out_file);
+  files::write_whole(out_file, text);
+}
+
+/// Refuses, before anything is opened, an --out or a plot file that is one of `inputs`.
+void refuse_outputs_onto(const std::vector<files::Input>& inputs, const std::string& out_file,
+                         const std::string& plots_dir, const char* plots_flag) {
+  if (!out_file.empty()) files::refuse_output_onto_inputs("--out", out_file, inputs);
+  if (plots_dir.empty()) return;
+  std::vector<files::Input> read_or_written = inputs;
+  if (!out_file.empty()) read_or_written.push_back({out_file, "--out", false});
+  for (const std::filesystem::path& plot : plot_files(plots_dir))
+    files::refuse_output_onto_inputs(std::string(plots_flag) + "'s file", plot.string(), read_or_written);
+  // The figures are named from the data, so any PNG in the directory may be drawn over or removed.
+  const std::filesystem::path dir = files::resolved(plots_dir);
+  for (const files::Input& input : read_or_written) {
+    const std::filesystem::path path = files::resolved(input.path);
+    if (path.parent_path() == dir && path.extension() == ".png")
+      throw files::OutputIsInput(std::string(plots_flag) + " " + plots_dir + " holds " + input.role + " " + input.path +
+                                 ", a PNG the figures may overwrite or remove; draw them into another directory");
   }
 }
 
@@ -305,6 +312,7 @@ int main(int argc, char** argv) {
                    "query", "it prints the statement's rows");
       const std::string query_format =
           format_for(format.empty() ? "table" : format, {"table", "csv", "json"}, "query");
+      refuse_outputs_onto({{db_path, "the database (--db)", true}}, out_file, "", "");
       auto database = db::Database::open(db_path, db::Mode::read_only);
       db::ResultSet rs = database.query(sql);
       std::ostringstream out;
@@ -337,6 +345,7 @@ int main(int argc, char** argv) {
         throw UsageError("--fail-on-slower " + diff->get_option("--fail-on-slower")->as<std::string>() +
                          ": give a percentage, 0 or more");
       Filters f = filter_args.resolve(app);
+      refuse_outputs_onto({{diff_a, "database A", true}, {diff_b, "database B", true}}, out_file, "", "");
       auto a = db::Database::open(diff_a, db::Mode::read_only);
       auto b = db::Database::open(diff_b, db::Mode::read_only);
       warn_if_nothing_matches(a, f, diff_a);
@@ -361,6 +370,7 @@ int main(int argc, char** argv) {
                    "it writes PNG and CSV files into --out-dir");
       refuse_flags(app, {"--same-model"}, "plots", "the figures are by GPU model already");
       Filters f = filter_args.resolve(app);
+      refuse_outputs_onto({{db_path, "the database (--db)", true}}, "", plots_out, "--out-dir");
       auto database = db::Database::open(db_path, db::Mode::read_only);
       warn_if_nothing_matches(database, f, db_path);
       PlotResult result = make_plots(database, f, {plots_out, landscape_of(landscape), python});
@@ -377,11 +387,9 @@ int main(int argc, char** argv) {
                          "--python", "--device", "--dtype", "--epilogue", "--shape", "--family", "--run",
                          "--same-model"},
                    "merge", "it merges every row of the databases named");
-      for (const std::string& in : merge_inputs) {
-        std::error_code ec;
-        if (std::filesystem::equivalent(in, merge_out, ec))
-          throw UsageError(in + " is both OUT and an input: merge into another file");
-      }
+      std::vector<files::Input> inputs;
+      for (const std::string& in : merge_inputs) inputs.push_back({in, "the input", true});
+      files::refuse_output_onto_inputs("OUT", merge_out, inputs);
       return merge_databases(merge_out, merge_inputs);
     }
 
@@ -427,6 +435,9 @@ int main(int argc, char** argv) {
         throw UsageError(std::string("--workload ") + e.what());
       }
     }
+    std::vector<files::Input> inputs = {{db_path, "the database (--db)", true}};
+    for (const std::string& file : workload_files) inputs.push_back({file, "--workload", false});
+    refuse_outputs_onto(inputs, out_file, plots_dir, "--plots");
     auto database = db::Database::open(db_path, db::Mode::read_only);
     warn_if_nothing_matches(database, f, db_path);
     Document doc = build_report(database, f, options);

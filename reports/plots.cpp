@@ -13,13 +13,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 #include <tuple>
 #include <stdexcept>
 
 #include "schema/embedded.hpp"
+#include "schema/output_file.hpp"
 #include "schema/vocabulary.hpp"
 
 extern const coalesce::EmbeddedFile kPlotScript[];
@@ -40,16 +41,21 @@ std::string csv_field(const std::string& s) {
 
 void write_csv(const std::filesystem::path& path, const std::vector<std::string>& header,
                const std::vector<std::vector<std::string>>& rows) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  std::ostringstream out;
   for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << header[i];
   out << '\n';
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
     out << '\n';
   }
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+  files::write_whole(path, out.str());
 }
+
+/// The files of fixed names make_plots writes (its data and manifest) or removes (the stacked
+/// panels that the figures by model replaced).
+constexpr const char* kFixedPlotFiles[] = {"by_model_shapes.csv", "by_model_m_sweep.csv", "tile_landscape.csv",
+                                           "figures.csv",         "tile_landscape.png",   "tflops_vs_shape.png",
+                                           "ratio_to_eager.png",  "tflops_vs_m.png"};
 
 std::string number(double v) { return format_value(Value(v), -1, ""); }
 
@@ -103,6 +109,12 @@ int run_python(const std::string& python, const std::vector<std::string>& args,
 }
 
 }  // namespace
+
+std::vector<std::filesystem::path> plot_files(const std::filesystem::path& out_dir) {
+  std::vector<std::filesystem::path> out;
+  for (const char* file : kFixedPlotFiles) out.push_back(out_dir / file);
+  return out;
+}
 
 PlotResult make_plots(const db::Database& db, const Filters& filters, const PlotOptions& options) {
   std::error_code ec;

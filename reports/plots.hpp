@@ -26,6 +26,11 @@ struct PlotResult {
   std::string skipped;  ///< why nothing was drawn (python3 or matplotlib missing); else empty
 };
 
+/// Every file of a fixed name that make_plots may write or remove in `out_dir` (its data, its
+/// manifest and the stacked panels of earlier versions it deletes); its figures are named from
+/// the data, so every `*.png` in `out_dir` may be written or removed too. What must not be an input.
+std::vector<std::filesystem::path> plot_files(const std::filesystem::path& out_dir);
+
 /// A figure is at most this many problems (rows) or panels, so that none is taller than about
 /// 2,000 pixels; a family with more is drawn as parts (`..._2.png`, ...).
 inline constexpr std::size_t kShapesPerFigure = 40;

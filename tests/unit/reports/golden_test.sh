@@ -296,6 +296,65 @@ else
   echo "skipped: drawing the plots (python3 with matplotlib is not installed)"
 fi
 
+# --- an output never lands on an input (issue 45): refused with status 2 and one line before
+# anything is opened for writing, however the path is spelled; every file's bytes unchanged -------
+mkdir -p guard/sub guard/plots
+cp fixture.db guard/d.db
+cp fixture_b.db guard/b.db
+cp workload.csv guard/w.csv
+cp fixture.db guard/plots/tflops_by_shape.csv
+ln -s d.db guard/link.db
+ln -s d.db-wal guard/wal_link       # dangling: the WAL does not exist, yet a write would create it
+ln guard/d.db guard/hard.db
+# snapshot: every file's and link's bytes and the listing, to compare before and after
+snapshot() { (cd guard && find . | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+# guarded NAME EXPECT ARGS...: refused (status 2, one line containing EXPECT) and guard/ unchanged
+guarded() {
+  local name=$1 expect=$2 before
+  shift 2
+  before=$(snapshot)
+  refused "$name" 2 "$expect" "$@"
+  [ "$(snapshot)" = "$before" ] || flunk "$name: a refused command changed guard/"
+}
+guarded out_is_db "^coalesce-report: --out guard/d.db is the database (--db) guard/d.db: writing it would destroy it" \
+  --db guard/d.db --out guard/d.db
+guarded out_is_db_through_dotdot "^coalesce-report: --out guard/sub/../d.db is the database (--db)" \
+  --db guard/d.db --out guard/sub/../d.db
+guarded out_is_db_through_symlink "^coalesce-report: --out guard/link.db is the database (--db)" \
+  --db guard/d.db --out guard/link.db
+guarded out_is_db_hard_link "^coalesce-report: --out guard/hard.db is the database (--db)" \
+  --db guard/d.db --out guard/hard.db
+guarded out_is_db_journal "^coalesce-report: --out guard/d.db-journal is the journal file of the database (--db)" \
+  --db guard/d.db --out guard/d.db-journal
+guarded out_is_db_wal_through_dangling_symlink "^coalesce-report: --out guard/wal_link is the wal file of the database" \
+  --db guard/d.db --out guard/wal_link
+guarded out_is_workload "^coalesce-report: --out guard/w.csv is --workload guard/w.csv" \
+  --db guard/d.db --workload guard/w.csv --out guard/w.csv
+guarded query_out_is_db "^coalesce-report: --out guard/link.db is the database (--db) guard/d.db" \
+  query --db guard/d.db --out guard/link.db "SELECT 1"
+guarded diff_out_is_a "^coalesce-report: --out guard/d.db is database A guard/d.db" \
+  diff guard/d.db guard/b.db --out guard/d.db
+guarded diff_out_is_b "^coalesce-report: --out ./guard/b.db is database B guard/b.db" \
+  diff guard/d.db guard/b.db --out ./guard/b.db
+guarded report_plots_onto_db "^coalesce-report: --plots's file guard/plots/tflops_by_shape.csv is the database (--db)" \
+  --db guard/plots/tflops_by_shape.csv --plots guard/plots --out guard/r.md --python /nonexistent/python3
+guarded plots_onto_db "^coalesce-report: --out-dir's file guard/plots/tflops_by_shape.csv is the database (--db)" \
+  plots --db guard/plots/tflops_by_shape.csv --out-dir guard/plots --python /nonexistent/python3
+guarded merge_out_symlink_to_input "^coalesce-report: OUT guard/link.db is the input guard/d.db" \
+  merge guard/link.db guard/d.db
+# An --out that is a symlink to a report is written through it (the link stays a link); the
+# write goes through a fresh temporary, so a file named like the old fixed temporary is kept.
+printf 'old report\n' >guard/real.md
+ln -s real.md guard/report_link.md
+printf 'a user file\n' >guard/real.md.tmp
+if "$report" --db guard/d.db --out guard/report_link.md --table runs 2>"$work/stderr" \
+   && [ -L guard/report_link.md ] && grep -q '^## ' guard/real.md \
+   && [ "$(cat guard/real.md.tmp)" = "a user file" ] && [ -z "$(find guard -name '.real.md.*')" ]; then
+  pass "--out through a symlink writes its target whole, keeps the link, leaves no temporary"
+else
+  flunk "--out through a symlink: $(cat "$work/stderr"); $(ls -la guard)"
+fi
+
 # --- bad input: one line, non-zero exit, nothing on stdout --------------------------------------
 printf 'not a database, just text\n%.0s' {1..200} >notes.txt
 sqlite3 other.db "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"

@@ -1,0 +1,43 @@
+// Output files that never destroy an input: a command's output path is refused when it is the
+// same file as one it reads (the results database with its side files, a workload file, a diff's
+// databases), however it is spelled, and outputs are written whole or not at all (issue 45).
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace coalesce::files {
+
+/// A file a command reads, as it was named on the command line.
+struct Input {
+  std::string path;
+  std::string role;       ///< how the message names it: "the database (--db)", "--workload"
+  bool database = false;  ///< also guard SQLite's side files: PATH-wal, -shm, -journal and -lock
+};
+
+/// An output that would overwrite an input: bad usage, refused before anything is written.
+class OutputIsInput : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Throws OutputIsInput (one sentence, naming `output_role` and the input) when `output` is the
+/// same file as an input or a database's side file: through symlinks (dangling ones too, which
+/// a write would follow), `..` and `.`, or a hard link (same device and inode).
+void refuse_output_onto_inputs(const std::string& output_role, const std::string& output,
+                               const std::vector<Input>& inputs);
+
+/// `path` with every symlink followed (also a dangling last one and symlinks in the directory
+/// part), `.` and `..` folded; what does not exist is kept as spelled. Absolute.
+std::filesystem::path resolved(const std::filesystem::path& path);
+
+/// Writes `text` to `path` through a fresh temporary file in its directory (mkstemp: never a
+/// name a user's file could have), renamed over the file a symlink at `path` points to, so a
+/// reader sees the old file or the new one, never a part; a failure leaves `path` as it was.
+/// Throws std::runtime_error naming `path`.
+void write_whole(const std::filesystem::path& path, std::string_view text);
+
+}  // namespace coalesce::files
