@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,8 +23,10 @@
 #include "harness/environment.hpp"
 #include "harness/rungs.hpp"
 #include "harness/simt_fixed.hpp"
+#include "harness/timing_settings.hpp"
 #include "harness/kernel_method.hpp"
 #include "kernels/simt/family.hpp"
+#include "schema/output_file.hpp"
 
 namespace {
 
@@ -193,19 +194,16 @@ int run(const Options& o) {
 
   std::printf("%s", format_table(rows).c_str());
   if (!o.csv.empty()) {
-    std::ofstream csv(o.csv);
-    csv << kBenchCsvHeader << "\n";
-    for (const BenchRow& r : rows) csv << csv_line(r) << "\n";
-    if (!csv) throw std::runtime_error("cannot write " + o.csv);
+    std::string csv = std::string(kBenchCsvHeader) + "\n";
+    for (const BenchRow& r : rows) csv += csv_line(r) + "\n";
+    files::write_whole(o.csv, csv);
   }
   if (!o.json.empty()) {
     nlohmann::json j = {{"format_version", kJsonFormatVersion},
                         {"tool", "coalesce-bench"},
                         {"environment", env},
                         {"rows", rows}};
-    std::ofstream out(o.json);
-    out << j.dump(1) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + o.json);
+    files::write_whole(o.json, j.dump(1) + "\n");
   }
   if (!stopped_by.empty()) {
     std::fprintf(stderr, "coalesce-bench: stopped early, the CUDA context is unusable: %s\n", stopped_by.c_str());
@@ -252,7 +250,8 @@ int main(int argc, char** argv) {
       ->check(kPositive);
   app.add_option("--csv", o.csv, "write the rows as CSV to this file");
   app.add_option("--json", o.json, "write the environment and every row with all samples as JSON");
-  app.add_option("--seed", o.seed, "seed of the random inputs")->default_val(20261129);
+  std::string seed_text;
+  app.add_option("--seed", seed_text, "seed of the random inputs, 0 to 2^64 - 1 (default 20261129)");
   app.add_option("--device", o.device, "CUDA device ordinal")->default_val(0)->check(kNonNegative);
   app.add_flag("--quick", o.quick, "smoke run: two small shapes, few samples, short warm-up");
   app.add_option("--min-samples", o.timing.min_samples, "samples at least")
@@ -280,6 +279,22 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (!seed_text.empty()) {
+    const std::optional<unsigned long long> seed = parse_seed(seed_text);
+    if (!seed) {
+      std::fprintf(stderr, "coalesce-bench: --seed '%s' is not %s\n", seed_text.c_str(), kSeedRange);
+      return 2;
+    }
+    o.seed = *seed;
+  }
+  if (!o.csv.empty() && !o.json.empty()) {
+    try {
+      files::refuse_output_onto_inputs("--json", o.json, {{o.csv, "--csv", false}});
+    } catch (const files::OutputIsInput& e) {
+      std::fprintf(stderr, "coalesce-bench: %s\n", e.what());
+      return 2;
+    }
+  }
   if (!deprecated_shapes.empty()) {
     std::fprintf(stderr, "coalesce-bench: --shapes is deprecated: use --shape (repeatable; a comma-separated list "
                          "still works)\n");

@@ -28,6 +28,21 @@ inline std::optional<L2FlushMode> parse_l2_flush_mode(std::string_view name) {
   return std::nullopt;
 }
 
+/// A --seed: a whole number from 0 to 2^64 - 1 in decimal digits only; nothing for a sign, a
+/// fraction or a number out of range (which strtoull would wrap or clamp in silence).
+inline std::optional<unsigned long long> parse_seed(std::string_view text) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  unsigned long long value = 0;
+  for (char c : text) {
+    const unsigned digit = static_cast<unsigned>(c - '0');
+    if (value > (~0ULL - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+inline constexpr const char* kSeedRange = "a whole number from 0 to 18446744073709551615";
+
 /// A run samples in the steady state when every method was timed at least this many times: a
 /// second or more of work per large kernel, long enough for the GPU to settle at the clocks and
 /// power it holds under load (docs/tuner.md, "The steady state"; the steady_b2b and steady_spin

@@ -31,6 +31,7 @@
 #include "record.hpp"
 #include "record_profile.hpp"
 #include "schema/db.hpp"
+#include "schema/output_file.hpp"
 #include "space.hpp"
 #include "sweep.hpp"
 #include "worker.hpp"
@@ -45,6 +46,11 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// More compile threads than this is a typo, not a machine: each thread holds an NVRTC compile.
+constexpr long long kMaxJobs = 1024;
+// A measurement that takes a day has hung; an infinite --timeout would be no deadline at all.
+constexpr double kMaxTimeoutSeconds = 86400;
 
 std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
@@ -493,12 +499,13 @@ int main(int argc, char** argv) {
   std::string strategy = "exhaustive";
   std::string db_path = so.db_path.string(), cache_dir;
   std::optional<int> budget;
-  unsigned jobs = 0;
+  std::optional<long long> jobs;
+  std::string seed_text;
   auto* sweep = app.add_subcommand("sweep", "Compile, check and time every config; store each row");
   sweep_problem.add_to(sweep);
   sweep->add_option("--strategy", strategy, "exhaustive or random")->capture_default_str();
   sweep->add_option("--budget", budget, "random strategy: configs to measure per problem and family");
-  sweep->add_option("--seed", so.seed, "random strategy: seed of the draw")->capture_default_str();
+  sweep->add_option("--seed", seed_text, "random strategy: seed of the draw, 0 to 2^64 - 1 (default 1)");
   sweep->add_option("--config", so.configs, "only this config (its name; repeatable): re-measure a known config");
   sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");
   std::optional<int> sweep_device;
@@ -510,8 +517,9 @@ int main(int argc, char** argv) {
                     "I/N: only problem i with i mod N = I (default: from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT when set)");
   sweep->add_option("--db", db_path, "results database")->capture_default_str();
   sweep->add_option("--cache-dir", cache_dir, "kernel cache (default $XDG_CACHE_HOME/coalesce/kernels)");
-  sweep->add_option("-j,--jobs", jobs, "compile threads (default: every core)");
-  sweep->add_option("--timeout", so.timeout_s, "seconds one measurement may take before its worker is killed")
+  sweep->add_option("-j,--jobs", jobs, "compile threads, 1 to " + std::to_string(kMaxJobs) + " (default: every core)");
+  sweep->add_option("--timeout", so.timeout_s,
+                    "seconds one measurement may take before its worker is killed (more than 0, at most a day)")
       ->capture_default_str();
   std::string l2_flush = "write";
   sweep->add_option("--l2-flush", l2_flush,
@@ -645,7 +653,17 @@ int main(int argc, char** argv) {
       } else {
         throw UsageError("--strategy '" + strategy + "' is not a strategy (exhaustive, random)");
       }
-      if (so.timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
+      // inf and nan pass a "> 0" test; a worker's deadline is then no time at all (issue 45).
+      if (!(so.timeout_s > 0 && so.timeout_s <= kMaxTimeoutSeconds))
+        throw UsageError("--timeout " + sweep->get_option("--timeout")->as<std::string>() +
+                         ": give the seconds one measurement may take, more than 0 and at most 86400 (a day)");
+      if (!seed_text.empty()) {
+        const std::optional<unsigned long long> seed = parse_seed(seed_text);
+        if (!seed) throw UsageError("--seed '" + seed_text + "' is not " + kSeedRange);
+        so.seed = *seed;
+      }
+      if (jobs && (*jobs < 1 || *jobs > kMaxJobs))
+        throw UsageError("-j " + std::to_string(*jobs) + ": give 1 to " + std::to_string(kMaxJobs) + " compile threads");
       so.timing.l2_flush = *parse_l2_flush_mode(l2_flush);
       if (so.timing.max_samples < so.timing.min_samples)
         throw UsageError("--max-samples (" + std::to_string(so.timing.max_samples) + ") is below --min-samples (" +
@@ -674,6 +692,9 @@ int main(int argc, char** argv) {
           throw UsageError("--config names the configs to measure: it takes no --strategy random");
       }
       if (db_path.empty()) throw UsageError("--db must name a file");
+      std::vector<files::Input> read;
+      for (const std::string& file : sweep_problem.shapes_files) read.push_back({file, "--shapes-file", false});
+      files::refuse_output_onto_inputs("--db", db_path, read);
       configure_peers(so, peers_modes, peers_script);
       if (sweep_device) so.device = *sweep_device;
       if (!devices_option.empty()) {
@@ -687,7 +708,7 @@ int main(int argc, char** argv) {
       so.max_workspace_bytes = static_cast<long long>(sweep_max_workspace_mib) << 20;
       check_cache_dir(cache_dir);
       so.cache_dir = cache_dir;
-      so.jobs = jobs;
+      so.jobs = jobs ? static_cast<unsigned>(*jobs) : 0;
       so.command_line = joined(argc, argv);
       return tuner::run_sweep(so, std::cout);
     }
@@ -702,6 +723,9 @@ int main(int argc, char** argv) {
       return tuner::record_profile(profile_db, profile, std::cin, std::cout);
     }
   } catch (const UsageError& e) {
+    std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
+    return 2;
+  } catch (const files::OutputIsInput& e) {
     std::fprintf(stderr, "coalesce-tune: %s\n", e.what());
     return 2;
   } catch (const tuner::FeedError& e) {

@@ -14,22 +14,21 @@ namespace coalesce::tuner {
 
 class ThreadPool {
  public:
-  /// Starts `threads` workers (at least one).
+  /// Starts `threads` workers (at least one). Throws std::system_error when one cannot start
+  /// (the host's thread or memory limit), after joining those that did: a std::thread destroyed
+  /// unjoined would end the process with std::terminate (issue 45: `sweep -j 40000`).
   explicit ThreadPool(unsigned threads) {
     if (threads == 0) threads = 1;
-    for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { serve(); });
+    try {
+      for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { serve(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
   }
   /// Drops the jobs not yet started (their futures report a broken promise), lets the running
   /// ones finish, then joins: a sweep that stops early does not compile the rest first.
-  ~ThreadPool() {
-    {
-      std::lock_guard lock(mutex_);
-      closing_ = true;
-      queue_.clear();
-    }
-    wake_.notify_all();
-    for (std::thread& t : workers_) t.join();
-  }
+  ~ThreadPool() { stop(); }
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
@@ -47,6 +46,15 @@ class ThreadPool {
   }
 
  private:
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+      queue_.clear();
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
   void serve() {
     for (;;) {
       std::function<void()> job;

@@ -35,6 +35,9 @@ done <<'CASES'
 --min-samples 10 --max-samples 5|--max-samples (5) is below --min-samples (10)|--min-samples 5 --max-samples 5
 --max-naive 0|--max-naive: '0' is not a positive number|--max-naive 64
 --no-such-flag|--no-such-flag|--quick
+--seed -1|--seed '-1' is not a whole number from 0 to 18446744073709551615|--seed 0
+--seed 18446744073709551616|--seed '18446744073709551616' is not a whole number from 0 to 18446744073709551615|--seed 18446744073709551615
+--seed 7.5|--seed '7.5' is not a whole number|--seed 7
 CASES
 
 # --shapes, the old spelling, still works and says it is deprecated (two lines: that, then the
@@ -44,6 +47,19 @@ check "--shapes: deprecated, still accepted" '[ $rc -eq 3 ] && says "--shapes is
 check "no --help line offers --shapes" '! "$bench" --help | grep -q -- "--shapes"'
 out=$("$bench" --max-naive 0 --device 99 2>&1); rc=$?
 check "a range refusal never prints the largest double" '[ $rc -eq 2 ] && ! says "1797"'
+
+# --csv and --json naming one file (however spelled) would overwrite each other: refused, the file
+# unchanged (issue 45).
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/sub"
+printf 'rows of an earlier run\n' >"$work/rows.csv"
+sum=$(sha256sum "$work/rows.csv")
+for json in rows.csv sub/../rows.csv; do
+  run --csv "$work/rows.csv" --json "$work/$json" --device 99
+  check "--json $json onto --csv: status 2, one line, file unchanged" \
+    '[ $rc -eq 2 ] && one_line && says "^coalesce-bench: --json $work/$json is --csv $work/rows.csv: writing it would destroy it" && [ "$(sha256sum "$work/rows.csv")" = "$sum" ]'
+done
 
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   run --quick

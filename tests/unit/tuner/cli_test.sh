@@ -49,7 +49,16 @@ done <<'CASES'
 --shape 4096 --strategy random|--strategy random needs --budget
 --shape 4096 --budget 5|--budget needs --strategy random
 --shape 4096 --strategy random --budget 0|--budget must be at least 1
---shape 4096 --timeout 0|--timeout must be a positive number
+--shape 4096 --timeout 0|--timeout 0: give the seconds one measurement may take, more than 0 and at most 86400 (a day)
+--shape 4096 --timeout inf|--timeout inf: give the seconds one measurement may take, more than 0 and at most 86400
+--shape 4096 --timeout nan|--timeout nan: give the seconds
+--shape 4096 --timeout 86401|--timeout 86401: give the seconds
+--shape 4096 --strategy random --budget 1 --seed -1|--seed '-1' is not a whole number from 0 to 18446744073709551615
+--shape 4096 --strategy random --budget 1 --seed 18446744073709551616|--seed '18446744073709551616' is not a whole number from 0 to 18446744073709551615
+--shape 4096 --strategy random --budget 1 --seed 1.5|--seed '1.5' is not a whole number
+--shape 4096 -j 40000|-j 40000: give 1 to 1024 compile threads
+--shape 4096 -j 0|-j 0: give 1 to 1024 compile threads
+--shape 4096 --jobs -3|-j -3: give 1 to 1024 compile threads
 --shape 4096 --no-such-flag|not expected: --no-such-flag
 --dtype f32|--shape or --shapes-file is required (see --help)
 CASES
@@ -72,9 +81,28 @@ done <<'CASES'
 --shape 4096 --strategy exhaustive
 --shape 4096 --strategy random --budget 1
 --shape 4096 --timeout 0.5
+--shape 4096 --timeout 86400
+--shape 4096 --strategy random --budget 1 --seed 18446744073709551615
+--shape 4096 --strategy random --budget 1 --seed 0
+--shape 4096 -j 1024
+--shape 4096 -j 1
 --shape 4096 --shape 512 --shard 1/2
 --shape 4096 --shape 512 --shard 0/3
 CASES
+
+# --db onto a --shapes-file (itself, through a symlink or `..`, or a hard link): refused before the
+# device query, the file's bytes unchanged (issue 45).
+mkdir -p "$work/guard/sub"
+printf '4096,4096,4096,,\n' >"$work/guard/w.csv"
+ln -s w.csv "$work/guard/w_link.csv"
+ln "$work/guard/w.csv" "$work/guard/w_hard.csv"
+wsum=$(sha256sum "$work/guard/w.csv")
+for target in w.csv w_link.csv sub/../w.csv w_hard.csv; do
+  out=$("$tune" sweep --shapes-file "$work/guard/w.csv" --device 99 --db "$work/guard/$target" --cache-dir "$work/cache" 2>&1 >/dev/null); rc=$?
+  check "sweep --db $target onto the --shapes-file: status 2, one line, file unchanged" \
+    '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && [ "$(sha256sum "$work/guard/w.csv")" = "$wsum" ] &&
+     printf "%s" "$out" | grep -q "^coalesce-tune: --db $work/guard/$target is --shapes-file $work/guard/w.csv: writing it would destroy it"'
+done
 
 # A shard with no problem (more array tasks than problems) has nothing to do: status 0, and no
 # device or database is touched.
