@@ -215,19 +215,8 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
     else it->second.push_back(d);
   }
 
-  // One section: the totals rows (per M and every row) and the missing problems of `lines`.
-  auto section = [&](const Workload& w, const std::string& device, Dtype dtype, const std::vector<Resolved>& lines) {
-    std::set<int> ms;
-    for (const Resolved& r : lines) ms.insert(r.problem.m);
-    if (ms.size() > 1)
-      for (int m : ms) {
-        std::vector<Resolved> part;
-        std::copy_if(lines.begin(), lines.end(), std::back_inserter(part),
-                     [m](const Resolved& r) { return r.problem.m == m; });
-        totals.rows.push_back(total_row(w.path, device, dtype, m, part, methods));
-      }
-    totals.rows.push_back(total_row(w.path, device, dtype, std::nullopt, lines, methods));
-    // Each missing problem once, with every row it stands for.
+  // Each problem of `lines` with no times on `device`, once, with every row it stands for.
+  auto list_missing = [&](const Workload& w, const std::string& device, Dtype dtype, const std::vector<Resolved>& lines) {
     std::vector<Problem> listed;
     for (const Resolved& r : lines) {
       if (r.times) continue;
@@ -248,6 +237,21 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
                               integer(r.problem.m), integer(r.problem.n), integer(r.problem.k), text(epilogue),
                               integer(count), text(rows)});
     }
+  };
+
+  // One section: the totals rows (per M and every row) and the missing problems of `lines`.
+  auto section = [&](const Workload& w, const std::string& device, Dtype dtype, const std::vector<Resolved>& lines) {
+    std::set<int> ms;
+    for (const Resolved& r : lines) ms.insert(r.problem.m);
+    if (ms.size() > 1)
+      for (int m : ms) {
+        std::vector<Resolved> part;
+        std::copy_if(lines.begin(), lines.end(), std::back_inserter(part),
+                     [m](const Resolved& r) { return r.problem.m == m; });
+        totals.rows.push_back(total_row(w.path, device, dtype, m, part, methods));
+      }
+    totals.rows.push_back(total_row(w.path, device, dtype, std::nullopt, lines, methods));
+    list_missing(w, device, dtype, lines);
   };
 
   std::vector<std::string> unmeasured;
@@ -293,7 +297,20 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
         grouped = true;
       }
     }
-    if (!any) unmeasured.push_back(w.path);
+    if (!any) {
+      unmeasured.push_back(w.path);
+      // Not one problem on any device: every one is missing, listed under the dtype a sweep of
+      // the file would give it (its own, else --dtype, else the sweep's default f32), so the table
+      // never says a workload is measured when none of it is (issue 45).
+      for (Dtype dtype : dtypes) {
+        std::vector<Resolved> lines;
+        for (const WorkloadLine& l : w.lines) {
+          const Dtype of_line = l.dtype ? *l.dtype : f.dtype.empty() ? Dtype::f32 : *parse_dtype(f.dtype);
+          if (of_line == dtype) lines.push_back({&l, l.problem(dtype, default_epilogue), nullptr});
+        }
+        list_missing(w, "no device", dtype, lines);
+      }
+    }
   }
 
   totals.notes = {
@@ -324,8 +341,10 @@ std::vector<Table> workload_tables(const db::Database& db, const Filters& f, con
                            (f.dtype.empty() ? std::string() : " --dtype " + f.dtype) + ".");
   missing.notes = {
       "Problems of a workload with no ok fused row on the device: not swept there, or no config of them "
-      "ran ok. The sums above leave them out and say partial. `coalesce-tune sweep --shapes-file FILE "
-      "--dtype DTYPE` sweeps every problem of the file."};
+      "ran ok. The sums above leave them out and say partial. `coalesce-tune sweep --shapes-file FILE --dtype DTYPE` sweeps every problem of the file."};
+  if (!unmeasured.empty())
+    missing.notes.push_back("Device \"no device\": no problem of the workload is in the database for these filters; "
+                            "each is listed under its own dtype, else --dtype, else f32 (a sweep's default).");
   return {std::move(totals), std::move(missing)};
 }
 

@@ -194,6 +194,18 @@ golden report_workload.json history --db fixture.db --workload workload.csv --fo
 golden report_workload_peers.md history --db fixture_peers.db --workload workload.csv --table workloads
 golden report_workload_bf16.md history --db fixture.db --workload workload.csv --dtype bf16 --table workloads
 
+# A workload none of whose problems was swept: every problem is listed as missing (no device), never
+# "Every problem of every workload is measured" (issue 45).
+printf 'm,n,k,dtype,epilogue,name,count\n777,1600,6400,,,mlp.up,48\n777,6400,1600,bf16,,mlp.down,48\n' >never.csv
+out=$("$report" --db fixture.db --workload never.csv --table workload_missing --format csv 2>"$work/stderr"); rc=$?
+if [ $rc -eq 0 ] && ! printf '%s' "$out" | grep -q "Every problem" \
+   && printf '%s\n' "$out" | grep -q '^never.csv,no device,f32,777×1600×6400 f32 bias_gelu,777,1600,6400,bias_gelu,48,mlp.up (line 2)$' \
+   && printf '%s\n' "$out" | grep -q '^never.csv,no device,bf16,777×6400×1600 bf16 bias_gelu,777,6400,1600,bias_gelu,48,mlp.down (line 3)$'; then
+  pass "a workload never swept: each of its problems listed as missing"
+else
+  flunk "a workload never swept (exit $rc): $out $(cat "$work/stderr")"
+fi
+
 # Throughput against M (fixture_msweep.db: skinny problems at several M beside the read_b floor):
 # the m_sweep table in every format, and the floor in no other table; with --same-model the peer
 # of the second H200 stays out of it (a group is one device).
