@@ -62,6 +62,8 @@ struct FilterArgs {
     return false;
   }
   Filters resolve(const CLI::App& app) {
+    if (app.count("--device") && filters.device.empty())
+      throw UsageError("--device '': give a device id, its UUID (GPU-...) or part of its name");
     for (const auto& s : shapes) {
       std::string error;
       auto shape = parse_shape(s, &error);
@@ -314,25 +316,22 @@ int main(int argc, char** argv) {
           format_for(format.empty() ? "table" : format, {"table", "csv", "json"}, "query");
       refuse_outputs_onto({{db_path, "the database (--db)", true}}, out_file, "", "");
       auto database = db::Database::open(db_path, db::Mode::read_only);
-      db::ResultSet rs = database.query(sql);
-      std::ostringstream out;
-      if (query_format == "table") {
-        print_aligned(rs, out);
-      } else if (query_format == "csv") {
-        print_plain_csv(rs, out);
-      } else {
-        Document doc = make_document("query", "Query");
+      Document doc;
+      if (query_format == "json") {
+        doc = make_document("query", "Query");
         doc.meta.emplace_back("database", db_path);
         doc.meta.emplace_back("sql", sql);
-        Table t;
-        t.name = "result";
-        t.title = "Result";
-        for (const auto& c : rs.columns) t.columns.push_back({c, c});
-        t.rows = std::move(rs.rows);
-        doc.tables.push_back(std::move(t));
-        print_json(doc, out);
       }
-      emit(out.str(), out_file);
+      // The rows are printed as SQLite steps them, never held whole (issue 45): into a file
+      // renamed into place once every row is written.
+      std::optional<files::PendingFile> file;
+      if (!out_file.empty()) file.emplace(out_file);
+      QueryPrinter printer(query_format, file ? file->stream() : std::cout, std::move(doc));
+      database.query_each(
+          sql, {}, [&](const std::vector<std::string>& columns) { printer.columns(columns); },
+          [&](const std::vector<db::Value>& row) { printer.row(row); });
+      printer.finish();
+      if (file) file->commit();
       return 0;
     }
     if (*diff) {

@@ -828,7 +828,9 @@ SqlFilter filter_sql(const Filters& f, const std::string& a) {
         break;
       }
       case DeviceKey::name:
-        terms.push_back(a + ".device_name LIKE " + param(text("%" + f.device + "%")));
+        // Plain text, ignoring ASCII case as LIKE did, but with no wildcards: `--device %` or `_`
+        // must not match every device (issue 45).
+        terms.push_back("instr(lower(" + a + ".device_name), lower(" + param(text(f.device)) + ")) > 0");
         break;
     }
   }

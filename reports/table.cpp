@@ -245,48 +245,117 @@ void print_json(const Document& doc, std::ostream& out) {
   j["images"] = nlohmann::ordered_json::array();
   for (const auto& [caption, path] : doc.images)
     j["images"].push_back({{"caption", caption}, {"path", path}});
-  out << j.dump(2) << '\n';
+  // Text that is not UTF-8 (a BLOB cast to TEXT, a byte string in the SQL) is printed with
+  // U+FFFD in place of each bad byte, not refused by the JSON library mid-document (issue 45).
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
-void print_aligned(const db::ResultSet& rs, std::ostream& out) {
-  const std::size_t n = rs.columns.size();
-  std::vector<std::size_t> width(n);
-  std::vector<bool> right(n, false);
-  for (std::size_t c = 0; c < n; ++c) width[c] = rs.columns[c].size();
+QueryPrinter::QueryPrinter(std::string format, std::ostream& out, Document document)
+    : format_(std::move(format)), out_(out), document_(std::move(document)) {}
+
+void QueryPrinter::columns(const std::vector<std::string>& names) {
+  columns_ = names;
+  if (format_ == "csv") {
+    for (std::size_t c = 0; c < columns_.size(); ++c) out_ << (c ? "," : "") << csv_field(columns_[c]);
+    out_ << '\n';
+  } else if (format_ == "json") {
+    // The document printed with an empty table, cut where its rows go: the rows are printed
+    // between, each as print_json would indent it.
+    Table t;
+    t.name = "result";
+    t.title = "Result";
+    for (const auto& c : columns_) t.columns.push_back({c, c});
+    document_.tables.push_back(std::move(t));
+    std::ostringstream whole;
+    print_json(document_, whole);
+    const std::string text = whole.str();
+    const std::string empty_rows = "\"rows\": []";
+    const std::size_t at = text.find(empty_rows);
+    out_ << text.substr(0, at) << "\"rows\": [";
+    json_tail_ = text.substr(at + empty_rows.size());
+  }
+}
+
+void QueryPrinter::row(const std::vector<Value>& values) {
+  ++rows_;
+  if (format_ == "csv") {
+    for (std::size_t c = 0; c < values.size(); ++c)
+      out_ << (c ? "," : "") << csv_field(format_value(values[c], -1, ""));
+    out_ << '\n';
+  } else if (format_ == "json") {
+    nlohmann::ordered_json jr = nlohmann::ordered_json::object();
+    for (std::size_t c = 0; c < columns_.size(); ++c) jr[columns_[c]] = json_value(values[c], -1);
+    // print_json's indent of a row object: 8 spaces, its keys 10 (dump(2) at depth 4).
+    std::string text = jr.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    std::string indented = "        ";
+    for (char ch : text) indented += ch == '\n' ? std::string("\n        ") : std::string(1, ch);
+    out_ << (rows_ > 1 ? ",\n" : "\n") << indented;
+  } else if (streaming_) {
+    print_table_row(values);
+  } else {
+    held_.push_back(values);
+    if (held_.size() == kAlignedRows) print_held();
+  }
+}
+
+void QueryPrinter::print_held() {
+  const std::size_t n = columns_.size();
+  width_.assign(n, 0);
+  right_.assign(n, false);
+  for (std::size_t c = 0; c < n; ++c) width_[c] = columns_[c].size();
   for (std::size_t c = 0; c < n; ++c) {
     bool numeric = false, text = false;
-    for (const auto& row : rs.rows) {
+    for (const auto& row : held_) {
       if (is_number(row[c])) numeric = true;
       else if (!db::is_null(row[c])) text = true;
-      width[c] = std::max(width[c], format_value(row[c], -1, "NULL").size());
+      width_[c] = std::max(width_[c], format_value(row[c], -1, "NULL").size());
     }
-    right[c] = numeric && !text;
+    right_[c] = numeric && !text;
   }
-  auto pad = [&](const std::string& s, std::size_t c, bool last) {
-    std::string fill(width[c] - s.size(), ' ');
-    if (right[c]) return fill + s;
-    return last ? s : s + fill;  // no trailing blanks at the end of a line
-  };
-  for (std::size_t c = 0; c < n; ++c) out << (c ? "  " : "") << pad(rs.columns[c], c, c + 1 == n);
-  out << '\n';
-  for (std::size_t c = 0; c < n; ++c) out << (c ? "  " : "") << std::string(width[c], '-');
-  out << '\n';
-  for (const auto& row : rs.rows) {
-    for (std::size_t c = 0; c < n; ++c)
-      out << (c ? "  " : "") << pad(format_value(row[c], -1, "NULL"), c, c + 1 == n);
-    out << '\n';
+  for (std::size_t c = 0; c < n; ++c) {
+    const bool last = c + 1 == n;
+    const std::string fill(width_[c] - columns_[c].size(), ' ');
+    out_ << (c ? "  " : "") << (right_[c] ? fill + columns_[c] : last ? columns_[c] : columns_[c] + fill);
   }
-  out << "(" << rs.rows.size() << (rs.rows.size() == 1 ? " row)" : " rows)") << '\n';
+  out_ << '\n';
+  for (std::size_t c = 0; c < n; ++c) out_ << (c ? "  " : "") << std::string(width_[c], '-');
+  out_ << '\n';
+  streaming_ = true;
+  for (const auto& row : held_) print_table_row(row);
+  held_.clear();
+  held_.shrink_to_fit();
 }
 
-void print_plain_csv(const db::ResultSet& rs, std::ostream& out) {
-  for (std::size_t c = 0; c < rs.columns.size(); ++c) out << (c ? "," : "") << csv_field(rs.columns[c]);
-  out << '\n';
-  for (const auto& row : rs.rows) {
-    for (std::size_t c = 0; c < row.size(); ++c)
-      out << (c ? "," : "") << csv_field(format_value(row[c], -1, ""));
-    out << '\n';
+void QueryPrinter::print_table_row(const std::vector<Value>& values) {
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    const std::string s = format_value(values[c], -1, "NULL");
+    const bool last = c + 1 == columns_.size();
+    const std::string fill(width_[c] > s.size() ? width_[c] - s.size() : 0, ' ');
+    out_ << (c ? "  " : "") << (right_[c] ? fill + s : last ? s : s + fill);  // no trailing blanks
   }
+  out_ << '\n';
 }
+
+void QueryPrinter::finish() {
+  if (format_ == "json") {
+    out_ << (rows_ > 0 ? "\n      ]" : "]") << json_tail_;
+  } else if (format_ == "table") {
+    if (!streaming_) print_held();
+    out_ << "(" << rows_ << (rows_ == 1 ? " row)" : " rows)") << '\n';
+  }
+  out_.flush();
+}
+
+namespace {
+void print_result(const db::ResultSet& rs, const std::string& format, std::ostream& out) {
+  QueryPrinter printer(format, out);
+  printer.columns(rs.columns);
+  for (const auto& row : rs.rows) printer.row(row);
+  printer.finish();
+}
+}  // namespace
+
+void print_aligned(const db::ResultSet& rs, std::ostream& out) { print_result(rs, "table", out); }
+void print_plain_csv(const db::ResultSet& rs, std::ostream& out) { print_result(rs, "csv", out); }
 
 }  // namespace coalesce::report

@@ -81,9 +81,38 @@ void print_markdown(const Document& doc, std::ostream& out);
 void print_csv(const Document& doc, std::ostream& out);
 void print_json(const Document& doc, std::ostream& out);
 
-/// A query's rows as an aligned text table (numbers right-aligned, NULL shown as NULL).
+/// A query's rows printed as they arrive, so a long result is never held whole (issue 45):
+/// - "table": aligned columns (numbers right-aligned, NULL shown as NULL), their widths and
+///   alignment taken from the header and the first kAlignedRows rows; a wider value further down
+///   widens its own line only; then "(N rows)".
+/// - "csv": bare CSV (header and rows only, for pipes and spreadsheets).
+/// - "json": `document` (its meta and notes) with one table "result" of every row.
+class QueryPrinter {
+ public:
+  static constexpr std::size_t kAlignedRows = 1000;
+  QueryPrinter(std::string format, std::ostream& out, Document document = {});
+  void columns(const std::vector<std::string>& names);
+  void row(const std::vector<Value>& values);
+  /// Prints what is still held (a table of fewer than kAlignedRows rows) and the closing lines.
+  void finish();
+
+ private:
+  void print_held();
+  void print_table_row(const std::vector<Value>& values);
+  std::string format_;
+  std::ostream& out_;
+  Document document_;
+  std::vector<std::string> columns_;
+  std::vector<std::vector<Value>> held_;  ///< "table": the rows that set the widths
+  bool streaming_ = false;                ///< widths fixed, rows printed as they come
+  std::vector<std::size_t> width_;
+  std::vector<bool> right_;
+  std::size_t rows_ = 0;
+  std::string json_tail_;  ///< "json": what follows the rows
+};
+
+/// A whole result through QueryPrinter.
 void print_aligned(const db::ResultSet& rs, std::ostream& out);
-/// A query's rows as bare CSV (header and rows only, for pipes and spreadsheets).
 void print_plain_csv(const db::ResultSet& rs, std::ostream& out);
 
 }  // namespace coalesce::report

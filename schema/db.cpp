@@ -683,6 +683,16 @@ std::optional<BestConfig> Database::best_config(DeviceId device, const Problem& 
 }
 
 ResultSet Database::query(std::string_view sql, const std::vector<Value>& params) const {
+  ResultSet out;
+  query_each(
+      sql, params, [&](const std::vector<std::string>& columns) { out.columns = columns; },
+      [&](const std::vector<Value>& row) { out.rows.push_back(row); });
+  return out;
+}
+
+void Database::query_each(std::string_view sql, const std::vector<Value>& params,
+                          const std::function<void(const std::vector<std::string>&)>& on_columns,
+                          const std::function<void(const std::vector<Value>&)>& on_row) const {
   std::lock_guard lock(impl_->mutex);
   const char* what = "run the query";
   const auto& path = impl_->path;
@@ -699,16 +709,16 @@ ResultSet Database::query(std::string_view sql, const std::vector<Value>& params
     throw QueryRefused("refused: the statement would write to " + quote(path) +
                        ", and queries are read-only");
   for (std::size_t i = 0; i < params.size(); ++i) s.bind_value(static_cast<int>(i) + 1, params[i]);
-  ResultSet out;
-  int n = sqlite3_column_count(s.get());
-  for (int i = 0; i < n; ++i) out.columns.emplace_back(sqlite3_column_name(s.get(), i));
+  const int n = sqlite3_column_count(s.get());
+  std::vector<std::string> columns;
+  for (int i = 0; i < n; ++i) columns.emplace_back(sqlite3_column_name(s.get(), i));
+  on_columns(columns);
+  std::vector<Value> row;
   while (s.step()) {
-    std::vector<Value> row;
-    row.reserve(n);
+    row.clear();
     for (int i = 0; i < n; ++i) row.push_back(s.column(i));
-    out.rows.push_back(std::move(row));
+    on_row(row);
   }
-  return out;
 }
 
 bool is_null(const Value& v) { return std::holds_alternative<std::monostate>(v); }

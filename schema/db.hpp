@@ -303,6 +303,11 @@ class Database {
   /// Runs ONE read-only statement with `params` bound to ?1, ?2, ...; throws QueryRefused for a
   /// statement that would write or for more than one statement, Error for invalid SQL.
   ResultSet query(std::string_view sql, const std::vector<Value>& params = {}) const;
+  /// As query(), but each row goes to `on_row` as it is stepped (after `on_columns` once), so a
+  /// long result is never held in memory (`coalesce-report query`).
+  void query_each(std::string_view sql, const std::vector<Value>& params,
+                  const std::function<void(const std::vector<std::string>&)>& on_columns,
+                  const std::function<void(const std::vector<Value>&)>& on_row) const;
 
  private:
   struct Impl;

@@ -84,37 +84,43 @@ void refuse_output_onto_inputs(const std::string& output_role, const std::string
   }
 }
 
-void write_whole(const fs::path& path, std::string_view text) {
-  const fs::path target = resolved(path);
-  const std::string what = "cannot write " + path.string();
-  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw std::runtime_error(what + " (" + std::strerror(errno) + ")");
-  auto fail = [&](int error) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(what + " (" + std::strerror(error) + ")");
-  };
-  // mkstemp makes the file 0600; a report is as readable as any file the user creates.
+PendingFile::PendingFile(const fs::path& path) : path_(path), target_(resolved(path)) {
+  std::string name = (target_.parent_path() / ("." + target_.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) throw std::runtime_error("cannot write " + path_.string() + " (" + std::strerror(errno) + ")");
+  // mkstemp makes the file 0600; an output is as readable as any file the user creates.
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0) fail(errno);
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(errno);
-    done += static_cast<std::size_t>(n);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+  temporary_ = name;
+  out_.open(temporary_, std::ios::binary | std::ios::trunc);
+  if (!out_) {
+    ::unlink(temporary_.c_str());
+    throw std::runtime_error("cannot write " + path_.string());
   }
-  if (::close(fd) != 0) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(what + " (" + std::strerror(error) + ")");
-  }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(what + " (" + std::strerror(error) + ")");
-  }
+}
+
+PendingFile::~PendingFile() {
+  if (committed_) return;
+  out_.close();
+  ::unlink(temporary_.c_str());
+}
+
+void PendingFile::commit() {
+  out_.flush();
+  const bool written = static_cast<bool>(out_);
+  out_.close();
+  if (!written || out_.fail()) throw std::runtime_error("cannot write " + path_.string());
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0)
+    throw std::runtime_error("cannot write " + path_.string() + " (" + std::strerror(errno) + ")");
+  committed_ = true;
+}
+
+void write_whole(const fs::path& path, std::string_view text) {
+  PendingFile file(path);
+  file.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
+  file.commit();
 }
 
 }  // namespace coalesce::files

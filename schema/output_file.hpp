@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +34,26 @@ void refuse_output_onto_inputs(const std::string& output_role, const std::string
 /// `path` with every symlink followed (also a dangling last one and symlinks in the directory
 /// part), `.` and `..` folded; what does not exist is kept as spelled. Absolute.
 std::filesystem::path resolved(const std::filesystem::path& path);
+
+/// A file written whole, as write_whole does, from a stream: the text goes to a fresh temporary
+/// beside the target, renamed over it by commit(); destroyed uncommitted (an error, an
+/// interrupt's unwinding), the temporary is removed and `path` is as it was.
+class PendingFile {
+ public:
+  /// Throws std::runtime_error naming `path` when no temporary can be made beside it.
+  explicit PendingFile(const std::filesystem::path& path);
+  ~PendingFile();
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  std::ostream& stream() { return out_; }
+  /// Flushes and renames into place; throws std::runtime_error naming `path` on failure.
+  void commit();
+
+ private:
+  std::filesystem::path path_, target_, temporary_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
 
 /// Writes `text` to `path` through a fresh temporary file in its directory (mkstemp: never a
 /// name a user's file could have), renamed over the file a symlink at `path` points to, so a

@@ -137,6 +137,20 @@ if "$report" --db fixture.db --device 2 2>&1 >/dev/null | grep -q "no row of fix
 else
   flunk "--device 2 matched something"
 fi
+# --device is plain text, not a LIKE pattern: % and _ match no device; case is still ignored (issue 45)
+for pattern in '%' '_' 'H_00'; do
+  if "$report" --db fixture.db --device "$pattern" 2>&1 >/dev/null | grep -q "no row of fixture.db matches --device $pattern$"; then
+    pass "--device '$pattern' matches no device (no wildcard)"
+  else
+    flunk "--device '$pattern' matched a device"
+  fi
+done
+if [ -z "$("$report" --db fixture.db --device h200 2>&1 >/dev/null)" ]; then
+  pass "--device h200 matches the H200 (case ignored)"
+else
+  flunk "--device h200 matched nothing"
+fi
+refused empty_device 2 "^coalesce-report: --device '': give a device id, its UUID (GPU-...) or part of its name$" --db fixture.db --device ''
 # the peers of scripts/torch_peers.py beside each best (their own runs; none with --run)
 golden report_peers.md history --db fixture_peers.db
 golden report_peers_comparison.csv history --db fixture_peers.db --format csv --table comparison
@@ -236,6 +250,29 @@ cp fixture.db other_name.db
 golden query_comparison.txt query "$comparison_sql" --db other_name.db
 golden query_outcomes.txt query --db fixture.db \
   "SELECT m, status, prune_reason, configs FROM v_outcomes ORDER BY m, status, prune_reason;"
+
+# A result longer than memory streams (issue 45): 20 million rows of 100 characters (2 GB held
+# whole) under a 1 GB address space, piped to head, print their first rows at once in every format.
+huge="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20000000)
+      SELECT x, printf('%.100c', 'a') AS pad FROM c"
+for fmt in table csv json; do
+  first=$( (ulimit -v 1000000; timeout 60 "$report" query --db fixture.db --format "$fmt" "$huge" 2>"$work/stderr") | head -n 40)
+  if printf '%s\n' "$first" | grep -q '^ *3[ ,]*a\{100\}$\|"x": 3,$\|^3,a\{100\}$'; then
+    pass "query --format $fmt streams a result larger than memory"
+  else
+    flunk "query --format $fmt of 20 million rows under ulimit -v: $(printf '%s' "$first" | head -c 300) $(cat "$work/stderr")"
+  fi
+done
+
+# Text that is not UTF-8 prints as U+FFFD in JSON, not as the JSON library's exception (issue 45)
+out=$("$report" query --db fixture.db --format json "SELECT CAST(x'41ff42' AS TEXT) AS t" 2>"$work/stderr"); rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$work/stderr" ] && printf '%s' "$out" | grep -qF "\"t\": \"A$(printf '\357\277\275')B\""; then
+  pass "query --format json of text that is not UTF-8: U+FFFD for the bad byte"
+else
+  flunk "query --format json of text that is not UTF-8 (exit $rc): $(cat "$work/stderr")"
+fi
+refused sqlite_error_one_line 1 "^coalesce-report: cannot run the query in fixture.db: malformed JSON$" \
+  query --db fixture.db "SELECT json('{')"
 
 # --- diff -------------------------------------------------------------------------------------
 golden diff.md diff fixture.db fixture_b.db
