@@ -195,6 +195,54 @@ db::ConfigId find_config(const db::Database& db, const ProfileTarget& t, db::Pro
   return id;
 }
 
+/// Fills `row`'s device, problem and config from the database; throws ProfileRefused when it
+/// lacks one of them or the page's GPU is another.
+void check_against(const db::Database& db, const fs::path& db_path, const ProfileTarget& t, const Page& page,
+                   db::ProfileRow& row) {
+  const std::string where = db_path.string();
+  const std::optional<db::DeviceId> device = db.find_device(t.device);
+  if (!device)
+    throw ProfileRefused("no device " + t.device + " in " + where + ": a profile belongs to a GPU the database holds");
+  row.device = *device;
+  if (page.metrics.contains(kDeviceNameMetric) && page.metrics.at(kDeviceNameMetric).is_string()) {
+    const std::string seen = page.metrics.at(kDeviceNameMetric).get<std::string>();
+    const std::string stored =
+        db::as_text(db.query("SELECT name FROM devices WHERE id = ?1", {*device}).rows.at(0).at(0));
+    if (seen != stored)
+      throw ProfileRefused("the page's GPU is " + seen + ", and " + t.device + " in " + where + " is " + stored);
+  }
+  const Problem& p = t.problem;
+  auto problem = db.query("SELECT id FROM problems WHERE m = ?1 AND n = ?2 AND k = ?3 AND dtype = ?4 AND epilogue = ?5",
+                          {std::int64_t{p.m}, std::int64_t{p.n}, std::int64_t{p.k}, std::string(to_string(p.dtype)),
+                           std::string(to_string(p.epilogue))});
+  if (problem.rows.empty())
+    throw ProfileRefused("no problem " + problem_text(p) + " in " + where +
+                         ": a profile goes beside the rows it explains");
+  row.problem = db::as_int(problem.rows[0][0]);
+  if (!t.config.empty()) row.config = find_config(db, t, row.problem);
+}
+
+/// The id of the profile stored under `row`'s key with the same figures, if any; throws
+/// ProfileRefused when one is stored there with other figures.
+std::optional<std::int64_t> stored_already(const db::Database& db, const fs::path& db_path, const db::ProfileRow& row,
+                                           const std::string& what) {
+  auto stored = db.query(R"sql(
+    SELECT id, tool IS ?6 AND tool_version IS ?7 AND profiled_at IS ?8 AND json(metrics_json) = json(?9)
+               AND json(units_json) = json(?10)
+    FROM profiles
+    WHERE device_id = ?1 AND problem_id = ?2 AND method = ?3 AND config_id IS ?4 AND kernel = ?5)sql",
+                         {row.device, row.problem, row.method,
+                          row.config ? db::Value(*row.config) : db::Value(), row.kernel, row.tool, row.tool_version,
+                          row.profiled_at ? db::Value(*row.profiled_at) : db::Value(), row.metrics_json,
+                          row.units_json});
+  if (stored.rows.empty()) return std::nullopt;
+  const std::int64_t id = db::as_int(stored.rows[0][0]);
+  if (db::as_int(stored.rows[0][1]) == 0)
+    throw ProfileRefused("a profile of " + what + " is stored in " + db_path.string() + " already (profile " +
+                         std::to_string(id) + ") with other figures: not stored");
+  return id;
+}
+
 }  // namespace
 
 int record_profile(const fs::path& db_path, const ProfileTarget& t, std::istream& in, std::ostream& out) {
@@ -218,51 +266,29 @@ int record_profile(const fs::path& db_path, const ProfileTarget& t, std::istream
   row.metrics_json = page.metrics.dump();
   row.units_json = page.units.dump();
 
-  // A store never creates a database: the file must hold the device, problem and config.
-  db::schema_version_of(db_path);
-  auto db = db::Database::open(db_path, db::Mode::read_write);
-  const std::string where = db_path.string();
-  const std::optional<db::DeviceId> device = db.find_device(t.device);
-  if (!device)
-    throw ProfileRefused("no device " + t.device + " in " + where + ": a profile belongs to a GPU the database holds");
-  row.device = *device;
-  if (page.metrics.contains(kDeviceNameMetric) && page.metrics.at(kDeviceNameMetric).is_string()) {
-    const std::string seen = page.metrics.at(kDeviceNameMetric).get<std::string>();
-    const std::string stored =
-        db::as_text(db.query("SELECT name FROM devices WHERE id = ?1", {*device}).rows.at(0).at(0));
-    if (seen != stored)
-      throw ProfileRefused("the page's GPU is " + seen + ", and " + t.device + " in " + where + " is " + stored);
+  // A store never creates a database: the file must hold the device, problem and config. Every
+  // check runs on a read-only connection first, so a refusal leaves every byte of the file as it
+  // was (a connection opened for writing rewrites its header: issue 45); a database of an older
+  // schema is migrated by the writing connection, then checked there.
+  const bool current = db::schema_version_of(db_path) == db::latest_schema_version();
+  const std::string what = page.kernel + " (" + t.method + ") of " + problem_text(t.problem) + " on " + t.device;
+  if (current) {
+    const auto reader = db::Database::open(db_path, db::Mode::read_only);
+    check_against(reader, db_path, t, page, row);
+    if (std::optional<std::int64_t> id = stored_already(reader, db_path, row, what)) {
+      out << "already stored: profile " << *id << " in " << db_path.string() << ": " << what << '\n';
+      return 0;
+    }
   }
-  const Problem& p = t.problem;
-  auto problem = db.query("SELECT id FROM problems WHERE m = ?1 AND n = ?2 AND k = ?3 AND dtype = ?4 AND epilogue = ?5",
-                          {std::int64_t{p.m}, std::int64_t{p.n}, std::int64_t{p.k}, std::string(to_string(p.dtype)),
-                           std::string(to_string(p.epilogue))});
-  if (problem.rows.empty())
-    throw ProfileRefused("no problem " + problem_text(p) + " in " + where +
-                         ": a profile goes beside the rows it explains");
-  row.problem = db::as_int(problem.rows[0][0]);
-  if (!t.config.empty()) row.config = find_config(db, t, row.problem);
-
-  const std::string what = page.kernel + " (" + t.method + ") of " + problem_text(p) + " on " + t.device;
+  auto db = db::Database::open(db_path, db::Mode::read_write);
+  check_against(db, db_path, t, page, row);
   if (std::optional<db::ProfileId> id = db.insert_profile(row)) {
-    out << "stored profile " << *id << " in " << where << ": " << what << '\n';
+    out << "stored profile " << *id << " in " << db_path.string() << ": " << what << '\n';
     return 0;
   }
-  // Stored before: the same page again is done; other figures under the same key are refused.
-  auto stored = db.query(R"sql(
-    SELECT id, tool IS ?6 AND tool_version IS ?7 AND profiled_at IS ?8 AND json(metrics_json) = json(?9)
-               AND json(units_json) = json(?10)
-    FROM profiles
-    WHERE device_id = ?1 AND problem_id = ?2 AND method = ?3 AND config_id IS ?4 AND kernel = ?5)sql",
-                         {row.device, row.problem, row.method,
-                          row.config ? db::Value(*row.config) : db::Value(), row.kernel, row.tool, row.tool_version,
-                          row.profiled_at ? db::Value(*row.profiled_at) : db::Value(), row.metrics_json,
-                          row.units_json});
-  const std::int64_t id = db::as_int(stored.rows.at(0).at(0));
-  if (db::as_int(stored.rows[0][1]) == 0)
-    throw ProfileRefused("a profile of " + what + " is stored in " + where + " already (profile " + std::to_string(id) +
-                         ") with other figures: not stored");
-  out << "already stored: profile " << id << " in " << where << ": " << what << '\n';
+  // Stored between the two connections.
+  const std::int64_t id = stored_already(db, db_path, row, what).value();
+  out << "already stored: profile " << id << " in " << db_path.string() << ": " << what << '\n';
   return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -86,15 +88,29 @@ std::string record(const Swept& s, const ProfileTarget& t, const Json& page) {
   return out.str();
 }
 
-/// The message of what the recorder throws, which must be E.
+/// Every byte of `path` ("" when it does not exist).
+std::string bytes_of(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// The message of what the recorder throws, which must be E; the database's bytes and its
+/// directory's listing are as they were (issue 45: a refusal rewrote the file).
 template <class E>
 std::string refusal(const Swept& s, const ProfileTarget& t, const std::string& page) {
   std::istringstream in(page);
   std::ostringstream out;
+  const std::string before = bytes_of(s.path);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(s.path.parent_path())) ++files;
   try {
     record_profile(s.path, t, in, out);
   } catch (const E& e) {
     EXPECT_EQ(out.str(), "");
+    EXPECT_TRUE(bytes_of(s.path) == before) << "a refusal changed the bytes of " << s.path;
+    std::size_t after = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(s.path.parent_path())) ++after;
+    EXPECT_EQ(after, files) << "a refusal left a file beside " << s.path;
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line: " << e.what();
     return e.what();
   }
