@@ -33,12 +33,28 @@ import math
 import os
 import sys
 
-import matplotlib
+TOOL = "plot_report.py"
+#: What coalesce-report writes for the figures (reports/plots.cpp); a folder with none of them has nothing to draw.
+DATA = ("by_model_shapes.csv", "by_model_m_sweep.csv", "tile_landscape.csv")
+mcolors = plt = mticker = None  # matplotlib's modules, imported once the arguments are known good
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.colors as mcolors  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker as mticker  # noqa: E402
+
+def load_matplotlib():
+    """Imports matplotlib for files only (no display), or stops in one line, status 1."""
+    global mcolors, plt, mticker
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.colors as mcolors
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker as mticker
+    except ImportError:
+        fail(f"matplotlib is not installed for {sys.executable} (Debian: apt install python3-matplotlib)")
+
+
+def fail(message):
+    print(f"{TOOL}: {message}", file=sys.stderr)
+    sys.exit(1)
 
 # 100 dots per inch: a figure's inches are its pixels / 100, and no figure here is over 20 inches.
 DPI = 100
@@ -245,6 +261,11 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: plot_report.py DIR")
     directory = sys.argv[1]
+    if not os.path.isdir(directory):
+        fail(f"{directory} is not a directory (coalesce-report plots --out-dir DIR writes one)")
+    if not any(os.path.exists(os.path.join(directory, name)) for name in DATA):
+        fail(f"{directory} holds none of {', '.join(DATA)}: nothing to draw")
+    load_matplotlib()
     SOURCES.update({r["file"]: r["source"] for r in read_rows(os.path.join(directory, "figures.csv"))})
     for figure, rows in grouped(read_rows(os.path.join(directory, "by_model_shapes.csv")), "figure").items():
         plot_shapes(rows, os.path.join(directory, figure))
