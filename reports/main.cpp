@@ -134,6 +134,21 @@ void warn_if_nothing_matches(const db::Database& db, const Filters& f, const std
     std::cerr << "coalesce-report: no row of " << path << " matches " << f.describe() << '\n';
 }
 
+/// Plot options that select nothing draw nothing: status 1 with a sentence, before any file is
+/// written (issue 45: they exited 0). `all_plots`: the filters choose every plot (`plots`).
+void refuse_empty_plots(const db::Database& db, const Filters& f, const std::optional<Shape>& landscape,
+                        const std::string& path, bool all_plots) {
+  if (all_plots && f.describe() != "none" && !matches_any(db, f))
+    throw std::runtime_error("no row of " + path + " matches " + f.describe() + ": no plot drawn");
+  if (!landscape) return;
+  Filters at = f;
+  at.shapes = {*landscape};
+  if (!matches_any(db, at))
+    throw std::runtime_error("--landscape-shape " + std::to_string(landscape->m) + "x" + std::to_string(landscape->n) +
+                             "x" + std::to_string(landscape->k) + ": no row of " + path + " at that shape" +
+                             (f.describe() == "none" ? "" : " matches " + f.describe()) + ": no plot drawn");
+}
+
 /// Refuses each of `flags` given on the command line: they mean nothing to `command`.
 void refuse_flags(const CLI::App& app, std::initializer_list<const char*> flags,
                   const std::string& command, const std::string& why) {
@@ -371,7 +386,7 @@ int main(int argc, char** argv) {
       Filters f = filter_args.resolve(app);
       refuse_outputs_onto({{db_path, "the database (--db)", true}}, "", plots_out, "--out-dir");
       auto database = db::Database::open(db_path, db::Mode::read_only);
-      warn_if_nothing_matches(database, f, db_path);
+      refuse_empty_plots(database, f, landscape_of(landscape), db_path, true);
       PlotResult result = make_plots(database, f, {plots_out, landscape_of(landscape), python});
       if (!result.skipped.empty()) {
         std::cerr << "coalesce-report: " << result.skipped << '\n';
@@ -439,6 +454,7 @@ int main(int argc, char** argv) {
     refuse_outputs_onto(inputs, out_file, plots_dir, "--plots");
     auto database = db::Database::open(db_path, db::Mode::read_only);
     warn_if_nothing_matches(database, f, db_path);
+    if (!plots_dir.empty()) refuse_empty_plots(database, f, landscape_shape, db_path, false);
     Document doc = build_report(database, f, options);
     if (!table.empty()) keep_only_table(doc, table);
     emit(render(doc, report_format), out_file);

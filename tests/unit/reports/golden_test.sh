@@ -404,6 +404,19 @@ else
   flunk "--out through a symlink: $(cat "$work/stderr"); $(ls -la guard)"
 fi
 
+# Plot options that select nothing: status 1, one line, no plot file written (issue 45)
+refused plots_filter_selects_nothing 1 "^coalesce-report: no row of fixture.db matches --shape 8192x8192x8192: no plot drawn$" \
+  plots --db fixture.db --shape 8192 --out-dir empty_plots --python /nonexistent/python3
+refused plots_landscape_selects_nothing 1 "^coalesce-report: --landscape-shape 777x777x777: no row of fixture.db at that shape: no plot drawn$" \
+  plots --db fixture.db --landscape-shape 777 --out-dir empty_plots --python /nonexistent/python3
+refused report_landscape_selects_nothing 1 "^coalesce-report: --landscape-shape 777x777x777: no row of fixture.db at that shape" \
+  --db fixture.db --plots empty_plots --landscape-shape 777 --out empty_report.md --python /nonexistent/python3
+if [ ! -e empty_plots ] && [ ! -e empty_report.md ]; then
+  pass "plots that select nothing write nothing"
+else
+  flunk "plots that select nothing wrote $(ls empty_plots empty_report.md 2>&1)"
+fi
+
 # --- bad input: one line, non-zero exit, nothing on stdout --------------------------------------
 printf 'not a database, just text\n%.0s' {1..200} >notes.txt
 sqlite3 other.db "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine');"
