@@ -321,6 +321,7 @@ int main(int argc, char** argv) {
 
   const PeerScope peer_scope = same_model ? PeerScope::same_model : PeerScope::same_device;
   try {
+    if (app.count("--db") && db_path.empty()) throw UsageError("--db '': name the database file");
     if (*query) {
       const std::string why = "a query selects with its SQL";
       refuse_flags(app, {"--device", "--dtype", "--epilogue", "--shape", "--family", "--run"},

@@ -289,7 +289,8 @@ Database Database::open(const std::filesystem::path& path, Mode mode,
     if (impl->version < latest)
       throw Error(quote(path) + " has schema version " + std::to_string(impl->version) +
                   " and this tool reads version " + std::to_string(latest) +
-                  "; open it once read-write to migrate it (coalesce-tune sweep --db does)");
+                  "; migrate a copy without a GPU: coalesce-report merge NEW.db " + path.string() +
+                  " (the file itself stays as it is)");
     impl->db = c.release();
     return Database(std::move(impl));
   }

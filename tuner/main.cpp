@@ -624,6 +624,27 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // `cache` without its verb, or with one it lacks: name the verbs (CLI11 would only say that
+  // "A subcommand is required").
+  if (argc > 1 && std::string_view(argv[1]) == "cache") {
+    std::optional<std::string_view> verb;
+    bool help = false;
+    for (int i = 2; i < argc && !verb; ++i) {
+      const std::string_view a = argv[i];
+      if (a == "--cache-dir") ++i;  // its value
+      else if (a == "-h" || a == "--help") help = true;
+      else if (a.rfind('-', 0) != 0) verb = a;
+    }
+    const std::string verbs = "stats, verify, clear";
+    if (!verb && !help) {
+      std::fprintf(stderr, "coalesce-tune: cache needs a command (%s)\n", verbs.c_str());
+      return 2;
+    }
+    if (verb && *verb != "stats" && *verb != "verify" && *verb != "clear") {
+      std::fprintf(stderr, "coalesce-tune: '%s' is not a cache command (%s)\n", std::string(*verb).c_str(), verbs.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

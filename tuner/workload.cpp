@@ -124,6 +124,13 @@ Workload parse_workload(std::istream& in, const std::string& path) {
   bool first = true;
   for (int number = 1; std::getline(in, text); ++number) {
     std::string_view line = text;
+    if (number == 1) {
+      // Spreadsheets save "CSV UTF-8" with a byte-order mark: it is no part of the first field.
+      // UTF-16 (Windows' "Unicode text") has a NUL in every other byte: say so, not "m '?m'".
+      if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.remove_prefix(3);
+      else if (line.rfind("\xFF\xFE", 0) == 0 || line.rfind("\xFE\xFF", 0) == 0)
+        throw WorkloadError(path + ": the file is UTF-16 text; save it as UTF-8 (or ASCII) CSV");
+    }
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     if (trimmed(line).empty()) continue;

@@ -423,9 +423,18 @@ sqlite3 other.db "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('min
 cp fixture.db newer.db
 sqlite3 newer.db "PRAGMA user_version = 99"
 refused missing_file 1 "does not exist" --db nosuch.db
+refused empty_db_path 2 "^coalesce-report: --db '': name the database file$" --db ''
+refused empty_db_path_query 2 "^coalesce-report: --db '': name the database file$" query --db '' "SELECT 1"
 refused text_file 1 "not a Coalesce database" --db notes.txt
 refused foreign_sqlite 1 "not a Coalesce database" query --db other.db "SELECT 1"
 refused newer_schema 1 "newer Coalesce" --db newer.db
+# An older schema: the fix it names needs no GPU (merge into a new file), and the file is unchanged
+cp fixture.db older.db
+sqlite3 older.db "PRAGMA user_version = 6"
+older_sum=$(sha256sum older.db)
+refused older_schema 1 "^coalesce-report: older.db has schema version 6 and this tool reads version [0-9]*; migrate a copy without a GPU: coalesce-report merge NEW.db older.db (the file itself stays as it is)$" \
+  --db older.db
+[ "$(sha256sum older.db)" = "$older_sum" ] || flunk "older_schema: the refused report changed older.db"
 refused malformed_sql 1 "syntax error" query --db fixture.db "SELEC * FROM runs"
 refused unknown_table 1 "no such table" query --db fixture.db "SELECT * FROM no_such_table"
 refused two_statements 2 "one statement" query --db fixture.db "SELECT 1; SELECT 2"

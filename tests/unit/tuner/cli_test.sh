@@ -304,6 +304,8 @@ for verb in stats verify clear; do
   check "cache $verb of a file: exit 1, one line, file untouched" '[ $rc -eq 1 ] && printf "%s" "$out" | grep -q "not a directory" && [ "$(sha256sum "$db")" = "$sum" ]'
 done
 out=$("$tune" cache 2>&1 >/dev/null); rc=$?
-check "cache without a verb: exit 2, one line asking for one" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "A subcommand is required"'
+check "cache without a verb: exit 2, one line naming the verbs" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: cache needs a command (stats, verify, clear)$"'
+out=$("$tune" cache --cache-dir "$work/cache" frobnicate 2>&1 >/dev/null); rc=$?
+check "cache frobnicate: exit 2, one line naming the verbs" '[ $rc -eq 2 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 1 ] && printf "%s" "$out" | grep -q "^coalesce-tune: '"'"'frobnicate'"'"' is not a cache command (stats, verify, clear)$"'
 check "cache --help lists the verbs" '"$tune" cache --help | grep -q "verify"'
 exit $fail

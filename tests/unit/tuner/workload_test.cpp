@@ -127,6 +127,19 @@ TEST(Workload, EachBadFieldIsOneSentenceNamingTheLine) {
   EXPECT_EQ(parse("1,2,3,,,x,2147483647\n").lines[0].count, kMaxWorkloadCount);
 }
 
+// A spreadsheet's "CSV UTF-8" starts with a byte-order mark: read past it, header or not. UTF-16
+// text is refused in one sentence that says so (issue 45: "m '\xEF\xBB\xBFm'" before).
+TEST(Workload, AUtf8ByteOrderMarkIsReadPastAndUtf16IsRefused) {
+  const Workload with_header = parse("\xEF\xBB\xBFm,n,k,dtype,epilogue\n64,128,256,,\n");
+  ASSERT_EQ(with_header.lines.size(), 1u);
+  EXPECT_EQ(with_header.lines[0].m, 64);
+  const Workload bare = parse("\xEF\xBB\xBF" "64,128,256,,\n");
+  ASSERT_EQ(bare.lines.size(), 1u);
+  EXPECT_EQ(bare.lines[0].m, 64);
+  EXPECT_EQ(error_of(std::string("\xFF\xFEm\0,\0n\0", 8)), "w.csv: the file is UTF-16 text; save it as UTF-8 (or ASCII) CSV");
+  EXPECT_EQ(error_of(std::string("\xFE\xFF\0m\0,", 6)), "w.csv: the file is UTF-16 text; save it as UTF-8 (or ASCII) CSV");
+}
+
 TEST(Workload, TheHeaderIsExactAndOnlyFirst) {
   EXPECT_EQ(error_of("m,n,k,type,epilogue\n"),
             "w.csv:1: a header line reads m,n,k,dtype,epilogue,name,count (or its first five or six fields)");
