@@ -724,6 +724,9 @@ int main(int argc, char** argv) {
         if (!so.configs.empty()) throw UsageError("--config re-measures named configs on one GPU: it takes no --devices");
         so.devices = parse_devices(devices_option);
       }
+      if (so.dry_run && sweep->count("--db"))
+        std::fprintf(stderr, "coalesce-tune: --dry-run stores nothing: --db %s is ignored (not opened, not created)\n",
+                     db_path.c_str());
       std::tie(so.shard, so.shards) = shard_option.empty() ? shard_from_slurm() : parse_shard(shard_option);
       so.db_path = db_path;
       so.max_workspace_bytes = static_cast<long long>(sweep_max_workspace_mib) << 20;

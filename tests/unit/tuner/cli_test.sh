@@ -274,6 +274,11 @@ check "dry run compiles the two drawn configs" '[ "$(printf "%s\n" "$out" | grep
 check "dry run prints what it compiles, not the configs pruned before compiling" \
   '! printf "%s\n" "$out" | grep -q "  pruned " && printf "%s\n" "$out" | grep -q "pruned before compiling (coalesce-tune space lists them)"'
 check "dry run writes no database" '[ ! -e "$dry" ]'
+err=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>&1 >/dev/null)
+check "dry run with --db says it ignores it" \
+  'printf "%s\n" "$err" | grep -q "^coalesce-tune: --dry-run stores nothing: --db $dry is ignored (not opened, not created)$" && [ ! -e "$dry" ]'
+err=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --cache-dir "$work/cache" 2>&1 >/dev/null)
+check "dry run without --db says nothing of it" '! printf "%s\n" "$err" | grep -q -- "--db"'
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 out=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
 check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
