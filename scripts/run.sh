@@ -2,9 +2,10 @@
 # The main job (`make run`): print the device, sweep --shape 4096 into results/coalesce.db
 # (resuming if an earlier sweep was interrupted), then write results/report.md from it.
 # Without a GPU it says so and runs the sweep as a dry run: the space is enumerated and a seeded
-# random sample of DRY_RUN_BUDGET configs per family (32 unless set; all of them with DRY_RUN_ALL=1: ~30
-# minutes on 2 cores) is compiled with NVRTC into the kernel cache; nothing is measured or stored.
-# tests/unit/scripts/run_sh_test.sh runs this path with DRY_RUN_BUDGET=3.
+# random sample of DRY_RUN_BUDGET configs per family (32 unless set: 64 at f32 4096³, simt and mma;
+# every legal config with DRY_RUN_ALL=1: 936, 760 simt and 176 mma) is compiled with NVRTC into the
+# kernel cache; nothing is measured or stored. tests/unit/tuner/tuner_docs_test.sh checks these counts
+# against `space`; tests/unit/scripts/run_sh_test.sh runs this path with DRY_RUN_BUDGET=3.
 set -uo pipefail
 build=${1:-build}
 budget=${DRY_RUN_BUDGET:-32}
@@ -29,7 +30,7 @@ elif [ $status -ne 3 ]; then  # 3: no CUDA device (docs/working.md, "Exit status
 else
   out=$build/dry-run-4096.txt
   sample=(--strategy random --budget "$budget" --seed 1)
-  what="a seeded random sample of $budget configs"
+  what="a seeded random sample of $budget configs per family"
   if [ "${DRY_RUN_ALL:-0}" = 1 ]; then sample=(); what="every config"; fi
   echo "run: no GPU here, so the sweep runs with --dry-run: it enumerates --shape 4096 and compiles"
   echo "     $what for sm_90 on $(nproc) cores (cached for the next run); it measures nothing and"
