@@ -16,6 +16,7 @@
 #include "plots.hpp"
 #include "publish.hpp"
 #include "report.hpp"
+#include "schema/lease.hpp"
 #include "schema/merge.hpp"
 #include "schema/output_file.hpp"
 #include "table.hpp"
@@ -172,7 +173,10 @@ std::string format_for(const std::string& given, std::initializer_list<const cha
 /// as it was (or not created); then each input is merged in its own transaction. Status 1 when
 /// an input could not be merged or a row conflicted, after merging the rest.
 int merge_databases(const std::string& out_path, const std::vector<std::string>& inputs) {
-  for (const std::string& in : inputs) db::schema_version_of(in);
+  for (const std::string& in : inputs) {
+    db::schema_version_of(in);
+    db::WriterLease::refuse_if_held(in, "merge it once that writer has finished");
+  }
   auto out = db::Database::open(out_path, db::Mode::read_write);
   db::Merger merger(out);
   std::size_t conflicts = 0, failed = 0;

@@ -70,6 +70,15 @@ WriterLease::WriterLease(const std::filesystem::path& database) : lock_path_(loc
   }
 }
 
+void WriterLease::refuse_if_held(const std::filesystem::path& database, const std::string& what_waits) {
+  const std::filesystem::path lock = lock_path(database);
+  const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // no side file: no writer
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  if (held) throw WriterBusy(database.string() + " is being written by " + holder_of(lock) + "; " + what_waits);
+}
+
 WriterLease::~WriterLease() {
   if (fd_ < 0) return;
   ::unlink(lock_path_.c_str());  // while still locked: see the retry loop in the constructor

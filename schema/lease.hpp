@@ -24,6 +24,10 @@ class WriterLease {
   /// Removes the side file and releases the lock.
   ~WriterLease();
 
+  /// Throws WriterBusy (naming the holder and `what_waits`) when a writer holds `database`'s
+  /// lease now; creates nothing, so it may probe a database in a directory it cannot write.
+  static void refuse_if_held(const std::filesystem::path& database, const std::string& what_waits);
+
   /// The side file's path, `<database>-lock`.
   static std::filesystem::path lock_path(const std::filesystem::path& database);
 

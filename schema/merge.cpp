@@ -7,6 +7,7 @@
 //   3. new rows get the ids after the output's largest, in the input's order, and are inserted;
 //      the map (input id -> output id) is what the children's foreign keys go through.
 #include "merge.hpp"
+#include "lease.hpp"
 
 #include <unistd.h>
 
@@ -308,6 +309,9 @@ Merger::~Merger() = default;
 MergeResult Merger::merge(const fs::path& input) {
   MergeResult result;
   result.input = input;
+  // A sweep still writing the input would give the merge part of its run, and the merge would
+  // succeed in silence (issue 45): its lease says so.
+  WriterLease::refuse_if_held(input, "merge it once that writer has finished");
   Snapshot snapshot(input);
   result.schema_version = snapshot.version();
   std::vector<std::pair<std::string, Added>> added;

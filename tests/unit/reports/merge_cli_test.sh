@@ -73,6 +73,21 @@ check "an OUT that is not a Coalesce database: status 1, one line, not changed" 
 merge merged.db missing.db
 check "a missing input: status 1, one line" '[ $rc -eq 1 ] && lines 1 && says "missing.db does not exist"'
 
+# --- an input a writer holds (its lease, <db>-lock, locked as a sweep locks it): refused, nothing
+# is merged, OUT and the input unchanged (issue 45: it merged part of the run and exited 0) -------
+cp fixture_b.db busy.db
+printf 'pid 4242 on sweephost\n' >busy.db-lock
+( flock 9 && exec sleep 30 ) 9>>busy.db-lock &
+holder=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do flock -n busy.db-lock true 2>/dev/null || break; sleep 0.2; done
+busy_before=$(cksum busy.db merged.db)
+merge merged.db busy.db
+check "an input being written: status 1, one line naming its writer, nothing merged, files unchanged" \
+  '[ $rc -eq 1 ] && lines 1 && says "^coalesce-report: busy.db is being written by pid 4242 on sweephost; merge it once that writer has finished$" && [ "$(cksum busy.db merged.db)" = "$busy_before" ]'
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rm -f busy.db busy.db-lock
+
 # --- bad usage -----------------------------------------------------------------------------------
 merge merged.db
 check "no input: status 2, one line" '[ $rc -eq 2 ] && lines 1 && says "inputs is required"'
