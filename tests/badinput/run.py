@@ -9,6 +9,8 @@ with the expected text, any byte of any given file changed (or a file was remove
 another kind), or a command that was refused (a non-zero status) left a new file behind.
 
 Usage: run.py --bin BUILD/bin [--cases cases.tsv] [-k SUBSTRING] [-j JOBS] [--show]
+runner_test.sh checks the runner itself on runner_cases.tsv: rows that must pass and rows that must
+each be reported failing.
 Prints one line per failing row, then `N passed, M failed`; exit status 1 when any row failed.
 --show prints every row's status and first stderr line as the tools give them (to write a row).
 The table's format is described at the top of cases.tsv and in docs/working.md.
@@ -285,7 +287,8 @@ def main():
                 print("%s\t%s\t%s" % (case.id, status, first))
             if failures:
                 failed += 1
-                print("FAIL %s (cases.tsv:%d): %s" % (case.id, case.line_no, "; ".join(failures)))
+                print("FAIL %s (%s:%d): %s" % (case.id, os.path.basename(args.cases), case.line_no,
+                                               "; ".join(failures)))
         print("%d passed, %d failed" % (len(cases) - failed, failed))
         return 1 if failed else 0
     finally:
