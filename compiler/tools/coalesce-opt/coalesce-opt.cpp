@@ -11,6 +11,7 @@
 #include "Coalesce/CoalesceDialect.h"
 #include "Coalesce/Passes.h"
 #include "coalesce/version.h"
+#include "common/OutputGuard.h"
 
 int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
@@ -21,6 +22,10 @@ int main(int argc, char** argv) {
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream& os) {
     os << "Coalesce " << COALESCE_VERSION << " (git " << COALESCE_GIT_REVISION << ")\n";
   });
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "coalesce optimizer driver\n", registry));
+  auto [input, output] =
+      mlir::registerAndParseCLIOptions(argc, argv, "coalesce optimizer driver\n", registry);
+  std::vector<coalesce::tools::ReadFile> reads = coalesce::tools::tuning_databases(argc, argv);
+  reads.push_back({input, "the input"});
+  if (coalesce::tools::output_is_an_input("coalesce-opt", output, reads)) return 1;
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry));
 }
