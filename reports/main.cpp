@@ -431,8 +431,10 @@ int main(int argc, char** argv) {
                    "it belongs to coalesce-report history");
       Filters f = filter_args.resolve(app);
       std::optional<Shape> landscape_shape = landscape_of(landscape);
+      refuse_outputs_onto({{db_path, "the database (--db)", true}}, out_file, plots_dir, "--plots");
       auto database = db::Database::open(db_path, db::Mode::read_only);
       warn_if_nothing_matches(database, f, db_path);
+      if (!plots_dir.empty()) refuse_empty_plots(database, f, landscape_shape, db_path, false);
       Document doc = build_model_report(database, f, db_path);
       if (!plots_dir.empty()) attach_plots(doc, database, f, {plots_dir, landscape_shape, python}, out_file);
       if (!table.empty()) keep_only_table(doc, table);
@@ -459,7 +461,6 @@ int main(int argc, char** argv) {
     refuse_outputs_onto(inputs, out_file, plots_dir, "--plots");
     auto database = db::Database::open(db_path, db::Mode::read_only);
     warn_if_nothing_matches(database, f, db_path);
-    if (!plots_dir.empty()) refuse_empty_plots(database, f, landscape_shape, db_path, false);
     Document doc = build_report(database, f, options);
     if (!table.empty()) keep_only_table(doc, table);
     emit(render(doc, report_format), out_file);
