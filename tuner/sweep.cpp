@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <future>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -442,9 +443,10 @@ class Sweep {
       if (!db_) db_ = &own_db_.emplace(db::Database::open(o_.db_path, db::Mode::read_write));
       resume_unfinished_run();
       worker_.emplace(hooks_.standin_worker.empty() ? self_exe() : fs::path(hooks_.standin_worker), o_.timeout_s);
-      signal(SIGINT, on_interrupt);
-      signal(SIGTERM, on_interrupt);
     }
+    // A dry run stops between compiles too, and says so (issue 45: it died silently).
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
     std::vector<std::vector<Plan>> plans;
     try {
       // Every problem's compiles are queued before the first is measured, so the pool never idles.
@@ -468,6 +470,11 @@ class Sweep {
          << " s of CPU over " << pool_threads() << " threads (" << time_.fresh << " compiled, "
          << time_.retried << " of them retried alone, " << time_.cached << " from the cache in " << cache_dir_.string()
          << ")\n";
+    if (g_interrupted && o_.dry_run) {
+      std::cerr << "coalesce-tune: interrupted: the dry run stopped after " << (time_.fresh + time_.cached)
+                << " configs; the kernels compiled so far stay in the cache " << cache_dir_.string() << '\n';
+      return 130;
+    }
     if (g_interrupted) {
       out_ << device_tag() << "interrupted: the same command resumes this run\n";
       publish();

@@ -283,6 +283,14 @@ check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" 
 out=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
 check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
 
+# Ctrl-C during a dry run: status 130 and one line on stderr saying what stopped and what stays
+# (issue 45: it died silently).
+err=$(timeout --preserve-status --signal=INT 4 "$tune" sweep --shape 4096 --family simt --dry-run \
+      --cache-dir "$work/int-cache" -j 1 2>&1 >/dev/null); rc=$?
+check "dry run interrupted: status 130, one line naming the cache" \
+  '[ $rc -eq 130 ] && [ "$(printf "%s\n" "$err" | grep -c "^coalesce-tune: interrupted: ")" -eq 1 ] &&
+   printf "%s\n" "$err" | grep -q "^coalesce-tune: interrupted: the dry run stopped after [0-9]* configs; the kernels compiled so far stay in the cache $work/int-cache$"'
+
 # The cache verbs on that cache: stats counts, verify drops a cut-off cubin (the next dry run
 # compiles it again), clear removes every entry; a bad --cache-dir is one line, exit 1.
 out=$("$tune" cache stats --cache-dir "$work/cache" 2>&1); rc=$?
