@@ -211,7 +211,7 @@ golden report_workload_bf16.md history --db fixture.db --workload workload.csv -
 # A workload none of whose problems was swept: every problem is listed as missing (no device), never
 # "Every problem of every workload is measured" (issue 45).
 printf 'm,n,k,dtype,epilogue,name,count\n777,1600,6400,,,mlp.up,48\n777,6400,1600,bf16,,mlp.down,48\n' >never.csv
-out=$("$report" --db fixture.db --workload never.csv --table workload_missing --format csv 2>"$work/stderr"); rc=$?
+out=$("$report" history --db fixture.db --workload never.csv --table workload_missing --format csv 2>"$work/stderr"); rc=$?
 if [ $rc -eq 0 ] && ! printf '%s' "$out" | grep -q "Every problem" \
    && printf '%s\n' "$out" | grep -q '^never.csv,no device,f32,777×1600×6400 f32 bias_gelu,777,1600,6400,bias_gelu,48,mlp.up (line 2)$' \
    && printf '%s\n' "$out" | grep -q '^never.csv,no device,bf16,777×6400×1600 bf16 bias_gelu,777,6400,1600,bias_gelu,48,mlp.down (line 3)$'; then
@@ -351,7 +351,9 @@ mkdir -p guard/sub guard/plots
 cp fixture.db guard/d.db
 cp fixture_b.db guard/b.db
 cp workload.csv guard/w.csv
-cp fixture.db guard/plots/tflops_by_shape.csv
+cp fixture.db guard/plots/by_model_shapes.csv
+ln -s ../d.db guard/plots/by_model_m_sweep.csv
+cp fixture.db guard/plots/nvidia-h200_f32_shapes.png
 ln -s d.db guard/link.db
 ln -s d.db-wal guard/wal_link       # dangling: the WAL does not exist, yet a write would create it
 ln guard/d.db guard/hard.db
@@ -378,17 +380,27 @@ guarded out_is_db_journal "^coalesce-report: --out guard/d.db-journal is the jou
 guarded out_is_db_wal_through_dangling_symlink "^coalesce-report: --out guard/wal_link is the wal file of the database" \
   --db guard/d.db --out guard/wal_link
 guarded out_is_workload "^coalesce-report: --out guard/w.csv is --workload guard/w.csv" \
-  --db guard/d.db --workload guard/w.csv --out guard/w.csv
+  history --db guard/d.db --workload guard/w.csv --out guard/w.csv
 guarded query_out_is_db "^coalesce-report: --out guard/link.db is the database (--db) guard/d.db" \
   query --db guard/d.db --out guard/link.db "SELECT 1"
 guarded diff_out_is_a "^coalesce-report: --out guard/d.db is database A guard/d.db" \
   diff guard/d.db guard/b.db --out guard/d.db
 guarded diff_out_is_b "^coalesce-report: --out ./guard/b.db is database B guard/b.db" \
   diff guard/d.db guard/b.db --out ./guard/b.db
-guarded report_plots_onto_db "^coalesce-report: --plots's file guard/plots/tflops_by_shape.csv is the database (--db)" \
-  --db guard/plots/tflops_by_shape.csv --plots guard/plots --out guard/r.md --python /nonexistent/python3
-guarded plots_onto_db "^coalesce-report: --out-dir's file guard/plots/tflops_by_shape.csv is the database (--db)" \
-  plots --db guard/plots/tflops_by_shape.csv --out-dir guard/plots --python /nonexistent/python3
+# The plot files of fixed names (the data, the manifest) and any PNG of the plot directory: the
+# figures are named from the data, so a PNG there may be drawn over or removed.
+guarded report_plots_onto_db "^coalesce-report: --plots's file guard/plots/by_model_shapes.csv is the database (--db)" \
+  --db guard/plots/by_model_shapes.csv --plots guard/plots --out guard/r.md --python /nonexistent/python3
+guarded plots_onto_db "^coalesce-report: --out-dir's file guard/plots/by_model_shapes.csv is the database (--db)" \
+  plots --db guard/plots/by_model_shapes.csv --out-dir guard/plots --python /nonexistent/python3
+guarded plots_onto_db_through_symlink "^coalesce-report: --out-dir's file guard/plots/by_model_m_sweep.csv is the database (--db)" \
+  plots --db guard/d.db --out-dir guard/plots --python /nonexistent/python3
+guarded report_plots_onto_db_through_symlink "^coalesce-report: --plots's file guard/plots/by_model_m_sweep.csv is the database (--db)" \
+  --db guard/d.db --plots guard/plots --out guard/r.md --python /nonexistent/python3
+guarded plots_onto_png_db "^coalesce-report: --out-dir guard/plots holds the database (--db) guard/plots/nvidia-h200_f32_shapes.png, a PNG the figures may overwrite or remove" \
+  plots --db guard/plots/nvidia-h200_f32_shapes.png --out-dir guard/plots --python /nonexistent/python3
+guarded report_plots_onto_png_db "^coalesce-report: --plots guard/plots holds the database (--db) guard/plots/nvidia-h200_f32_shapes.png" \
+  --db guard/plots/nvidia-h200_f32_shapes.png --plots guard/plots --out guard/r.md --python /nonexistent/python3
 guarded merge_out_symlink_to_input "^coalesce-report: OUT guard/link.db is the input guard/d.db" \
   merge guard/link.db guard/d.db
 # An --out that is a symlink to a report is written through it (the link stays a link); the
