@@ -8,10 +8,17 @@ hashed before and after; a row fails when its status differs, its first stderr l
 with the expected text, any byte of any given file changed (or a file was removed or replaced by
 another kind), or a command that was refused (a non-zero status) left a new file behind.
 
-Usage: run.py --bin BUILD/bin [--cases cases.tsv] [-k SUBSTRING] [-j JOBS] [--show]
+Usage: run.py --bin BUILD/bin [--cases cases.tsv] [--known known-defects.txt] [-k SUBSTRING]
+              [-j JOBS] [--show]
 runner_test.sh checks the runner itself on runner_cases.tsv: rows that must pass and rows that must
 each be reported failing.
-Prints one line per failing row, then `N passed, M failed`; exit status 1 when any row failed.
+
+A row whose defect is known and not yet fixed is listed in known-defects.txt (id, issue, reason):
+it still runs, keeps its expected (correct) behaviour, and while it fails it prints
+`KNOWN <id>: <reason> (still failing) ...` and counts as known, not failed. A listed row that
+passes fails the suite, so a fixed defect is taken off the list instead of hiding a regression later.
+Prints one line per failing or known row, then `N passed, M failed, K known`; exit status 1 when
+any row failed.
 --show prints every row's status and first stderr line as the tools give them (to write a row).
 The table's format is described at the top of cases.tsv and in docs/working.md.
 """
@@ -180,6 +187,35 @@ class Case:
         self.files = files.split() if files not in ("", "-") else []
 
 
+class KnownDefect:
+    def __init__(self, line_no, issue, reason):
+        self.line_no, self.issue, self.reason = line_no, issue, reason
+
+
+def read_known(path, cases):
+    """{row id: KnownDefect} from a known-defects list: per line `id<TAB>issue<TAB>reason`, the
+    issue a number, '#' lines comments. Every id must name a row of `cases` (all of them, before
+    -k), so a renamed or removed row cannot leave a stale entry behind."""
+    known, ids = {}, {c.id for c in cases}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 3 or not fields[1].isdigit() or not fields[2].strip():
+                raise SystemExit("%s:%d: expected 3 tab-separated fields (row id, issue number, "
+                                 "reason)" % (path, n))
+            row, issue, reason = fields
+            if row in known:
+                raise SystemExit("%s:%d: the row %s is listed twice" % (path, n, row))
+            if row not in ids:
+                raise SystemExit("%s:%d: no row %s in the cases: take it off the list"
+                                 % (path, n, row))
+            known[row] = KnownDefect(n, int(issue), reason)
+    return known
+
+
 def read_cases(path):
     cases, seen = [], set()
     with open(path, encoding="utf-8") as f:
@@ -266,13 +302,21 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bin", required=True, help="the directory of the built tools (build/bin)")
     p.add_argument("--cases", default=os.path.join(HERE, "cases.tsv"))
+    p.add_argument("--known",
+                   help="the rows of known, unfixed defects (default: known-defects.txt beside "
+                        "run.py with the default --cases, else none)")
     p.add_argument("-k", dest="only", help="run only the rows whose id contains this")
     p.add_argument("-j", dest="jobs", type=int, default=2, help="rows run at once (default 2)")
     p.add_argument("--show", action="store_true",
                    help="print every row's status and first stderr line")
     args = p.parse_args()
     bin_dir = os.path.abspath(args.bin)
-    cases = [c for c in read_cases(args.cases) if not args.only or args.only in c.id]
+    all_cases = read_cases(args.cases)
+    known_path = args.known
+    if known_path is None and os.path.abspath(args.cases) == os.path.join(HERE, "cases.tsv"):
+        known_path = os.path.join(HERE, "known-defects.txt")
+    known = read_known(known_path, all_cases) if known_path else {}
+    cases = [c for c in all_cases if not args.only or args.only in c.id]
     root = tempfile.mkdtemp(prefix="badinput.")
     try:
         fixtures = os.path.join(root, "fixtures")
@@ -281,15 +325,27 @@ def main():
         rows = os.path.join(root, "rows")
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(lambda c: run_case(c, bin_dir, fixtures, rows), cases))
-        failed = 0
+        passed = failed = still_known = 0
+        where = lambda case: "%s:%d" % (os.path.basename(args.cases), case.line_no)
         for case, (failures, status, first) in zip(cases, results):
             if args.show:
                 print("%s\t%s\t%s" % (case.id, status, first))
-            if failures:
+            defect = known.get(case.id)
+            if defect and failures:
+                still_known += 1
+                print("KNOWN %s: %s (still failing) [issue %d; %s: %s]"
+                      % (case.id, defect.reason, defect.issue, where(case), "; ".join(failures)))
+            elif defect:
                 failed += 1
-                print("FAIL %s (%s:%d): %s" % (case.id, os.path.basename(args.cases), case.line_no,
-                                               "; ".join(failures)))
-        print("%d passed, %d failed" % (len(cases) - failed, failed))
+                print("FAIL %s (%s): passes now, yet %s:%d lists it as a known defect (issue %d): "
+                      "remove it from the list" % (case.id, where(case), os.path.basename(known_path),
+                                                   defect.line_no, defect.issue))
+            elif failures:
+                failed += 1
+                print("FAIL %s (%s): %s" % (case.id, where(case), "; ".join(failures)))
+            else:
+                passed += 1
+        print("%d passed, %d failed, %d known" % (passed, failed, still_known))
         return 1 if failed else 0
     finally:
         shutil.rmtree(root, ignore_errors=True)
