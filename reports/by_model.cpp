@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "kernels/core/problem.hpp"
+#include "cells.hpp"
 #include "schema/vocabulary.hpp"
 
 namespace coalesce::report {
@@ -20,13 +21,10 @@ using db::as_int;
 using db::as_text;
 using db::is_null;
 
-std::optional<double> opt_double(const Value& v) {
-  if (is_null(v)) return std::nullopt;
-  return as_double(v);
-}
-Value value_of(const std::optional<double>& d) { return d ? Value(*d) : Value(); }
-Value text(std::string s) { return Value(std::move(s)); }
-Value integer(std::int64_t n) { return Value(n); }
+using cells::integer;
+using cells::opt_double;
+using cells::text;
+using cells::value_of;
 
 Column col(std::string key, std::string header, int precision = -1, bool markdown = true) {
   return {std::move(key), std::move(header), precision, markdown};

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/core/problem.hpp"
+#include "cells.hpp"
 #include "schema/vocabulary.hpp"
 
 namespace coalesce::report {
@@ -22,14 +23,10 @@ using db::as_int;
 using db::as_text;
 using db::is_null;
 
-std::optional<double> opt_double(const Value& v) {
-  if (is_null(v)) return std::nullopt;
-  return as_double(v);
-}
-
-Value value_of(const std::optional<double>& d) { return d ? Value(*d) : Value(); }
-Value text(std::string s) { return Value(std::move(s)); }
-Value integer(std::int64_t n) { return Value(n); }
+using cells::integer;
+using cells::opt_double;
+using cells::text;
+using cells::value_of;
 
 /// Methods measured outside the tools in runs of their own (docs/reports.md, "Peers from
 /// PyTorch and Triton").
