@@ -56,13 +56,15 @@ std::string gemm_name(Dtype d) { return "cublasGemmEx_" + type_suffix(d); }
 // and Cᵀ (N×M, ld N). Cᵀ = Bᵀ·Aᵀ, so every call below passes B first, A second, both untransposed,
 // with m' = N, n' = M, k' = K. cuBLASLt's bias is indexed by the row of its column-major D = Cᵀ,
 // i.e. by n, which is exactly the problem's bias[n].
-void gemm(cublasHandle_t handle, const Workspace& ws, cudaStream_t stream, const std::string& ctx) {
+/// The product goes to `out` (M×N of C's type; default ws.c()).
+void gemm(cublasHandle_t handle, const Workspace& ws, cudaStream_t stream, const std::string& ctx,
+          void* out = nullptr) {
   const Problem& p = ws.problem();
   const GemmTypes t = p.types();
   const float one = 1.0f, zero = 0.0f;
   COALESCE_CUBLAS(cublasSetStream(handle, stream), ctx);
   COALESCE_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, ws.b(), cuda_type(t.b),
-                               p.n, ws.a(), cuda_type(t.a), p.k, &zero, ws.c(), cuda_type(t.c), p.n,
+                               p.n, ws.a(), cuda_type(t.a), p.k, &zero, out ? out : ws.c(), cuda_type(t.c), p.n,
                                compute_type(p.dtype), CUBLAS_GEMM_DEFAULT),
                   ctx);
 }
@@ -103,45 +105,106 @@ struct LtPlan {
   }
 };
 
-cublasLtEpilogue_t lt_epilogue(Epilogue e) {
+/// cuBLASLt's epilogue for the registry's LtEpilogue.
+cublasLtEpilogue_t lt_epilogue(LtEpilogue e) {
   switch (e) {
-    case Epilogue::none: return CUBLASLT_EPILOGUE_DEFAULT;
-    case Epilogue::bias: return CUBLASLT_EPILOGUE_BIAS;
-    case Epilogue::bias_relu: return CUBLASLT_EPILOGUE_RELU_BIAS;
-    case Epilogue::bias_gelu: return CUBLASLT_EPILOGUE_GELU_BIAS;
+    case LtEpilogue::default_: return CUBLASLT_EPILOGUE_DEFAULT;
+    case LtEpilogue::bias: return CUBLASLT_EPILOGUE_BIAS;
+    case LtEpilogue::relu_bias: return CUBLASLT_EPILOGUE_RELU_BIAS;
+    case LtEpilogue::gelu_bias: return CUBLASLT_EPILOGUE_GELU_BIAS;
+    case LtEpilogue::unavailable: break;
   }
-  throw std::invalid_argument("unknown epilogue");
+  throw std::invalid_argument("cuBLASLt has no such epilogue");
+}
+
+/// The activation's word in baseline config names ("" for none): PyTorch's erf GELU is gelu_erf.
+std::string activation_word(Activation a) {
+  switch (a) {
+    case Activation::identity: return "";
+    case Activation::relu: return "relu";
+    case Activation::gelu_erf: return "gelu_erf";
+    case Activation::gelu_tanh: return "gelu_tanh";
+    case Activation::silu: return "silu";
+  }
+  throw std::invalid_argument("unknown activation");
+}
+
+/// cuBLASLt's epilogue in its config names.
+std::string lt_word(LtEpilogue e) {
+  switch (e) {
+    case LtEpilogue::default_: return "default";
+    case LtEpilogue::bias: return "bias";
+    case LtEpilogue::relu_bias: return "relu_bias";
+    case LtEpilogue::gelu_bias: return "gelu_bias_tanh";
+    case LtEpilogue::unavailable: break;
+  }
+  throw std::invalid_argument("cuBLASLt has no such epilogue");
+}
+
+/// Calls f(Act{}) with the elementwise functor eager's activation kernel runs for `a`: PyTorch's
+/// own erf formula for the exact GELU (ActGeluTorch), the fused kernels' functor otherwise.
+template <class F>
+void with_eager_activation(Activation a, F&& f) {
+  switch (a) {
+    case Activation::identity: return;
+    case Activation::relu: return f(ActRelu{});
+    case Activation::gelu_erf: return f(ActGeluTorch{});
+    case Activation::gelu_tanh: return f(ActGeluTanh{});
+    case Activation::silu: return f(ActSilu{});
+  }
+  throw std::invalid_argument("unknown activation");
+}
+
+/// Refuses an epilogue whose residual no baseline kernel adds yet.
+void require_no_residual(const char* method, Epilogue e) {
+  if (epilogue_spec(e).reads.residual)
+    throw std::invalid_argument(std::string(method) + " has no kernel that adds the residual of " +
+                                epilogue_spec(e).name);
+}
+
+/// C = Epi::gate over the pairs of the M×N product in ws.intermediate() (a gated epilogue).
+template <class Epi>
+void gated_act_mul(const Workspace& ws, int max_blocks, cudaStream_t s) {
+  const Problem& p = ws.problem();
+  with_storage(p.types().c, [&](auto tag) {
+    using T = decltype(tag);
+    launch_gated_act_mul<T, Epi>(static_cast<const T*>(ws.intermediate()), static_cast<T*>(ws.c()), p.m, p.n,
+                                 max_blocks, s);
+  });
 }
 
 }  // namespace
 
+std::string baseline_unavailable(const std::string& method, Epilogue e) {
+  const EpilogueSpec& spec = epilogue_spec(e);
+  if (method == "eager" && spec.reads.gated)
+    return "eager has no gated sequence: the framework's path for " + std::string(spec.name) +
+           " is the merged GEMM and one act-and-multiply kernel, the unfused baseline";
+  if (method == "cublaslt_fused" && spec.cublaslt == LtEpilogue::unavailable)
+    return "cuBLASLt has no epilogue computing " + std::string(spec.name);
+  return "";
+}
+
 std::string baseline_config_name(const std::string& method, Dtype d, Epilogue e) {
   const std::string gemm = gemm_name(d);
+  const EpilogueSpec& spec = epilogue_spec(e);
+  const std::string act = activation_word(spec.activation);
+  const std::string residual = spec.reads.residual ? "+residual_add" : "";
   if (method == "cublas_gemm") return gemm;
+  if (const std::string why = baseline_unavailable(method, e); !why.empty()) throw std::invalid_argument(why);
+  if (method == "unfused" && spec.reads.gated) return gemm + "+" + act + "_mul";
   if (method == "eager") {
-    switch (e) {
-      case Epilogue::none: return gemm;
-      case Epilogue::bias: return gemm + "+bias_add";
-      case Epilogue::bias_relu: return gemm + "+bias_add+relu";
-      case Epilogue::bias_gelu: return gemm + "+bias_add+gelu_erf";
-    }
+    if (!spec.reads.column_bias) return gemm;
+    return gemm + "+bias_add" + (act.empty() ? "" : "+" + act) + residual;
   }
   if (method == "unfused") {
-    switch (e) {
-      case Epilogue::none: return gemm;
-      case Epilogue::bias: return gemm + "+bias";
-      case Epilogue::bias_relu: return gemm + "+bias_relu";
-      case Epilogue::bias_gelu: return gemm + "+bias_gelu_erf";
-    }
+    if (!spec.reads.column_bias) return gemm;
+    return gemm + "+bias" + (act.empty() ? "" : "_" + act) + (spec.reads.residual ? "_residual" : "");
   }
   if (method == "cublaslt_fused") {
-    const std::string lt = "cublasLtMatmul_" + type_suffix(d) + "_epilogue_";
-    switch (e) {
-      case Epilogue::none: return lt + "default";
-      case Epilogue::bias: return lt + "bias";
-      case Epilogue::bias_relu: return lt + "relu_bias";
-      case Epilogue::bias_gelu: return lt + "gelu_bias_tanh";
-    }
+    if (spec.cublaslt == LtEpilogue::unavailable)
+      throw std::invalid_argument("cuBLASLt has no epilogue computing " + std::string(spec.name));
+    return "cublasLtMatmul_" + type_suffix(d) + "_epilogue_" + lt_word(spec.cublaslt);
   }
   throw std::invalid_argument("no baseline named '" + method + "'");
 }
@@ -190,18 +253,18 @@ Method Baselines::eager(Workspace& ws) {
   m.family = "cublas";
   m.config = baseline_config_name(m.method, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
-  m.kernels = p.epilogue == Epilogue::none ? 1 : (p.epilogue == Epilogue::bias ? 2 : 3);
+  require_no_residual("eager", p.epilogue);  // and baseline_config_name refused a gated one
+  const EpilogueSpec& spec = epilogue_spec(p.epilogue);
+  m.kernels = 1 + spec.reads.column_bias + (spec.activation != Activation::identity);
   m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
     const Problem& p = ws.problem();
+    const EpilogueSpec& spec = epilogue_spec(p.epilogue);
     gemm(h->blas, ws, s, ctx);
-    if (p.epilogue == Epilogue::none) return;
+    if (!spec.reads.column_bias) return;
     bias_epilogue<EpilogueBias>(ws, h->elementwise_max_blocks, s);
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias add)");
-    if (p.epilogue == Epilogue::bias_relu) {
-      activation<ActivationRelu>(ws, h->elementwise_max_blocks, s);
-    } else if (p.epilogue == Epilogue::bias_gelu) {
-      activation<ActivationGeluErf>(ws, h->elementwise_max_blocks, s);
-    }
+    with_eager_activation(spec.activation,
+                          [&](auto act) { activation<decltype(act)>(ws, h->elementwise_max_blocks, s); });
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (activation)");
   };
   return m;
@@ -214,7 +277,20 @@ Method Baselines::unfused(Workspace& ws) {
   m.family = "cublas";
   m.config = baseline_config_name(m.method, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
+  require_no_residual("unfused", p.epilogue);
   m.kernels = p.epilogue == Epilogue::none ? 1 : 2;
+  if (epilogue_spec(p.epilogue).reads.gated) {
+    // The gated MLP as frameworks run it: the merged gate/up GEMM (N = 2I) into an M×N
+    // intermediate, then one kernel reading it and writing act(gate) * up (M×N/2).
+    m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
+      gemm(h->blas, ws, s, ctx, ws.intermediate());
+      with_epilogue</*kGated=*/true>(ws.problem().epilogue, [&](auto epi) {
+        gated_act_mul<decltype(epi)>(ws, h->elementwise_max_blocks, s);
+      });
+      COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (act-and-multiply)");
+    };
+    return m;
+  }
   m.launch = [h = h_.get(), &ws, ctx = describe(m)](cudaStream_t s) {
     const Problem& p = ws.problem();
     gemm(h->blas, ws, s, ctx);
@@ -224,7 +300,7 @@ Method Baselines::unfused(Workspace& ws) {
     if (p.epilogue == Epilogue::bias_gelu)
       bias_epilogue<EpilogueBiasGeluTorch>(ws, h->elementwise_max_blocks, s);
     else
-      with_epilogue(p.epilogue, false, [&](auto epi) { bias_epilogue<decltype(epi)>(ws, h->elementwise_max_blocks, s); });
+      with_epilogue(p.epilogue, [&](auto epi) { bias_epilogue<decltype(epi)>(ws, h->elementwise_max_blocks, s); });
     COALESCE_CUDA_CTX(cudaGetLastError(), ctx + " (bias+activation)");
   };
   return m;
@@ -235,9 +311,16 @@ std::optional<Method> Baselines::cublaslt_fused(Workspace& ws, std::string* why_
   Method m;
   m.method = "cublaslt_fused";
   m.family = "cublaslt";
+  const EpilogueSpec& spec = epilogue_spec(p.epilogue);
+  if (spec.cublaslt == LtEpilogue::unavailable) {
+    if (why_not) *why_not = "cuBLASLt has no epilogue computing " + std::string(spec.name);
+    return std::nullopt;
+  }
   m.config = baseline_config_name(m.method, p.dtype, p.epilogue);
   m.reference_epilogue = p.epilogue;
-  m.tanh_reference = p.epilogue == Epilogue::bias_gelu;
+  // Its GELU_BIAS is the tanh GELU: judged against a tanh reference where it stands in for the
+  // erf GELU.
+  m.tanh_reference = spec.activation == Activation::gelu_erf;
   const std::string ctx = describe(m);
 
   auto plan = std::make_shared<LtPlan>();
@@ -246,9 +329,9 @@ std::optional<Method> Baselines::cublaslt_fused(Workspace& ws, std::string* why_
   const cublasOperation_t no_transpose = CUBLAS_OP_N;
   COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose, sizeof no_transpose), ctx);
   COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof no_transpose), ctx);
-  const cublasLtEpilogue_t epilogue = lt_epilogue(p.epilogue);
+  const cublasLtEpilogue_t epilogue = lt_epilogue(spec.cublaslt);
   COALESCE_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), ctx);
-  if (p.epilogue != Epilogue::none) {
+  if (spec.reads.column_bias) {
     // Set before the heuristic: it reads the pointer's alignment.
     const void* bias = ws.bias();
     const cudaDataType_t bias_type = cuda_type(t.bias);
@@ -283,7 +366,9 @@ std::optional<Method> Baselines::cublaslt_fused(Workspace& ws, std::string* why_
 }
 
 std::vector<Method> Baselines::all(Workspace& ws, std::string* why_not) {
-  std::vector<Method> methods{cublas_gemm(ws), eager(ws), unfused(ws)};
+  std::vector<Method> methods{cublas_gemm(ws)};
+  if (baseline_unavailable("eager", ws.problem().epilogue).empty()) methods.push_back(eager(ws));
+  methods.push_back(unfused(ws));
   if (auto lt = cublaslt_fused(ws, why_not)) methods.push_back(std::move(*lt));
   return methods;
 }

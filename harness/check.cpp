@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kernels/core/gelu.hpp"
+#include "kernels/core/epilogues.hpp"
 
 namespace coalesce {
 
@@ -16,9 +16,12 @@ Tolerance tolerance_for(const Problem& problem, int roundings) {
   const double u_op = unit_roundoff(t.math) > unit_roundoff(t.a) ? unit_roundoff(t.math) : 0.0;
   const double u_acc = unit_roundoff(t.accumulator);
   const double r = roundings < 1 ? 1.0 : static_cast<double>(roundings);
-  const double e = 2.2 * u_op + std::sqrt(static_cast<double>(problem.k)) * u_acc;
+  // A gated output act(g)·u carries the errors of both products, each bounded as one product's
+  // relative to its own scale (|g| + rms)·(|u| + rms) (docs/kernels.md, "Correctness"): twice e.
+  const double products = epilogue_spec(problem.epilogue).reads.gated ? 2.0 : 1.0;
+  const double e = products * (2.2 * u_op + std::sqrt(static_cast<double>(problem.k)) * u_acc);
   // The activation's own error, a hard bound per element (0 for the exact ones: add, max).
-  const double act = problem.epilogue == Epilogue::bias_gelu ? gelu::kMaxRelError : 0.0;
+  const double act = epilogue_spec(problem.epilogue).activation_error;
   return {3.0 * (std::sqrt(r) * u_c / std::sqrt(3.0) + e) + act, 1.13 * (r * u_c + 16.0 * e) + act};
 }
 

@@ -9,8 +9,9 @@
 
 namespace coalesce {
 
-/// How far an output is from the reference, over all M·N elements. `pre` is the reference
-/// before the activation (A·B + bias), whose root mean square sets the scale of every error.
+/// How far an output is from the reference, over all M·N elements (M·N/2 of a gated epilogue).
+/// `pre` is the reference before the activation (A·B + bias), whose root mean square sets the
+/// scale of every error; a gated output's scale is (|gate| + rms)·(|up| + rms).
 struct ErrorFigures {
   double rel_frobenius = 0;   ///< ||out - ref||_F / ||ref||_F over the finite outputs
   double max_abs_err = 0;     ///< max |out - ref| over the finite outputs
@@ -37,7 +38,7 @@ struct ErrorFigures {
 ///   rel_frobenius  <= 3 · (sqrt(roundings)·u_c/sqrt(3) + e) + a    (normwise, 3× the expectation)
 ///   max_scaled_err <= 1.13 · (roundings·u_c + 16·e) + a            (every element; GELU's slope ≤ 1.13)
 /// f32 with GELU at K = 4096: 1.5e-5 and 7.2e-5 (correct kernels measure 1.1e-6 normwise on the H200);
-/// bf16: 6.8e-3 and 4.5e-3. The planted bugs land far outside: a missing bias or a dropped last
+/// bf16: 6.8e-3 and 4.5e-3. A gated epilogue (act(g)·u) counts e twice, once per product. The planted bugs land far outside: a missing bias or a dropped last
 /// k at K = 8192 in bf16 is 1.1e-2 to 1.9e-2 normwise and up to 3e-2 scaled; one tile without
 /// bias is up to 1/rms(pre) scaled; ReLU for GELU shows on the bend inputs (harness/method.hpp).
 struct Tolerance {

@@ -136,15 +136,17 @@ DeviceInfo query_device(int ordinal) {
   return d;
 }
 
-Target current_target() {
+const DeviceInfo& current_device() {
   static std::mutex mutex;
-  static std::map<int, Target> known;
+  static std::map<int, DeviceInfo> known;  // a map's elements stay where they are
   int ordinal = 0;
   COALESCE_CUDA(cudaGetDevice(&ordinal));
   std::lock_guard lock(mutex);
   auto it = known.find(ordinal);
-  if (it == known.end()) it = known.emplace(ordinal, query_device(ordinal).target()).first;
+  if (it == known.end()) it = known.emplace(ordinal, query_device(ordinal)).first;
   return it->second;
 }
+
+Target current_target() { return current_device().target(); }
 
 }  // namespace coalesce

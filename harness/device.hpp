@@ -61,7 +61,10 @@ int cuda_runtime_version();
 /// Queries device `ordinal`; throws NoDeviceError when there is none, saying why.
 DeviceInfo query_device(int ordinal = 0);
 
-/// The target of the current device (cudaGetDevice), queried once per device and kept.
+/// The current device (cudaGetDevice), queried once per device and kept.
+const DeviceInfo& current_device();
+
+/// The target of the current device (current_device().target()).
 Target current_target();
 
 /// The current SM clock in MHz read through NVML (loaded at run time), or nullopt when NVML is

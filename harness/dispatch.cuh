@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 #include "kernels/core/epilogue.cuh"
 #include "kernels/core/numeric.cuh"
@@ -10,17 +11,27 @@
 
 namespace coalesce {
 
-/// Calls f(EpilogueFor<e>{}) (tanh GELU for bias_gelu when `tanh_gelu`) and returns its result.
-template <class F>
-auto with_epilogue(Epilogue e, bool tanh_gelu, F&& f) {
-  switch (e) {
-    case Epilogue::none: return f(EpilogueFor<Epilogue::none>{});
-    case Epilogue::bias: return f(EpilogueFor<Epilogue::bias>{});
-    case Epilogue::bias_relu: return f(EpilogueFor<Epilogue::bias_relu>{});
-    case Epilogue::bias_gelu:
-      return tanh_gelu ? f(EpilogueFor<Epilogue::bias_gelu, true>{}) : f(EpilogueFor<Epilogue::bias_gelu>{});
+/// Calls f(EpilogueFor<e>{}) and returns its result, for every registry epilogue whose operands
+/// the harness's elementwise kernels read (a column bias), or with kGated the gated ones
+/// (EpilogueReads::gated: their kernels read column pairs and write N/2 columns, so only callers
+/// that handle Epi::kGated ask for them). Any other throws std::invalid_argument.
+template <bool kGated = false, int I = 0, class F>
+auto with_epilogue(Epilogue e, F&& f) -> decltype(f(EpilogueFor<Epilogue::none>{})) {
+  if constexpr (I == kEpilogueCount) {
+    const int i = static_cast<int>(e);
+    if (i < 0 || i >= kEpilogueCount) throw std::invalid_argument("unknown epilogue");
+    if (kEpilogues[i].reads.gated)
+      throw std::invalid_argument("epilogue " + std::string(kEpilogues[i].name) +
+                                  " is gated (act(gate) * up of column pairs), which this harness kernel does not apply");
+    throw std::invalid_argument("epilogue " + std::string(kEpilogues[i].name) +
+                                " reads an M×N residual, which no harness kernel reads yet");
+  } else {
+    constexpr Epilogue kE = static_cast<Epilogue>(I);
+    if constexpr (!epilogue_spec(kE).reads.residual && (kGated || !epilogue_spec(kE).reads.gated)) {
+      if (e == kE) return f(EpilogueFor<kE>{});
+    }
+    return with_epilogue<kGated, I + 1>(e, static_cast<F&&>(f));
   }
-  throw std::invalid_argument("unknown epilogue");
 }
 
 /// Calls f(T{}) with the storage type T of `e` (float, bf16_t or f16_t) and returns its result.

@@ -1,5 +1,5 @@
 // A kernel of any family (compiled by nvcc from its template, or loaded from an NVRTC cubin) as
-// a Method: its launch geometry and parameters come from the family (kernels/core/family.hpp).
+// a Method, launched through the one launch contract (launch.hpp) that the runtime library uses too.
 #pragma once
 
 #include "kernels/core/family.hpp"
@@ -11,7 +11,9 @@ namespace coalesce {
 /// A Method launching `kernel` (a __global__ function's address or CubinKernel::function())
 /// of `config` with the epilogue `epilogue` on ws's buffers, binding the family's kernel
 /// parameters (Family::kernel_args()); tensor maps are encoded now over ws's buffers
-/// (Family::tensor_map, harness/tma.hpp). Sets the kernel's dynamic shared-memory limit now. The
+/// (Family::tensor_map, harness/tma.hpp); the workspace (Family::workspace_bytes) is allocated
+/// and its counters zeroed now, and lives with the Method. Sets the kernel's dynamic
+/// shared-memory limit now (plan_launch, prepare_kernel, BoundLaunch). The
 /// kernel must stay loaded while the Method is used. Throws std::invalid_argument when the
 /// family refuses the config or the problem, or the driver a tensor map (the caller records it
 /// as skipped).

@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "kernels/core/epilogues.hpp"
+
 namespace coalesce {
 
 std::string describe(const Method& m) { return m.method + "/" + m.family + " " + m.config; }
@@ -37,7 +39,7 @@ MethodResult run_method(const Method& m, Workspace& ws, ColdTimer& timer) {
       r.status = Status::ok;
       return r;
     }
-    if (m.reference_epilogue == Epilogue::bias_relu || m.reference_epilogue == Epilogue::bias_gelu) {
+    if (epilogue_spec(m.reference_epilogue).activation != Activation::identity) {
       CheckResult bend = check_method(m, ws, Inputs::bend);
       if (!bend.passed) {
         r.status = Status::wrong_result;

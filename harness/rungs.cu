@@ -43,7 +43,7 @@ using GemmLauncher = void (*)(const float*, const float*, const float*, float*, 
                               cudaStream_t);
 
 GemmLauncher rung_launcher(Rung r, Epilogue e) {
-  return with_epilogue(e, false, [r](auto epi) -> GemmLauncher {
+  return with_epilogue(e, [r](auto epi) -> GemmLauncher {
     using Epi = decltype(epi);
     switch (r) {
       case Rung::naive: return &launch_gemm_naive<Epi>;

@@ -33,9 +33,9 @@ void add_tile(std::vector<FixedSimtKernel>& out) {
   out.push_back({Tile::config, Epilogue::bias,
                  reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueBias>)});
   out.push_back({Tile::config, Epilogue::bias_relu,
-                 reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueBiasRelu>)});
+                 reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_relu>>)});
   out.push_back({Tile::config, Epilogue::bias_gelu,
-                 reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueBiasGeluErf>)});
+                 reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_gelu>>)});
 }
 
 template <std::size_t... I>

@@ -10,7 +10,8 @@ namespace coalesce {
 
 void launch_splitk_reduce(const Problem& problem, const float* partial, int slices, const void* bias, void* c,
                           int max_blocks, cudaStream_t stream, bool programmatic) {
-  with_epilogue(problem.epilogue, false, [&](auto epi) {
+  // The reduce handles a gated epilogue (Epi::kGated: it writes the pairs' N/2 columns).
+  with_epilogue</*kGated=*/true>(problem.epilogue, [&](auto epi) {
     with_storage(problem.types().c, [&](auto tag) {
       using T = decltype(tag);
       launch_splitk_reduce<T, decltype(epi)>(partial, slices, static_cast<const T*>(bias), static_cast<T*>(c),

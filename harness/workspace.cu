@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "kernels/core/gelu.hpp"
+#include "kernels/core/epilogue_reference.hpp"
 #include "dispatch.cuh"
 #include "kernels/core/numeric.cuh"
 
@@ -61,50 +61,61 @@ __global__ void widen(const T* in, double* out, long long count) {
     out[i] = static_cast<double>(to_float(in[i]));
 }
 
-/// The fp64 epilogues, written independently of kernels/core/epilogue.cuh but with its
-/// constants (kernels/core/gelu.hpp).
-__device__ double reference_activation(double x, int epilogue, bool tanh_gelu) {
-  switch (static_cast<Epilogue>(epilogue)) {
-    case Epilogue::none:
-    case Epilogue::bias: return x;
-    case Epilogue::bias_relu: return x > 0.0 ? x : 0.0;
-    case Epilogue::bias_gelu:
-      if (tanh_gelu) return 0.5 * x * (1.0 + tanh(gelu::kSqrt2OverPi * (x + gelu::kCubic * x * x * x)));
-      return 0.5 * x * (1.0 + erf(x * gelu::kInvSqrt2));
-  }
-  return x;
-}
-
 __device__ inline double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
   return v;
 }
-__device__ inline double warp_max(double v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
-  return v;
-}
 
-/// pre = product + bias[n] (no bias for Epilogue::none); ref = activation(pre); *sum_sq_pre
-/// accumulates Σ pre² over the grid.
-__global__ void __launch_bounds__(kBlock)
-    apply_reference_epilogue(const double* product, const double* bias, double* ref, long long count, int n,
-                             int epilogue, bool tanh_gelu, double* sum_sq_pre) {
-  const bool uses_bias = static_cast<Epilogue>(epilogue) != Epilogue::none;
-  double sq = 0;
-  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const double pre = product[i] + (uses_bias ? bias[i % n] : 0.0);
-    sq += pre * pre;
-    ref[i] = reference_activation(pre, epilogue, tanh_gelu);
-  }
+/// Adds the block's sum of each thread's `sq` to *total: one atomic per block of kBlock threads.
+__device__ void add_block_sum(double sq, double* total) {
   __shared__ double partial[kBlock / 32];
   sq = warp_sum(sq);
   if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = sq;
   __syncthreads();
   if (threadIdx.x == 0) {
     for (int w = 1; w < kBlock / 32; ++w) sq += partial[w];
-    atomicAdd(sum_sq_pre, sq);
+    atomicAdd(total, sq);
   }
+}
+
+__device__ inline double warp_max(double v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, o));
+  return v;
+}
+
+/// pre = product + bias[n] (no bias for an epilogue without one); ref = the epilogue's output
+/// (kernels/core/epilogue_reference.hpp; residual[i] added where it reads one); *sum_sq_pre
+/// accumulates Σ pre² over the grid.
+__global__ void __launch_bounds__(kBlock)
+    apply_reference_epilogue(const double* product, const double* bias, const double* residual, double* ref,
+                             long long count, int n, EpilogueReads reads, Activation activation,
+                             double* sum_sq_pre) {
+  const bool uses_bias = reads.column_bias;
+  double sq = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const double pre = product[i] + (uses_bias ? bias[i % n] : 0.0);
+    sq += pre * pre;
+    ref[i] = reference_epilogue(reads, activation, product[i], bias[i % n], residual ? residual[i] : 0.0);
+  }
+  add_block_sum(sq, sum_sq_pre);
+}
+
+/// The gated reference (EpilogueReads::gated): ref[i] = act(product[2i]) · product[2i+1] for the
+/// `count` = M·N/2 outputs (row-major M×N/2: output (m, j) is i = m·N/2 + j, whose gate and up
+/// products (m, 2j) and (m, 2j+1) are 2i and 2i+1 of the row-major M×N product); *sum_sq_pre
+/// accumulates Σ product² over all M·N products.
+__global__ void __launch_bounds__(kBlock)
+    apply_reference_gated(const double* product, double* ref, long long count, Activation activation,
+                          double* sum_sq_pre) {
+  double sq = 0;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const double g = product[2 * i], u = product[2 * i + 1];
+    sq += g * g + u * u;
+    ref[i] = reference_gated(activation, g, u);
+  }
+  add_block_sum(sq, sum_sq_pre);
 }
 
 /// Sums and maxima of the comparison, reduced over the whole grid with atomics. The maxima are
@@ -119,11 +130,13 @@ struct ErrorSums {
 };
 
 /// Compares out (storage type T) with ref; the elementwise figure divides each error by
-/// |pre| + rms(pre), with pre = product + bias[n] as in apply_reference_epilogue.
+/// |pre| + rms(pre), with pre = product + bias[n] as in apply_reference_epilogue, plus
+/// |residual[i]| where the epilogue adds one (C's rounding scales with the sum it rounds); for a
+/// gated output i by (|gate| + rms)·(|up| + rms), its products 2i and 2i+1 (apply_reference_gated).
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-    compare(const T* out, const double* ref, const double* product, const double* bias, int n, bool uses_bias,
-            double rms_pre, long long count, ErrorSums* sums) {
+    compare(const T* out, const double* ref, const double* product, const double* bias, const double* residual,
+            int n, bool uses_bias, bool gated, double rms_pre, long long count, ErrorSums* sums) {
   double sq_err = 0, sq_ref = 0, max_err = 0, max_ref = 0, max_scaled = 0, non_finite = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -136,10 +149,14 @@ __global__ void __launch_bounds__(kBlock)
       continue;
     }
     const double e = fabs(static_cast<double>(o) - r);
-    const double pre = product[i] + (uses_bias ? bias[i % n] : 0.0);
     sq_err += e * e;
     max_err = fmax(max_err, e);
-    max_scaled = fmax(max_scaled, e / (fabs(pre) + rms_pre));
+    if (gated) {
+      max_scaled = fmax(max_scaled, e / ((fabs(product[2 * i]) + rms_pre) * (fabs(product[2 * i + 1]) + rms_pre)));
+    } else {
+      const double pre = product[i] + (uses_bias ? bias[i % n] : 0.0);
+      max_scaled = fmax(max_scaled, e / (fabs(pre) + (residual ? fabs(residual[i]) : 0.0) + rms_pre));
+    }
   }
   __shared__ double partial[6][kBlock / 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -188,6 +205,7 @@ const Problem& validated(const Problem& p) {
 struct Workspace::Reference {
   cublasHandle_t handle = nullptr;
   DeviceBuffer<double> a64, b64, bias64;  // the stored inputs widened (exactly) to fp64
+  DeviceBuffer<double> residual64;        // the same of the residual, for an epilogue with one
   DeviceBuffer<double> product;           // A·B in fp64
   DeviceBuffer<double> ref;               // activation(product + bias) for `kind`
   DeviceBuffer<double> sum_sq_pre{1};
@@ -219,6 +237,12 @@ Workspace::Workspace(const Problem& problem, unsigned long long seed, cudaStream
       b_(elements_bytes(static_cast<long long>(problem.k) * problem.n, problem.types().b)),
       bias_(elements_bytes(problem.n, problem.types().bias)),
       c_(elements_bytes(static_cast<long long>(problem.m) * problem.n, problem.types().c)),
+      residual_(epilogue_spec(problem.epilogue).reads.residual
+                    ? elements_bytes(static_cast<long long>(problem.m) * problem.n, problem.types().c)
+                    : 0),
+      intermediate_(epilogue_spec(problem.epilogue).reads.gated
+                        ? elements_bytes(static_cast<long long>(problem.m) * problem.n, problem.types().c)
+                        : 0),
       ref_(std::make_unique<Reference>(stream)) {
   refill(seed);
   poison_output();
@@ -237,7 +261,9 @@ void Workspace::refill(unsigned long long seed, Inputs inputs) {
   // One independent stream per buffer: the buffer's number is mixed into the key.
   struct Fill { void* p; long long count; Element e; unsigned long long id; float scale; };
   for (const Fill& f : {Fill{a_.get(), m * k, t.a, 1, a_scale}, Fill{b_.get(), k * n, t.b, 2, 1.0f},
-                        Fill{bias_.get(), n, t.bias, 3, 1.0f}}) {
+                        Fill{bias_.get(), n, t.bias, 3, 1.0f},
+                        Fill{residual_.get(), residual_.get() ? m * n : 0, t.c, 4, 1.0f}}) {
+    if (f.count == 0) continue;
     const unsigned long long key = splitmix64(seed ^ splitmix64(f.id * kGolden));
     with_storage(f.e, [&](auto tag) {
       using T = decltype(tag);
@@ -302,12 +328,15 @@ const double* Workspace::reference(const ReferenceKind& kind) {
       r.a64 = DeviceBuffer<double>(static_cast<std::size_t>(m * k));
       r.b64 = DeviceBuffer<double>(static_cast<std::size_t>(k * n));
       r.bias64 = DeviceBuffer<double>(static_cast<std::size_t>(n));
+      if (residual_.get()) r.residual64 = DeviceBuffer<double>(static_cast<std::size_t>(m * n));
       r.product = DeviceBuffer<double>(static_cast<std::size_t>(m * n));
       r.ref = DeviceBuffer<double>(static_cast<std::size_t>(m * n));
     }
     struct Widen { const void* p; double* out; long long count; Element e; };
     for (const Widen& w : {Widen{a_.get(), r.a64.get(), m * k, t.a}, Widen{b_.get(), r.b64.get(), k * n, t.b},
-                           Widen{bias_.get(), r.bias64.get(), n, t.bias}}) {
+                           Widen{bias_.get(), r.bias64.get(), n, t.bias},
+                           Widen{residual_.get(), r.residual64.get(), residual_.get() ? m * n : 0, t.c}}) {
+      if (w.count == 0) continue;
       with_storage(w.e, [&](auto tag) {
         using T = decltype(tag);
         widen<T><<<blocks_for(w.count), kBlock, 0, stream_>>>(static_cast<const T*>(w.p), w.out, w.count);
@@ -330,9 +359,20 @@ const double* Workspace::reference(const ReferenceKind& kind) {
   }
   if (!r.kind || !(*r.kind == kind)) {
     COALESCE_CUDA(cudaMemsetAsync(r.sum_sq_pre.get(), 0, sizeof(double), stream_));
-    apply_reference_epilogue<<<blocks_for(m * n), kBlock, 0, stream_>>>(
-        r.product.get(), r.bias64.get(), r.ref.get(), m * n, problem_.n, static_cast<int>(kind.epilogue),
-        kind.tanh_gelu, r.sum_sq_pre.get());
+    // cuBLASLt's GELU_BIAS computes the tanh GELU where it stands in for the erf one.
+    const EpilogueSpec& spec = epilogue_spec(kind.epilogue);
+    if (spec.reads.residual && !residual_.get())
+      throw std::logic_error(std::string("the reference of ") + spec.name + " needs a residual, and this workspace's " +
+                             std::string(to_string(problem_.epilogue)) + " problem has none");
+    const Activation activation =
+        kind.tanh_gelu && spec.activation == Activation::gelu_erf ? Activation::gelu_tanh : spec.activation;
+    if (spec.reads.gated)
+      apply_reference_gated<<<blocks_for(m * n / 2), kBlock, 0, stream_>>>(r.product.get(), r.ref.get(), m * n / 2,
+                                                                           activation, r.sum_sq_pre.get());
+    else
+      apply_reference_epilogue<<<blocks_for(m * n), kBlock, 0, stream_>>>(
+          r.product.get(), r.bias64.get(), r.residual64.get(), r.ref.get(), m * n, problem_.n, spec.reads, activation,
+          r.sum_sq_pre.get());
     COALESCE_CUDA_CTX(cudaGetLastError(), "apply_reference_epilogue (fp64 reference)");
     double sum_sq = 0;
     COALESCE_CUDA(cudaMemcpyAsync(&sum_sq, r.sum_sq_pre.get(), sizeof sum_sq, cudaMemcpyDeviceToHost, stream_));
@@ -345,17 +385,23 @@ const double* Workspace::reference(const ReferenceKind& kind) {
 
 ErrorFigures Workspace::error_figures(const ReferenceKind& kind) {
   const double* ref = reference(kind);
-  const long long count = static_cast<long long>(problem_.m) * problem_.n;
+  // C's columns under the kind's epilogue: the GEMM's N, or N/2 for a gated one.
+  const long long count = problem_.m * output_columns(epilogue_spec(kind.epilogue).reads, problem_.n);
   COALESCE_CUDA(cudaMemsetAsync(ref_->sums.get(), 0, sizeof(ErrorSums), stream_));
-  const bool uses_bias = kind.epilogue != Epilogue::none;
+  const bool uses_bias = epilogue_spec(kind.epilogue).reads.column_bias;
   // A reference of all zeros (K products of zeros cannot happen with these draws) would make
   // every scale zero; the floor keeps the figure finite and an error still infinite relative to it.
   const double rms = ref_->rms_pre > 0 ? ref_->rms_pre : 1e-300;
   with_storage(types().c, [&](auto tag) {
     using T = decltype(tag);
     compare<T><<<blocks_for(count), kBlock, 0, stream_>>>(static_cast<const T*>(static_cast<const void*>(c_.get())), ref,
-                                                          ref_->product.get(), ref_->bias64.get(), problem_.n,
-                                                          uses_bias, rms, count, ref_->sums.get());
+                                                          ref_->product.get(), ref_->bias64.get(),
+                                                          epilogue_spec(kind.epilogue).reads.residual
+                                                              ? ref_->residual64.get()
+                                                              : nullptr,
+                                                          problem_.n, uses_bias,
+                                                          epilogue_spec(kind.epilogue).reads.gated, rms, count,
+                                                          ref_->sums.get());
   });
   COALESCE_CUDA_CTX(cudaGetLastError(), "compare (correctness check)");
   ErrorSums sums{};

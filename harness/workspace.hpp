@@ -13,8 +13,9 @@
 
 namespace coalesce {
 
-/// The reference a method is judged against: the problem's epilogue in fp64, with GELU either
-/// exact (erf) or cuBLASLt's tanh approximation (tanh_gelu only matters for bias_gelu), and how
+/// The reference a method is judged against: the problem's epilogue in fp64 (kernels/core/
+/// epilogue_reference.hpp), with an erf GELU replaced by the tanh GELU when `tanh_gelu` (cuBLASLt's
+/// GELU_BIAS standing in for bias_gelu), and how
 /// many times the method rounds C to its storage type (the tolerance grows with it).
 struct ReferenceKind {
   Epilogue epilogue = Epilogue::none;
@@ -49,7 +50,16 @@ class Workspace {
   const void* a() const { return a_.get(); }
   const void* b() const { return b_.get(); }
   const void* bias() const { return bias_.get(); }
+  /// The M×N residual in C's type, for an epilogue that reads one (kernels/core/epilogues.hpp);
+  /// nullptr for the others.
+  const void* residual() const { return residual_.get(); }
+  /// C: M×N elements of C's type, so a method judged against the GEMM alone (cublas_gemm) has
+  /// room for the product under every epilogue; a gated epilogue's output is its first M×N/2
+  /// (row-major, N/2 columns: Problem::c_cols()), and only those are checked.
   void* c() const { return c_.get(); }
+  /// The M×N product in C's type that a gated epilogue's unfused baseline (the merged GEMM, then
+  /// act-and-multiply into C) stores between its two kernels; nullptr for other epilogues.
+  void* intermediate() const { return intermediate_.get(); }
   std::size_t c_bytes() const { return c_.bytes(); }
   unsigned long long seed() const { return seed_; }
   Inputs inputs() const { return inputs_; }
@@ -69,8 +79,8 @@ class Workspace {
   /// 0 for a deterministic method run twice on the same inputs. Synchronizes the stream.
   long long output_differs();
 
-  /// The fp64 reference (M×N, row-major, device memory) for the current inputs; computed on
-  /// first use after a refill and kept for the same kind.
+  /// The fp64 reference (M×N, row-major, device memory; M×N/2 for a gated kind) for the current
+  /// inputs; computed on first use after a refill and kept for the same kind.
   const double* reference(const ReferenceKind& kind);
 
   /// Compares C with the reference on the GPU and judges it with the tolerance of the problem
@@ -86,7 +96,7 @@ class Workspace {
   unsigned long long seed_;
   Inputs inputs_ = Inputs::normal;
   cudaStream_t stream_;
-  DeviceBuffer<unsigned char> a_, b_, bias_, c_, c_snapshot_;
+  DeviceBuffer<unsigned char> a_, b_, bias_, c_, residual_, intermediate_, c_snapshot_;
   std::unique_ptr<Reference> ref_;
 };
 

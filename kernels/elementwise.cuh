@@ -134,6 +134,36 @@ __global__ void splitk_reduce1(const float* __restrict__ partial, int slices, lo
   }
 }
 
+/// Split-K's reduce of a gated epilogue (EpilogueReads::gated): C[i] = Epi::gate(g, u) of the
+/// slice-ordered sums g, u of partials 2i and 2i+1 (row-major M×N: output (m, j) of the M×N/2
+/// C is pair i = m·N/2 + j, its gate and up columns 2j and 2j+1), `pairs` = M·N/2 of them.
+template <class T, class Epi>
+__global__ void splitk_reduce_gated(const float* __restrict__ partial, int slices, long long slice_stride,
+                                    T* __restrict__ c, long long pairs) {
+  wait_for_previous_grid();
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < pairs;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    float2 acc = reinterpret_cast<const float2*>(partial)[i];
+    for (int z = 1; z < slices; ++z) {
+      const float2 v = reinterpret_cast<const float2*>(partial + z * slice_stride)[i];
+      acc.x += v.x;
+      acc.y += v.y;
+    }
+    c[i] = from_float<T>(Epi::gate(acc.x, acc.y));
+  }
+}
+
+/// The framework's second kernel of a gated MLP over the merged GEMM's output (vLLM's
+/// SiluAndMul, a torch.compile'd `act(h[:, 0::2]) * h[:, 1::2]`): C[i] = Epi::gate(h[2i], h[2i+1])
+/// in f32, rounded once, reading the M×N product h (gate and up interleaved) and writing the M×N/2
+/// C, `pairs` = M·N/2 outputs.
+template <class T, class Epi>
+__global__ void gated_act_mul(const T* __restrict__ h, T* __restrict__ c, long long pairs) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < pairs;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    c[i] = from_float<T>(Epi::gate(to_float(h[2 * i]), to_float(h[2 * i + 1])));
+}
+
 /// Blocks for a grid-stride pass over `items`: enough to fill every SM (`max_blocks`, the
 /// caller's SM count times resident blocks) and no more than there is work for.
 inline unsigned elementwise_blocks(long long items, int max_blocks) {
@@ -161,6 +191,14 @@ void launch_activation_inplace(T* x, long long count, int max_blocks, cudaStream
         x, done, count);
 }
 
+/// C = Epi::gate over the M×N/2 pairs of the M×N product h (gated_act_mul). The caller checks
+/// cudaGetLastError().
+template <class T, class Epi>
+void launch_gated_act_mul(const T* h, T* c, int m, int n, int max_blocks, cudaStream_t stream) {
+  const long long pairs = static_cast<long long>(m) * (n / 2);
+  gated_act_mul<T, Epi><<<elementwise_blocks(pairs, max_blocks), kElementwiseBlock, 0, stream>>>(h, c, pairs);
+}
+
 /// C = Epi(C, bias[n]) over row-major M×N; 16-byte vectors when a row is a whole number of
 /// them and both pointers are 16-byte aligned. The caller checks cudaGetLastError().
 template <class T, class Epi>
@@ -178,7 +216,8 @@ void launch_bias_epilogue_inplace(T* c, const T* bias, int m, int n, int max_blo
 }
 
 /// C = Epi(sum of the `slices` partials of M×N floats, bias[n]); 16-byte vectors of C when a
-/// row is a whole number of them and the pointers are 16-byte aligned. With `programmatic`
+/// row is a whole number of them and the pointers are 16-byte aligned. A gated Epi writes the
+/// M×N/2 C of its pairs (splitk_reduce_gated). With `programmatic`
 /// (sm_90 and later: Programmatic Dependent Launch), the reduce is launched with programmatic
 /// stream serialization: the GPU may start launching it while the GEMM's last blocks finish,
 /// and each of its threads waits (griddepcontrol.wait) until the GEMM has completed and its
@@ -197,7 +236,11 @@ void launch_splitk_reduce(const float* partial, int slices, const T* bias, T* c,
   serialization.val.programmaticStreamSerializationAllowed = 1;
   launch.attrs = &serialization;
   launch.numAttrs = programmatic ? 1 : 0;
-  if (n % kPer == 0 && aligned16(c) && aligned16(partial) && (!Epi::kUsesBias || aligned16(bias))) {
+  if constexpr (Epi::kGated) {
+    const long long pairs = count / 2;
+    launch.gridDim = dim3(elementwise_blocks(pairs, max_blocks));
+    cudaLaunchKernelEx(&launch, splitk_reduce_gated<T, Epi>, partial, slices, count, c, pairs);
+  } else if (n % kPer == 0 && aligned16(c) && aligned16(partial) && (!Epi::kUsesBias || aligned16(bias))) {
     const long long vecs = count / kPer;
     launch.gridDim = dim3(elementwise_blocks(vecs, max_blocks));
     cudaLaunchKernelEx(&launch, splitk_reduce_vec<T, Epi>, partial, slices, count,

@@ -3,6 +3,9 @@
 // one, and the published database made from the lab's (docs/reports.md). Exit status as
 // every tool's (docs/working.md): 0 done, 1 the work failed (a database refused, a file not
 // written, a merge conflict), 2 bad usage (one line naming the option, nothing opened).
+#include <signal.h>
+
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -13,6 +16,7 @@
 #include "coalesce/version.h"
 #include "kernels/core/family.hpp"
 #include "by_model.hpp"
+#include "export.hpp"
 #include "plots.hpp"
 #include "publish.hpp"
 #include "report.hpp"
@@ -169,24 +173,91 @@ std::string format_for(const std::string& given, std::initializer_list<const cha
   throw UsageError("--format '" + given + "': " + command + " prints " + names);
 }
 
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
+/// While in scope, Ctrl-C (SIGINT) and SIGTERM only set g_interrupted, so that a merge stops
+/// between tables and rolls its input back; a second one kills as usual (SA_RESETHAND), which
+/// SQLite's transaction makes as safe. The signals are unblocked too: a mask inherited from a
+/// supervisor must not make the merge deaf to them.
+class InterruptFlag {
+ public:
+  InterruptFlag() {
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &signals, nullptr);
+  }
+  InterruptFlag(const InterruptFlag&) = delete;
+  InterruptFlag& operator=(const InterruptFlag&) = delete;
+  ~InterruptFlag() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  bool raised() const { return g_interrupted != 0; }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
 /// `merge OUT IN...`: every input is checked before OUT is opened, so a refused input leaves OUT
 /// as it was (or not created); then each input is merged in its own transaction. Status 1 when
-/// an input could not be merged or a row conflicted, after merging the rest.
+/// an input could not be merged or a row conflicted, after merging the rest; 130 when Ctrl-C
+/// stopped it, with one line saying what OUT holds (the input being merged is rolled back).
 int merge_databases(const std::string& out_path, const std::vector<std::string>& inputs) {
   for (const std::string& in : inputs) {
     db::schema_version_of(in);
     db::WriterLease::refuse_if_held(in, "merge it once that writer has finished");
   }
+  const InterruptFlag interrupt;
+  std::error_code ec;
+  const bool created = !std::filesystem::exists(out_path, ec);
+  std::vector<std::string> merged;
+  // What OUT holds once the inputs from `next` on are left out.
+  const auto holds = [&](std::size_t next) {
+    const std::vector<std::string> rest(inputs.begin() + static_cast<std::ptrdiff_t>(next), inputs.end());
+    if (merged.empty())
+      return created ? out_path + " was created and holds nothing of " + listed(rest)
+                     : out_path + " is as it was";
+    return out_path + " holds what " + listed(merged) + " brought and nothing of " + listed(rest);
+  };
+  if (interrupt.raised()) {
+    std::cerr << "coalesce-report: interrupted before " << out_path << " was opened: nothing was merged\n";
+    return 130;
+  }
   auto out = db::Database::open(out_path, db::Mode::read_write);
   db::Merger merger(out);
   std::size_t conflicts = 0, failed = 0;
-  for (const std::string& in : inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& in = inputs[i];
+    if (i > 0 && interrupt.raised()) {
+      std::cerr << "coalesce-report: interrupted after merging " << inputs[i - 1] << ": " << holds(i) << '\n';
+      return 130;
+    }
     try {
-      const db::MergeResult result = merger.merge(in);
+      const db::MergeResult result = merger.merge(in, [&] { return interrupt.raised(); });
       for (const db::MergeConflict& c : result.conflicts)
         std::cerr << describe(c, result, out_path) << '\n';
       std::cerr << in << ": " << summary(result) << '\n';
       conflicts += result.conflicts.size();
+      merged.push_back(in);
+    } catch (const db::MergeInterrupted& e) {
+      std::cerr << "coalesce-report: " << e.what() << ": " << holds(i) << '\n';
+      return 130;
     } catch (const std::exception& e) {
       std::cerr << "coalesce-report: " << e.what() << "; nothing of " << in << " was merged\n";
       ++failed;
@@ -302,6 +373,11 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   publish->fallthrough();
 
+  auto* export_table = app.add_subcommand(
+      "export", "Write the tuning table (TSV) the runtime and the PyTorch ops read: per GPU model, dtype, epilogue "
+                "and shape the best checked config (docs/pytorch.md)");
+  export_table->fallthrough();
+
   app.allow_extras();  // told apart below: an unknown command, or arguments not expected
   try {
     app.parse(argc, argv);
@@ -313,7 +389,7 @@ int main(int argc, char** argv) {
   if (const std::vector<std::string> rest = app.remaining(); !rest.empty()) {
     if (app.get_subcommands().empty() && rest.front().rfind('-', 0) != 0) {
       std::cerr << "coalesce-report: '" << rest.front()
-                << "' is not a command (history, query, diff, plots, merge, publish; none for the report)\n";
+                << "' is not a command (history, query, diff, plots, merge, publish, export; none for the report)\n";
     } else {
       std::cerr << "coalesce-report: The following argument" << (rest.size() > 1 ? "s were" : " was")
                 << " not expected:";
@@ -421,6 +497,19 @@ int main(int argc, char** argv) {
       std::cerr << publish_out << ": " << r.measurements << " of " << r.lab_measurements << " measurements, " << r.runs
                 << " runs, " << r.devices << " devices, " << r.problems << " problems, " << r.configs << " configs, "
                 << r.builds << " builds, " << r.profiles << " profiles; " << r.bytes << " bytes\n";
+      return 0;
+    }
+
+    if (*export_table) {
+      refuse_flags(app, {"--format"}, "export", "it writes the tuning table's TSV");
+      refuse_flags(app, {"--table", "--top", "--plots", "--landscape-shape", "--python", "--workload", "--same-model"},
+                   "export", "they shape the reports");
+      refuse_flags(app, {"--run"}, "export", "the table takes the best of every run, as the report by model does");
+      Filters f = filter_args.resolve(app);
+      refuse_outputs_onto({{db_path, "the database (--db)", true}}, out_file, "", "");
+      auto database = db::Database::open(db_path, db::Mode::read_only);
+      warn_if_nothing_matches(database, f, db_path);
+      emit(export_tuning_table(database, f, db_path), out_file);
       return 0;
     }
 

@@ -304,14 +304,22 @@ PlotResult make_plots(const db::Database& db, const Filters& filters, const Plot
   if (!tile_rows.empty()) figures.emplace_back("tile_landscape.png", "Tile landscape: best TFLOP/s of each BM×BN, cuBLAS GEMM as the reference");
   // Never link a stale drawing: remove those of the previous manifest and the stacked panels of
   // the per-device plots that these figures replace, then write the manifest of this drawing.
+  // The manifest is a file anyone may edit: only a PNG directly in the folder is removed, never
+  // another file it names, nor a path out of the folder (issue 45).
   const std::filesystem::path manifest = options.out_dir / "figures.csv";
   {
     std::ifstream previous(manifest);
     std::string line;
     std::getline(previous, line);  // header
-    while (std::getline(previous, line))
-      if (const std::string file = line.substr(0, line.find(',')); !file.empty() && file.find('/') == std::string::npos)
+    while (std::getline(previous, line)) {
+      const std::filesystem::path file = line.substr(0, line.find(','));
+      const bool png_of_the_folder = file.has_stem() && file.extension() == ".png" && file == file.filename();
+      if (!png_of_the_folder) continue;
+      // A link is removed, never what it points to; a directory of that name is no drawing.
+      const auto status = std::filesystem::symlink_status(options.out_dir / file, ec);
+      if (std::filesystem::is_regular_file(status) || std::filesystem::is_symlink(status))
         std::filesystem::remove(options.out_dir / file, ec);
+    }
   }
   for (const char* legacy : {"tflops_vs_shape.png", "ratio_to_eager.png", "tflops_vs_m.png", "tile_landscape.png"})
     std::filesystem::remove(options.out_dir / legacy, ec);

@@ -68,8 +68,11 @@ void select_and_delete(db::Database& db, const std::vector<std::int64_t>& keep_r
     SELECT x.id FROM best b JOIN runs f ON f.id = b.run_id JOIN runs s ON )sql" + sitting_sql("f", "s") + R"sql(
     JOIN measurements x ON x.run_id = s.id AND x.problem_id = b.problem_id
     WHERE b.method = 'coalesce' AND x.method IN ()sql" + peer_methods() + R"sql() AND x.protocol = b.protocol;)sql");
+  // A kept run's pruned candidates carry no figure (never compiled or timed) and are most of a
+  // sweep's rows: they stay in the lab.
   for (std::int64_t run : keep_runs)
-    db.exec("INSERT OR IGNORE INTO keep SELECT id FROM measurements WHERE run_id = " + std::to_string(run) + ";");
+    db.exec("INSERT OR IGNORE INTO keep SELECT id FROM measurements WHERE run_id = " + std::to_string(run) +
+            " AND status <> 'pruned';");
   // Then everything no kept row refers to, children before parents (foreign keys are on).
   db.exec(R"sql(
     DELETE FROM measurements WHERE id NOT IN (SELECT id FROM keep);

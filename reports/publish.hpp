@@ -26,8 +26,9 @@ struct PublishResult {
 /// Writes OUT: a copy of the lab database (same schema, migrations and views) that keeps, per GPU
 /// model, problem and protocol, the best ok row of each family and of each other method, the rows
 /// of the runs of those fused rows on their problems (the baselines and the floor; the winner's
-/// unfused build), the peers of their sittings, every row of `keep_runs`, and the runs, devices,
-/// problems, configs, builds and profiles these rows refer to; then VACUUM. The copy is built
+/// unfused build), the peers of their sittings, every row of `keep_runs` but their pruned
+/// candidates, and the runs, devices, problems, configs, builds and profiles these rows refer
+/// to; then VACUUM. The copy is built
 /// beside OUT and renamed over it, so OUT is either as it was or whole. Throws std::runtime_error
 /// (db::Error) with one sentence when the lab database cannot be read or OUT cannot be written;
 /// std::invalid_argument when OUT is the lab database or exists and is not a Coalesce database.

@@ -2,8 +2,12 @@
 #include "db.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cctype>
+#include <cstring>
+#include <fstream>
 #include <mutex>
 #include <system_error>
 #include <utility>
@@ -13,19 +17,67 @@
 namespace coalesce::db {
 
 namespace {
+std::string quote(const std::filesystem::path& p) { return p.string(); }
+}  // namespace
+
+std::string truncation_of(const std::filesystem::path& path) {
+  // The database header (sqlite.org/fileformat2.html, "The Database Header"): the page size at
+  // offset 16 (1 means 65536), the file change counter at 24, the size in pages at 28, and at 92
+  // the change counter for which that size is valid; a size is trusted only when they agree.
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[100] = {};
+  if (!in.read(reinterpret_cast<char*>(header), sizeof header)) return "";
+  if (std::memcmp(header, "SQLite format 3", 16) != 0) return "";
+  const auto be32 = [&](int at) {
+    return std::uint32_t(header[at]) << 24 | std::uint32_t(header[at + 1]) << 16 |
+           std::uint32_t(header[at + 2]) << 8 | std::uint32_t(header[at + 3]);
+  };
+  const std::uint32_t raw_page = std::uint32_t(header[16]) << 8 | header[17];
+  const std::uint64_t page_size = raw_page == 1 ? 65536 : raw_page;
+  const std::uint32_t pages = be32(28);
+  if (page_size < 512 || pages == 0 || be32(24) != be32(92)) return "";
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  const std::uint64_t expected = page_size * pages;
+  if (ec || size >= expected) return "";
+  return quote(path) + " is truncated: its header counts " + std::to_string(pages) + " pages of " +
+         std::to_string(page_size) + " bytes (" + std::to_string(expected) + " bytes) and the file holds " +
+         std::to_string(size) + "; it is not a readable database (restore it from a copy)";
+}
+
+std::string unreadable_reason(const std::filesystem::path& path, int rc) {
+  if (rc == SQLITE_READONLY_ROLLBACK) {
+    // A read-only connection cannot roll back a hot journal, and only a writable connection's
+    // first read does (sqlite.org/lockingv3.html, "Hot Journals"); deleting the journal instead
+    // would leave the half-written transaction in the file.
+    const std::string journal = quote(path) + "-journal";
+    return quote(path) + " was left mid-write by a killed writer (" + journal +
+           " holds its unfinished transaction, which a read-only tool cannot roll back): open it "
+           "once for writing to roll it back, e.g. sqlite3 " + quote(path) +
+           " 'PRAGMA integrity_check', and keep " + journal + " beside it until then";
+  }
+  const int primary = rc & 0xff;
+  if (primary != SQLITE_NOTADB && primary != SQLITE_CORRUPT) return "";
+  if (std::string truncated = truncation_of(path); !truncated.empty()) return truncated;
+  if (primary == SQLITE_NOTADB) return quote(path) + " is not a Coalesce database (not an SQLite file)";
+  return "";
+}
+
+namespace {
 
 // How long a statement waits for another connection's lock before failing with SQLITE_BUSY. A
 // report reading while a sweep commits holds its lock for milliseconds; 5 s covers a slow disk.
 constexpr int kBusyTimeoutMs = 5000;
 
-std::string quote(const std::filesystem::path& p) { return p.string(); }
-
-/// Throws Error("cannot <what> in <path>: <SQLite's message>") unless rc is one of the ok codes.
+/// Throws Error("cannot <what> in <path>: <SQLite's message>") unless rc is one of the ok codes;
+/// a failure that says what is wrong with the file itself is unreadable_reason()'s sentence.
 void check(int rc, sqlite3* db, const std::filesystem::path& path, std::string_view what) {
   if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
   std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  if ((rc & 0xff) == SQLITE_NOTADB)
-    throw NotCoalesceDatabase(quote(path) + " is not a Coalesce database (not an SQLite file)");
+  if (std::string reason = unreadable_reason(path, rc); !reason.empty()) {
+    if ((rc & 0xff) == SQLITE_NOTADB) throw NotCoalesceDatabase(reason);
+    throw Error(reason);
+  }
   if ((rc & 0xff) == SQLITE_BUSY)
     throw Error("cannot " + std::string(what) + " in " + quote(path) +
                 ": the database stayed locked by another connection (" + msg + ")");
@@ -106,7 +158,7 @@ void exec_sql(sqlite3* db, const std::filesystem::path& path, const std::string&
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    if ((rc & 0xff) == SQLITE_NOTADB) check(rc, db, path, what);
+    if (!unreadable_reason(path, rc).empty()) check(rc, db, path, what);
     throw Error("cannot " + std::string(what) + " in " + quote(path) + ": " + msg);
   }
 }
@@ -189,6 +241,13 @@ int open_existing_read_only(Connection& c, const std::filesystem::path& path, in
   if (!std::filesystem::is_regular_file(st)) throw Error(quote(path) + " is not a regular file");
   if (std::filesystem::file_size(path, ec) == 0)
     throw NotCoalesceDatabase(quote(path) + " is empty, not a Coalesce database");
+  // SQLite reads a missing page of a truncated file as a malformed one, or, cut at a page
+  // boundary, may not notice at all. With a -journal or -wal beside it the file alone may
+  // legitimately be shorter than its header says until SQLite reads through them.
+  const bool side_files = std::filesystem::exists(path.string() + "-journal", ec) ||
+                          std::filesystem::exists(path.string() + "-wal", ec);
+  if (!side_files)
+    if (std::string truncated = truncation_of(path); !truncated.empty()) throw Error(truncated);
   open_connection(c, path.string(), SQLITE_OPEN_READONLY, path);
   int version = 0;
   if (classify(c.db, path, latest, version) == FileKind::empty)
@@ -308,6 +367,7 @@ Database Database::open(const std::filesystem::path& path, Mode mode,
     return std::filesystem::exists(path.string() + suffix, side_ec);
   };
   if (exists && size > 0 && !beside("-wal") && !beside("-journal")) {
+    if (std::string truncated = truncation_of(path); !truncated.empty()) throw Error(truncated);
     Connection probe;
     open_connection(probe, file_uri(path, "mode=ro&immutable=1"),
                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path);
@@ -376,6 +436,28 @@ int copy_database(const std::filesystem::path& from, const std::filesystem::path
   if (rc != SQLITE_DONE)
     throw Error("cannot copy " + quote(from) + " to " + quote(to) + ": " + sqlite3_errstr(rc));
   return version;
+}
+
+MigratedCopy::MigratedCopy(const std::filesystem::path& source) {
+  static std::atomic<unsigned> next{0};
+  path_ = std::filesystem::temp_directory_path() /
+          ("coalesce-copy-" + std::to_string(::getpid()) + "-" + std::to_string(next++) + ".db");
+  remove_files();
+  source_version_ = copy_database(source, path_);
+  try {
+    Database::open(path_, Mode::read_write);
+  } catch (const Error& e) {
+    remove_files();
+    throw Error("cannot read " + quote(source) + " at the current schema: " + e.what());
+  }
+}
+
+MigratedCopy::~MigratedCopy() { remove_files(); }
+
+void MigratedCopy::remove_files() const {
+  std::error_code ec;
+  for (const char* suffix : {"", "-journal", "-wal", "-shm", "-lock"})
+    std::filesystem::remove(path_.string() + suffix, ec);
 }
 
 const std::filesystem::path& Database::path() const { return impl_->path; }

@@ -73,6 +73,18 @@ std::span<const Migration> builtin_migrations();
 /// The schema version this binary writes: the highest built-in migration.
 int latest_schema_version();
 
+/// Why SQLite could not read the file at `path`, given the extended result code `rc` of the
+/// failure, as one sentence naming the file and saying what to do, or "" when `rc` says nothing
+/// about the file itself. Told apart: a database left mid-write by a killed writer (a hot
+/// journal beside it, which a read-only connection cannot roll back), a file shorter than its
+/// header says (truncated), and a file that is not SQLite at all. Shared by every tool that
+/// opens a database, the compiler's tuning database included.
+std::string unreadable_reason(const std::filesystem::path& path, int rc);
+
+/// A sentence saying the file at `path` is truncated (an SQLite header whose page count and page
+/// size promise more bytes than the file holds), or "" when it is not, or cannot tell.
+std::string truncation_of(const std::filesystem::path& path);
+
 /// The schema version of the Coalesce database at `path`, read without writing a byte. Throws
 /// what a read-only open() throws for a file that is missing, empty, not a Coalesce database or
 /// of a newer schema; an older version is returned, not refused.
@@ -82,6 +94,28 @@ int schema_version_of(const std::filesystem::path& path);
 /// `from` read-only (a consistent snapshot even while a writer commits). Checks `from` as
 /// schema_version_of() does and returns its version; `to` must not exist.
 int copy_database(const std::filesystem::path& from, const std::filesystem::path& to);
+
+/// A private copy of the database at `source` in the temporary directory, migrated to the
+/// current schema, removed with its side files at scope exit: what lets a tool read an older
+/// schema (merge's inputs; record-profile's checks before it migrates the file) without writing
+/// a byte of `source`. Throws what copy_database() throws, or Error when the copy cannot be
+/// migrated.
+class MigratedCopy {
+ public:
+  explicit MigratedCopy(const std::filesystem::path& source);
+  MigratedCopy(const MigratedCopy&) = delete;
+  MigratedCopy& operator=(const MigratedCopy&) = delete;
+  ~MigratedCopy();
+
+  const std::filesystem::path& path() const { return path_; }
+  /// The schema version of `source`, before the migration.
+  int source_version() const { return source_version_; }
+
+ private:
+  void remove_files() const;
+  std::filesystem::path path_;
+  int source_version_ = 0;
+};
 
 enum class Mode {
   read_write,  ///< creates the file if missing, takes the writer lease, migrates

@@ -9,10 +9,7 @@
 #include "merge.hpp"
 #include "lease.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -176,38 +173,6 @@ std::string shown(const Value& v) {
   return "'" + text + "'";
 }
 
-/// A private copy of an input, migrated to the current schema, removed with its side files.
-class Snapshot {
- public:
-  explicit Snapshot(const fs::path& input) {
-    static std::atomic<unsigned> next{0};
-    path_ = fs::temp_directory_path() /
-            ("coalesce-merge-" + std::to_string(::getpid()) + "-" + std::to_string(next++) + ".db");
-    remove_files();
-    version_ = copy_database(input, path_);
-    try {
-      Database::open(path_, Mode::read_write);
-    } catch (const Error& e) {
-      throw Error("cannot read " + input.string() + " at the current schema: " + e.what());
-    }
-  }
-  Snapshot(const Snapshot&) = delete;
-  Snapshot& operator=(const Snapshot&) = delete;
-  ~Snapshot() { remove_files(); }
-
-  const fs::path& path() const { return path_; }
-  int version() const { return version_; }
-
- private:
-  void remove_files() const {
-    std::error_code ec;
-    for (const char* suffix : {"", "-journal", "-wal", "-shm", "-lock"})
-      fs::remove(path_.string() + suffix, ec);
-  }
-  fs::path path_;
-  int version_ = 0;
-};
-
 /// The snapshot attached to the output's connection as `merge_input` while in scope.
 class Attached {
  public:
@@ -306,19 +271,26 @@ Merger::Merger(Database& out) : out_(out) {
 
 Merger::~Merger() = default;
 
-MergeResult Merger::merge(const fs::path& input) {
+MergeResult Merger::merge(const fs::path& input, const std::function<bool()>& stop) {
+  const auto stop_here = [&] {
+    if (stop && stop())
+      throw MergeInterrupted("merging " + input.string() + " into " + out_.path().string() +
+                             " was interrupted and rolled back");
+  };
+  stop_here();
   MergeResult result;
   result.input = input;
   // A sweep still writing the input would give the merge part of its run, and the merge would
   // succeed in silence (issue 45): its lease says so.
   WriterLease::refuse_if_held(input, "merge it once that writer has finished");
-  Snapshot snapshot(input);
-  result.schema_version = snapshot.version();
+  MigratedCopy snapshot(input);
+  result.schema_version = snapshot.source_version();
   std::vector<std::pair<std::string, Added>> added;
   {
     Attached attached(out_, snapshot.path());
     out_.in_transaction([&] {
       for (const Table& t : tables_) {
+        stop_here();
         stage(t, input);
         classify(t);
         const std::int64_t last = insert_new(t);
@@ -328,6 +300,7 @@ MergeResult Merger::merge(const fs::path& input) {
         result.tables.push_back(std::move(count));
       }
       for (const Table& t : tables_) out_.exec("DROP TABLE " + t.in() + "; DROP TABLE " + t.map() + ";");
+      stop_here();
     });
   }
   for (auto& [table, range] : added) added_[table].push_back(std::move(range));

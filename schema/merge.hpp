@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,6 +57,12 @@ struct MergeResult {
   std::int64_t present() const;
 };
 
+/// A merge stopped by its caller's `stop` (Ctrl-C): nothing of its input is in the output.
+class MergeInterrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Merges databases into `out` (open read-write), one input at a time, each in one transaction.
 class Merger {
  public:
@@ -72,7 +79,11 @@ class Merger {
   /// to the current schema first (which also marks a run left `running` as `interrupted`, as
   /// any writer's open would). Throws what schema_version_of() throws for a file that is not a
   /// Coalesce database or of a newer schema, before anything is written.
-  MergeResult merge(const std::filesystem::path& input);
+  ///
+  /// `stop`, when given, is asked before the input is read and between tables: once it answers
+  /// true, the transaction is rolled back and MergeInterrupted thrown, so `out` holds nothing of
+  /// `input` (`coalesce-report merge` asks whether Ctrl-C was pressed).
+  MergeResult merge(const std::filesystem::path& input, const std::function<bool()>& stop = {});
 
  private:
   struct Table;

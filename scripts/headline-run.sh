@@ -52,17 +52,30 @@ TF32=(wgmma_tf32_bm256_bn128_bk32_s4_wg2_cm1_cn1_p1_g8_ts0_bias_gelu
       mma_tf32_bm64_bn64_kb128_wm64_wn32_s4_v16_sw1_g8_o2_sk4_bias_gelu
       wgmma_tf32_bm64_bn64_bk32_s6_wg1_cm1_cn1_p0_g8_ts0_bias_gelu)
 
+# The steps, in priority order (HEADLINE_STEPS overrides it, e.g. "f16 tf32 bf16+ kernels" for a
+# sitting that completes what an earlier one ran out of time for): DTYPE is the dtype's three
+# shapes with the configs, baselines and the eager, torch.compile and Triton peers; DTYPE+ the
+# same with every peer including torch.compile's max-autotune (minutes per shape; the configs and
+# baselines of an earlier step of this sitting are stored, so only the missing rows run);
+# `kernels` lists the kernels the peers launch (scripts/peer_kernels.py, a diagnostic).
 PEERS=torch_eager,torch_compile,triton
-headline bf16 170 "$PEERS" "${BF16[@]}"
-headline f32 130 "$PEERS" "${F32[@]}"
-headline f16 110 "$PEERS" "${F16[@]}"
-headline tf32 110 "$PEERS" "${TF32[@]}"
-# What is left: torch.compile's max-autotune. The same sweeps again find every config and
-# baseline stored (their compiles in the kernel cache), so they open no run and only the peers
-# run, in the same protocol.
 AUTOTUNE=torch_compile_max_autotune
-[ "$(left 600)" -gt 30 ] && headline bf16 600 "$AUTOTUNE" "${BF16[@]}"
-[ "$(left 600)" -gt 30 ] && headline f32 600 "$AUTOTUNE" "${F32[@]}"
-[ "$(left 600)" -gt 30 ] && headline f16 600 "$AUTOTUNE" "${F16[@]}"
-[ "$(left 600)" -gt 30 ] && headline tf32 600 "$AUTOTUNE" "${TF32[@]}"
+for step in ${HEADLINE_STEPS:-bf16 f32 f16 tf32 bf16+ f32+ f16+ tf32+}; do
+  [ "$(left 600)" -gt 30 ] || break
+  case $step in
+    kernels) timeout -s INT "$(left 150)" python3 scripts/peer_kernels.py --out "$Z/peer-kernels.md" \
+               > "$Z/logs/peer-kernels.txt" 2>&1
+             echo "kernels $(stamp $?)" >> "$Z/logs/done.txt" ;;
+    bf16) headline bf16 170 "$PEERS" "${BF16[@]}" ;;
+    f32) headline f32 130 "$PEERS" "${F32[@]}" ;;
+    f16) headline f16 130 "$PEERS" "${F16[@]}" ;;
+    tf32) headline tf32 120 "$PEERS" "${TF32[@]}" ;;
+    bf16+) headline bf16 600 "$PEERS,$AUTOTUNE" "${BF16[@]}" ;;
+    f32+) headline f32 600 "$PEERS,$AUTOTUNE" "${F32[@]}" ;;
+    f16+) headline f16 600 "$PEERS,$AUTOTUNE" "${F16[@]}" ;;
+    tf32+) headline tf32 600 "$PEERS,$AUTOTUNE" "${TF32[@]}" ;;
+    *) echo "headline-run: unknown step '$step' (bf16, f32, f16, tf32, each with + for max-autotune, or kernels)" >&2
+       exit 2 ;;
+  esac
+done
 run_end

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ git python3
+  cmake ninja-build g++ git python3 python3-venv
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libsqlite3-dev sqlite3 nlohmann-json3-dev libcli11-dev libgtest-dev
   zlib1g-dev libzstd-dev
@@ -37,3 +37,6 @@ if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "install-deps: the CUDA 13 toolkit is missing (expected /usr/local/cuda/bin/nvcc); install NVIDIA's cuda-toolkit-13-0" >&2
   exit 1
 fi
+
+# PyTorch and the rest the coalesce Python package's tests need, in a venv of their own.
+"$(dirname "$0")/install-torch-venv.sh"

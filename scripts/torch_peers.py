@@ -34,7 +34,13 @@ sys.path.insert(0, str(REPO / "scripts"))
 import coalesce_tools  # noqa: E402  (beside this script)
 
 METHODS = ("torch_eager", "torch_compile", "triton")
-EPILOGUES = ("none", "bias", "bias_relu", "bias_gelu")
+#: The epilogue registry's rows the peers compute (kernels/core/epilogues.hpp: the same names in
+#: the same order; tests/unit/reports/torch_peers_test.py checks it). bias_gelu_residual is not
+#: here: its peers need a residual operand, which this script does not make yet.
+EPILOGUES = ("none", "bias", "bias_relu", "bias_gelu", "bias_gelu_tanh", "bias_silu", "swiglu", "geglu")
+#: The gated epilogues (EpilogueReads::gated): C[m][j] = act(gate) · up with B's columns 2j and
+#: 2j+1 the gate and up columns j, C of N/2 columns; the gate's activation.
+GATED = {"swiglu": "silu", "geglu": "gelu"}
 COMPILE_MODES = ("default", "max-autotune-no-cudagraphs")
 DEFAULT_SHAPES = ((1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192))
 #: The seed of the inputs (coalesce-tune uses 1 too); each measurement derives its own from it.
@@ -342,6 +348,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             shapes.append(shape)
     args.shapes = shapes or list(DEFAULT_SHAPES)
     args.methods = [m for m in METHODS if m in args.method] if args.method else list(METHODS)
+    if args.epilogue in GATED:
+        if args.method and "triton" in args.method:
+            raise UsageError(f"--method triton: the Triton kernel has no gated epilogue ({args.epilogue}); "
+                             "the gated peers are torch_eager and torch_compile")
+        args.methods = [m for m in args.methods if m != "triton"]
+        if any(n % 2 for _, n, _ in shapes or DEFAULT_SHAPES):
+            raise UsageError(f"--epilogue {args.epilogue}: N is the gate and up columns together and must be "
+                             "even")
     if args.device < 0:
         raise UsageError(f"bad --device {args.device}: a CUDA ordinal is 0 or more")
     if args.seed < 0:
@@ -750,7 +764,8 @@ if triton is not None:
                                GROUP_M: tl.constexpr, INPUT_PRECISION: tl.constexpr):
         """C = epilogue(A·B + bias): A (M×K), B (K×N), C (M×N) row-major in the problem's
         storage type, accumulated and finished in f32, C rounded once on the store;
-        EPILOGUE 0 none, 1 bias, 2 bias_relu, 3 bias_gelu (the index in EPILOGUES)."""
+        EPILOGUE 0 none, 1 bias, 2 bias_relu, 3 bias_gelu, 4 bias_gelu_tanh, 5 bias_silu (the
+        index in EPILOGUES)."""
         # Blocks run GROUP_M block-rows at a time down each block-column, so that consecutive
         # blocks share B's panel in L2 instead of sweeping all of B per block-row.
         pid = tl.program_id(0)
@@ -785,6 +800,10 @@ if triton is not None:
             acc = tl.maximum(acc, 0.0)
         if EPILOGUE == 3:  # gelu(x) = x/2 · (1 + erf(x/√2)), the exact form
             acc = 0.5 * acc * (1.0 + tl.math.erf(acc * 0.7071067811865476))
+        if EPILOGUE == 4:  # x/2 · (1 + tanh(y)) = x · sigmoid(2y), y = √(2/π)(x + 0.044715 x³)
+            acc = acc * tl.sigmoid(1.5957691216057308 * (acc + 0.044715 * acc * acc * acc))
+        if EPILOGUE == 5:  # silu(x) = x · sigmoid(x)
+            acc = acc * tl.sigmoid(acc)
         c_tile = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
         tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
@@ -876,10 +895,25 @@ class TorchBackend:
 
         return uniform(p.m, p.k), uniform(p.k, p.n), uniform(p.n)
 
+    @staticmethod
+    def halves(b):
+        """A gated problem's B (gate and up columns interleaved, as Coalesce's kernels read it)
+        as frameworks store the merged weight: the gate columns, then the up columns. Made once
+        per problem, before timing: the peers run their own layout."""
+        import torch
+        return torch.cat([b[:, 0::2], b[:, 1::2]], dim=1).contiguous()
+
     def reference(self, p: Problem, a, b, bias):
         """(pre, ref): A·B + bias and epilogue(A·B + bias) in fp64 from the stored inputs widened
-        exactly."""
+        exactly; for a gated epilogue pre is A·B (N columns, interleaved) and ref act(gate)·up."""
         pre = a.double() @ b.double()
+        if p.epilogue in GATED:
+            g, u = pre[:, 0::2], pre[:, 1::2]
+            if GATED[p.epilogue] == "silu":
+                act = g / (1.0 + self.torch.exp(-g))
+            else:
+                act = 0.5 * g * (1.0 + self.torch.erf(g * (1.0 / math.sqrt(2.0))))
+            return pre, act * u
         if p.epilogue != "none":
             pre += bias.double()
         x = pre
@@ -887,6 +921,10 @@ class TorchBackend:
             x = pre.clamp(min=0.0)
         elif p.epilogue == "bias_gelu":
             x = 0.5 * pre * (1.0 + self.torch.erf(pre * (1.0 / math.sqrt(2.0))))
+        elif p.epilogue == "bias_gelu_tanh":
+            x = 0.5 * pre * (1.0 + self.torch.tanh(math.sqrt(2.0 / math.pi) * (pre + 0.044715 * pre ** 3)))
+        elif p.epilogue == "bias_silu":
+            x = pre / (1.0 + self.torch.exp(-pre))
         return pre, x
 
     def errors(self, out, reference) -> dict:
@@ -898,9 +936,13 @@ class TorchBackend:
         finite = torch.isfinite(out)
         diff = (out.double() - ref).abs_().masked_fill_(~finite, 0.0)
         rms = math.sqrt(float(pre.square().mean()))
+        if ref.shape != pre.shape:  # gated: output j over (|gate| + rms)·(|up| + rms), as the harness
+            scale = (pre[:, 0::2].abs() + rms) * (pre[:, 1::2].abs() + rms)
+        else:
+            scale = pre.abs() + rms
         return {"rel_frobenius": math.sqrt(float(diff.square().sum()) / float(ref.square().sum())),
                 "max_abs_err": float(diff.max()), "max_abs_ref": float(ref.abs().max()),
-                "max_scaled_err": float((diff / (pre.abs() + rms)).max()),
+                "max_scaled_err": float((diff / scale).max()),
                 "non_finite": int((~finite).sum()), "count": out.numel()}
 
     # -- the methods -----------------------------------------------------------------------------
@@ -908,8 +950,21 @@ class TorchBackend:
     def torch_function(self, epilogue: str):
         """The epilogue as a PyTorch user writes it, and that expression as text."""
         F = self.torch.nn.functional
+        if epilogue in GATED:  # b: [gate | up] halves (halves()), as vLLM's merged gate_up_proj
+            act = F.silu if GATED[epilogue] == "silu" else F.gelu
+
+            def gated(a, b, bias):
+                gate, up = (a @ b).chunk(2, dim=-1)
+                return act(gate) * up
+
+            return gated, f"gate, up = (a @ w_gate_up).chunk(2, -1); F.{GATED[epilogue]}(gate) * up"
         if epilogue == "bias_gelu":  # approximate='none' (the default): the erf form
             return (lambda a, b, bias: F.gelu(a @ b + bias)), "F.gelu(a @ b + bias)"
+        if epilogue == "bias_gelu_tanh":
+            return ((lambda a, b, bias: F.gelu(a @ b + bias, approximate="tanh")),
+                    "F.gelu(a @ b + bias, approximate='tanh')")
+        if epilogue == "bias_silu":
+            return (lambda a, b, bias: F.silu(a @ b + bias)), "F.silu(a @ b + bias)"
         if epilogue == "bias_relu":
             return (lambda a, b, bias: F.relu(a @ b + bias)), "F.relu(a @ b + bias)"
         if epilogue == "bias":
@@ -947,6 +1002,8 @@ class TorchBackend:
         self.set_precision(DTYPES[p.dtype])
         a, b, bias = self.inputs(p, seed)
         ref = self.reference(p, a, b, bias)
+        if p.epilogue in GATED:
+            b = self.halves(b)
         fields = {}
         out = {}
         try:
@@ -998,8 +1055,10 @@ class TorchBackend:
         # kernel stores once; Inductor's GEMM plus one pointwise kernel at most twice.
         if planned.method == "triton":
             fields["roundings"] = 1
+        elif planned.method == "torch_eager" and p.epilogue in GATED:
+            fields["roundings"] = 3  # the GEMM, the activation, the product
         elif planned.method == "torch_eager":
-            fields["roundings"] = 1 + (p.epilogue != "none") + (p.epilogue in ("bias_relu", "bias_gelu"))
+            fields["roundings"] = 1 + (p.epilogue != "none") + (p.epilogue not in ("none", "bias"))
         else:
             fields["roundings"] = 2
         if planned.method == "torch_eager":
@@ -1041,7 +1100,7 @@ class TorchBackend:
         kernel = matmul_epilogue_kernel
         c = torch.empty((p.m, p.n), dtype=a.dtype, device=self.device)
         grid = (triton.cdiv(p.m, cfg.bm) * triton.cdiv(p.n, cfg.bn),)
-        code = EPILOGUES.index(p.epilogue)  # 0 none, 1 bias, 2 bias_relu, 3 bias_gelu
+        code = EPILOGUES.index(p.epilogue)  # the kernel's EPILOGUE: the index in EPILOGUES
 
         def launch():
             kernel[grid](a, b, bias, c, p.m, p.n, p.k, a.stride(0), a.stride(1), b.stride(0),

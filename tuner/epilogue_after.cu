@@ -22,7 +22,7 @@ Method then_bias_epilogue(const Method& gemm, Workspace& ws) {
     const Problem& p = ws.problem();
     gemm_launch(s);
     if (p.epilogue == Epilogue::none) return;
-    with_epilogue(p.epilogue, false, [&](auto epi) {
+    with_epilogue(p.epilogue, [&](auto epi) {
       with_storage(p.types().c, [&](auto tag) {
         using T = decltype(tag);
         launch_bias_epilogue_inplace<T, decltype(epi)>(static_cast<T*>(ws.c()), static_cast<const T*>(ws.bias()), p.m,

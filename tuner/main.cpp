@@ -30,9 +30,11 @@
 #include "kernel_cache.hpp"
 #include "record.hpp"
 #include "record_profile.hpp"
+#include "replay.hpp"
 #include "schema/db.hpp"
 #include "schema/output_file.hpp"
 #include "space.hpp"
+#include "strategy.hpp"
 #include "sweep.hpp"
 #include "worker.hpp"
 #include "workload.hpp"
@@ -194,7 +196,7 @@ Dtype parse_dtype_option(const std::string& text) {
 
 Epilogue parse_epilogue_option(const std::string& text) {
   auto e = parse_epilogue(text);
-  if (!e) throw UsageError("--epilogue '" + text + "' is not an epilogue (none, bias, bias_relu, bias_gelu)");
+  if (!e) throw UsageError("--epilogue '" + text + "' is not an epilogue (" + epilogue_names() + ")");
   return *e;
 }
 
@@ -227,7 +229,7 @@ struct ProblemOptions {
                     "--dtype / --epilogue (workloads/, docs/scale.md); repeatable");
     app->add_option("--dtype", dtype, "the GEMM's types: " + computed_dtype_names() + " (those a family computes)")
         ->capture_default_str();
-    app->add_option("--epilogue", epilogue, "none, bias, bias_relu or bias_gelu")->capture_default_str();
+    app->add_option("--epilogue", epilogue, "one of " + epilogue_names())->capture_default_str();
     app->add_option("--family", family, "kernel family (" + family_names() + "), or all: every family that computes the dtype")
         ->capture_default_str();
   }
@@ -457,6 +459,31 @@ void configure_peers(tuner::SweepOptions& so, const std::string& modes, const st
                    "); pass --peers-script PATH");
 }
 
+// The strategies `sweep --strategy` takes: those that search (steady-top is --steady-top's).
+std::string search_strategy_names() {
+  std::string names;
+  for (const tuner::StrategyInfo* s : tuner::strategies())
+    if (s->searches) names += (names.empty() ? "" : ", ") + std::string(s->name);
+  return names;
+}
+
+// "random or model": the search strategies that measure part of the space.
+std::string budget_strategy_names() {
+  std::vector<std::string> names;
+  for (const tuner::StrategyInfo* s : tuner::strategies())
+    if (s->searches && s->takes_budget) names.emplace_back(s->name);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+double parse_time_budget(const std::string& text) {
+  if (auto seconds = tuner::parse_time_budget(text)) return *seconds;
+  throw UsageError("--time-budget '" + text +
+                   "' is not a duration: give seconds (60 or 60s), minutes (5m) or hours (1h), more than 0 and at most a week");
+}
+
 std::string joined(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
@@ -496,16 +523,25 @@ int main(int argc, char** argv) {
 
   ProblemOptions sweep_problem;
   tuner::SweepOptions so;
-  std::string strategy = "exhaustive";
+  std::string strategy(tuner::default_strategy());
+  std::optional<std::string> time_budget_text;
+  std::vector<std::string> history_dbs;
   std::string db_path = so.db_path.string(), cache_dir;
   std::optional<int> budget;
   std::optional<long long> jobs;
   std::string seed_text;
   auto* sweep = app.add_subcommand("sweep", "Compile, check and time every config; store each row");
   sweep_problem.add_to(sweep);
-  sweep->add_option("--strategy", strategy, "exhaustive or random")->capture_default_str();
-  sweep->add_option("--budget", budget, "random strategy: configs to measure per problem and family");
-  sweep->add_option("--seed", seed_text, "random strategy: seed of the draw, 0 to 2^64 - 1 (default 1)");
+  sweep->add_option("--strategy", strategy, "the search strategy (" + search_strategy_names() + "; docs/tuner.md, \"Strategies\")")
+      ->capture_default_str();
+  sweep->add_option("--budget", budget,
+                    "configs to measure per problem and family (random: required; model: default 5% of the legal configs, at least 16)");
+  sweep->add_option("--seed", seed_text, "the strategy's seed (random's draw, model's exploration), 0 to 2^64 - 1 (default 1)");
+  sweep->add_option("--time-budget", time_budget_text,
+                    "stop measuring once this much time is spent (e.g. 60s, 90, 5m; shared evenly among the problems and "
+                    "families) and say how close the strategy expects the best to be");
+  sweep->add_option("--history", history_dbs,
+                    "database a learning strategy (model) learns from, read only (repeatable; default: --db)");
   sweep->add_option("--config", so.configs, "only this config (its name; repeatable): re-measure a known config");
   sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");
   std::optional<int> sweep_device;
@@ -601,6 +637,22 @@ int main(int argc, char** argv) {
   record_profile->add_option("--source-hash", profile.source_hash,
                              "the start of the config's source hash, where its name is stored with several");
 
+  tuner::ReplayOptions replay_options;
+  std::vector<std::string> replay_dbs;
+  std::string replay_seeds = "20";
+  auto* replay = app.add_subcommand(
+      "replay", "Run a strategy against the database's exhaustive sweeps, offline: evaluations to reach within 1%, "
+                "2% and 5% of each sweep's best (the model never sees the sweep it replays)");
+  replay->add_option("--strategy", replay_options.strategy, "the strategy to replay (" + tuner::strategy_names() + ")")
+      ->required();
+  replay->add_option("--db", replay_dbs, "database to read (repeatable; default results/coalesce.db); read only");
+  replay->add_option("--seeds", replay_seeds, "seeds per sweep, 1 to 1000 (default 20)");
+  replay->add_option("--holdout", replay_options.holdout,
+                     "what the model does not see: sweep (the replayed run x problem x family), problem (every "
+                     "sweep of that problem and family) or shape (every sweep of that M, N, K and family)")
+      ->capture_default_str();
+  replay->add_option("--family", replay_options.family, "only this family's sweeps");
+
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
 
@@ -663,16 +715,22 @@ int main(int argc, char** argv) {
     if (*sweep) {
       so.problems = sweep_problem.problems();
       so.families = {sweep_problem.family};
-      if (strategy == "exhaustive") {
-        so.strategy = tuner::Strategy::exhaustive;
-        if (budget) throw UsageError("--budget needs --strategy random (exhaustive measures every legal config)");
-      } else if (strategy == "random") {
-        so.strategy = tuner::Strategy::random;
-        if (!budget) throw UsageError("--strategy random needs --budget N, the configs to measure per problem");
-        if (*budget < 1) throw UsageError("--budget must be at least 1");
-        so.budget = *budget;
-      } else {
-        throw UsageError("--strategy '" + strategy + "' is not a strategy (exhaustive, random)");
+      const tuner::StrategyInfo* chosen = tuner::find_strategy(strategy);
+      if (!chosen || !chosen->searches)
+        throw UsageError("--strategy '" + strategy + "' is not a strategy (" + search_strategy_names() + ")");
+      so.strategy = strategy;
+      if (budget && !chosen->takes_budget)
+        throw UsageError("--budget needs --strategy " + budget_strategy_names() + " (" + strategy + " measures every legal config)");
+      if (strategy == "random" && !budget)
+        throw UsageError("--strategy random needs --budget N, the configs to measure per problem");
+      if (budget && *budget < 1) throw UsageError("--budget must be at least 1");
+      if (budget) so.budget = *budget;
+      if (time_budget_text) so.time_budget_s = parse_time_budget(*time_budget_text);
+      if (!history_dbs.empty() && !chosen->reads_history)
+        throw UsageError("--history is what a learning strategy learns from; --strategy " + strategy + " learns nothing");
+      for (const std::string& h : history_dbs) {
+        if (h.empty()) throw UsageError("--history must name a file");
+        so.history.push_back(h);
       }
       // inf and nan pass a "> 0" test; a worker's deadline is then no time at all (issue 45).
       if (!(so.timeout_s > 0 && so.timeout_s <= kMaxTimeoutSeconds))
@@ -709,8 +767,8 @@ int main(int argc, char** argv) {
         if (!matches)
           throw UsageError("--config " + name + " is for " + std::string(to_string(named->dtype)) + " " +
                            std::string(to_string(named->epilogue)) + ", which no --shape of this sweep computes");
-        if (so.strategy == tuner::Strategy::random)
-          throw UsageError("--config names the configs to measure: it takes no --strategy random");
+        if (so.strategy != "exhaustive")
+          throw UsageError("--config names the configs to measure: it takes no --strategy " + so.strategy);
       }
       if (db_path.empty()) throw UsageError("--db must name a file");
       std::vector<files::Input> read;
@@ -735,6 +793,29 @@ int main(int argc, char** argv) {
       so.jobs = jobs ? static_cast<unsigned>(*jobs) : 0;
       so.command_line = joined(argc, argv);
       return tuner::run_sweep(so, std::cout);
+    }
+    if (*replay) {
+      if (!tuner::find_strategy(replay_options.strategy))
+        throw UsageError("--strategy '" + replay_options.strategy + "' is not a strategy (" + tuner::strategy_names() + ")");
+      if (replay_options.holdout != "sweep" && replay_options.holdout != "problem" && replay_options.holdout != "shape")
+        throw UsageError("--holdout '" + replay_options.holdout + "' is not sweep, problem or shape");
+      if (!tuner::find_strategy(replay_options.strategy)->searches)
+        throw UsageError("--strategy " + replay_options.strategy + " re-times configs already measured: it has no search to replay");
+      if (!replay_options.family.empty() && !find_family(replay_options.family))
+        throw UsageError("--family '" + replay_options.family + "' is not a kernel family (" + family_names() + ")");
+      const std::optional<unsigned long long> seeds = parse_seed(replay_seeds);
+      if (!seeds || *seeds < 1 || *seeds > 1000)
+        throw UsageError("--seeds '" + replay_seeds + "' is not a whole number from 1 to 1000");
+      replay_options.seeds = static_cast<int>(*seeds);
+      if (replay_dbs.empty()) replay_dbs = {"results/coalesce.db"};
+      for (const std::string& d : replay_dbs) {
+        if (d.empty()) throw UsageError("--db must name a file");
+        replay_options.dbs.push_back(d);
+      }
+      const int rc = tuner::run_replay(replay_options, std::cout);
+      if (rc == 1)
+        std::fprintf(stderr, "coalesce-tune: no exhaustive sweep in the databases given (docs/tuner.md, \"Exhaustive sweeps\")\n");
+      return rc;
     }
     if (*record) {
       if (record_db.empty()) throw UsageError("--db must name a file");

@@ -19,6 +19,7 @@
 #include "harness/check.hpp"
 #include "harness/stats.hpp"
 #include "harness/timing.hpp"
+#include "kernels/core/epilogues.hpp"
 #include "kernels/core/problem.hpp"
 #include "schema/db.hpp"
 #include "schema/vocabulary.hpp"
@@ -147,7 +148,7 @@ Problem read_problem(const Fields& line) {
   out.dtype = *d;
   std::string epilogue = p.text("epilogue");
   auto e = parse_epilogue(epilogue);
-  if (!e) p.fail(p.name("epilogue") + " '" + epilogue + "' is not an epilogue (none, bias, bias_relu, bias_gelu)");
+  if (!e) p.fail(p.name("epilogue") + " '" + epilogue + "' is not an epilogue (" + epilogue_names() + ")");
   out.epilogue = *e;
   return out;
 }
@@ -483,7 +484,7 @@ class Recorder {
     const std::string reference = f.text_or("reference", "erf");
     if (reference != "erf" && reference != "tanh")
       f.fail("\"reference\" '" + reference + "' is not a GELU form (erf, tanh)");
-    if (reference == "tanh" && p.epilogue != Epilogue::bias_gelu)
+    if (reference == "tanh" && epilogue_spec(p.epilogue).activation != Activation::gelu_erf)
       f.fail("\"reference\" tanh applies to the bias_gelu epilogue only");
     const std::string against = reference == "tanh" ? "checked against the tanh GELU" : "";
     const int roundings = static_cast<int>(f.has("roundings") ? f.integer("roundings", 1, 8) : 1);

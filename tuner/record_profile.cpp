@@ -170,9 +170,10 @@ void check_target(const ProfileTarget& t, const Page& page) {
                             " (a coalesce kernel is named after its config)");
 }
 
-/// The config the flags name, which must have been measured for the problem.
-db::ConfigId find_config(const db::Database& db, const ProfileTarget& t, db::ProblemId problem) {
-  const std::string where = db.path().string();
+/// The config the flags name, which must have been measured for the problem; `where` names the
+/// database in messages (`db` may be a private copy of it).
+db::ConfigId find_config(const db::Database& db, const std::string& where, const ProfileTarget& t,
+                         db::ProblemId problem) {
   auto rs = db.query(R"sql(
     SELECT id, source_hash FROM configs
     WHERE name = ?1 AND source_hash <> '' AND substr(source_hash, 1, length(?2)) = ?2 ORDER BY id)sql",
@@ -219,7 +220,7 @@ void check_against(const db::Database& db, const fs::path& db_path, const Profil
     throw ProfileRefused("no problem " + problem_text(p) + " in " + where +
                          ": a profile goes beside the rows it explains");
   row.problem = db::as_int(problem.rows[0][0]);
-  if (!t.config.empty()) row.config = find_config(db, t, row.problem);
+  if (!t.config.empty()) row.config = find_config(db, where, t, row.problem);
 }
 
 /// The id of the profile stored under `row`'s key with the same figures, if any; throws
@@ -268,12 +269,15 @@ int record_profile(const fs::path& db_path, const ProfileTarget& t, std::istream
 
   // A store never creates a database: the file must hold the device, problem and config. Every
   // check runs on a read-only connection first, so a refusal leaves every byte of the file as it
-  // was (a connection opened for writing rewrites its header: issue 45); a database of an older
-  // schema is migrated by the writing connection, then checked there.
+  // was (a connection opened for writing rewrites its header, and one of an older schema migrates
+  // the file: issue 45). A database of an older schema is checked through a migrated private
+  // copy; only a profile that will be stored migrates the file itself.
   const bool current = db::schema_version_of(db_path) == db::latest_schema_version();
   const std::string what = page.kernel + " (" + t.method + ") of " + problem_text(t.problem) + " on " + t.device;
-  if (current) {
-    const auto reader = db::Database::open(db_path, db::Mode::read_only);
+  {
+    std::optional<db::MigratedCopy> copy;
+    if (!current) copy.emplace(db_path);
+    const auto reader = db::Database::open(copy ? copy->path() : db_path, db::Mode::read_only);
     check_against(reader, db_path, t, page, row);
     if (std::optional<std::int64_t> id = stored_already(reader, db_path, row, what)) {
       out << "already stored: profile " << *id << " in " << db_path.string() << ": " << what << '\n';

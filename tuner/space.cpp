@@ -2,6 +2,10 @@
 #include "space.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
+
+#include "kernels/core/epilogues.hpp"
 
 namespace coalesce::tuner {
 
@@ -11,8 +15,25 @@ std::size_t Space::legal() const {
 }
 std::size_t Space::pruned() const { return candidates.size() - legal(); }
 
+std::string pruned_by_reason(const Space& space) {
+  std::map<Violation, std::size_t> by_reason;
+  for (const Candidate& c : space.candidates)
+    if (c.pruned()) ++by_reason[c.verdict.violation];
+  std::string reasons;
+  for (const auto& [violation, n] : by_reason)
+    reasons += (reasons.empty() ? "" : ", ") + std::string(violation_name(violation)) + " " + std::to_string(n);
+  return std::string(space.family->name()) + ": " + std::to_string(space.pruned()) + " pruned" +
+         (reasons.empty() ? "" : " (" + reasons + ")");
+}
+
 Verdict refused(const Family& family, const Problem& problem, const Target& target) {
   if (Verdict v = family.supports(problem.dtype); !v.ok()) return v;
+  if (Verdict v = supports_epilogue(family, problem); !v.ok()) return v;
+  // The sweep builds its kernels through the compiler (compiler/lib/Emit), whose fused op has no
+  // residual operand yet (issue 40 item 5): refused here with that reason rather than one
+  // compile failure per config.
+  if (epilogue_spec(problem.epilogue).reads.residual)
+    return {Violation::epilogue, "the compiler has no residual operand yet (coalesce.fused_matmul), so no sweep kernel reads one"};
   return family.supports(target);
 }
 
@@ -80,42 +101,37 @@ Space enumerate(const Family& family, const Problem& problem, const Target& targ
   return space;
 }
 
-namespace {
+std::vector<std::size_t> random_order(std::size_t n, std::size_t budget, std::uint64_t seed) {
+  std::vector<std::size_t> picked(n);
+  for (std::size_t i = 0; i < n; ++i) picked[i] = i;
+  budget = std::min(budget, n);
+  // A partial Fisher-Yates shuffle: the first `budget` slots are a uniform draw, in draw order.
+  SplitMix64 rng{seed};
+  for (std::size_t i = 0; i < budget; ++i) std::swap(picked[i], picked[i + rng.below(n - i)]);
+  picked.resize(budget);
+  return picked;
+}
 
-// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", 2014):
-// tiny, fully specified, so a seed means the same draw everywhere.
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Lemire's multiply-shift maps 64 random bits onto [0, n); the bias is below 2^-40 for the
-  // few hundred candidates drawn from, far below anything a sweep could notice.
-  std::size_t below(std::size_t n) {
-    return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
-  }
-};
-
-}  // namespace
+std::vector<std::size_t> random_draw(std::size_t n, std::size_t budget, std::uint64_t seed) {
+  std::vector<std::size_t> picked(n);
+  for (std::size_t i = 0; i < n; ++i) picked[i] = i;
+  if (budget >= n) return picked;  // the whole space: no draw (the sweep's order, as before strategies)
+  picked = random_order(n, budget, seed);
+  std::sort(picked.begin(), picked.end());
+  return picked;
+}
 
 std::vector<Candidate> select(const Space& space, Strategy strategy, int budget, std::uint64_t seed) {
   std::vector<std::size_t> legal;
   for (std::size_t i = 0; i < space.candidates.size(); ++i)
     if (!space.candidates[i].pruned()) legal.push_back(i);
-  if (strategy == Strategy::random && budget >= 0 && static_cast<std::size_t>(budget) < legal.size()) {
-    // A partial Fisher-Yates shuffle: the first `budget` slots are a uniform draw.
-    SplitMix64 rng{seed};
-    for (std::size_t i = 0; i < static_cast<std::size_t>(budget); ++i)
-      std::swap(legal[i], legal[i + rng.below(legal.size() - i)]);
-    legal.resize(static_cast<std::size_t>(budget));
-    std::sort(legal.begin(), legal.end());
-  }
+  std::vector<std::size_t> picked(legal.size());
+  for (std::size_t i = 0; i < legal.size(); ++i) picked[i] = i;
+  if (strategy == Strategy::random && budget >= 0)
+    picked = random_draw(legal.size(), static_cast<std::size_t>(budget), seed);
   std::vector<Candidate> out;
-  out.reserve(legal.size());
-  for (std::size_t i : legal) out.push_back(space.candidates[i]);
+  out.reserve(picked.size());
+  for (std::size_t i : picked) out.push_back(space.candidates[legal[i]]);
   return out;
 }
 

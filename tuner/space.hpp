@@ -51,9 +51,41 @@ struct Space {
 /// same inputs give the same order.
 Space enumerate(const Family& family, const Problem& problem, const Target& target);
 
-/// Why `family` takes no part in a sweep of `problem` on `target` (its dtype or architecture
-/// refusal), or ok.
+/// Why `family` takes no part in a sweep of `problem` on `target` (its dtype, epilogue or
+/// architecture refusal), or ok.
 Verdict refused(const Family& family, const Problem& problem, const Target& target);
+
+/// What the space pruned before compiling, by category in Violation's order, counted: e.g.
+/// "mma: 2120 pruned (divisibility 2120)" — the line a sweep prints per family when no config
+/// of any family can run a problem (issue 39).
+std::string pruned_by_reason(const Space& space);
+
+/// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", 2014):
+/// tiny, fully specified, so a seed means the same draw on every machine and standard library.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Lemire's multiply-shift maps 64 random bits onto [0, n); the bias is below 2^-40 for the
+  /// few thousand candidates drawn from, far below anything a sweep could notice.
+  std::size_t below(std::size_t n) {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
+  /// A uniform double in [0, 1).
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+/// `budget` of the indices 0..n-1 (at most n) drawn uniformly without replacement by SplitMix64
+/// seeded with `seed`, in the order drawn: with budget = n, a uniform random permutation.
+std::vector<std::size_t> random_order(std::size_t n, std::size_t budget, std::uint64_t seed);
+
+/// `budget` of the indices 0..n-1 drawn uniformly without replacement by SplitMix64 seeded with
+/// `seed` (all of them when budget >= n), in increasing order: the random strategy's draw.
+std::vector<std::size_t> random_draw(std::size_t n, std::size_t budget, std::uint64_t seed);
 
 enum class Strategy { exhaustive, random };
 

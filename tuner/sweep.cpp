@@ -28,13 +28,16 @@
 #include "Coalesce/Emit.h"
 #include "coalesce/version.h"
 #include "harness/device.hpp"
+#include "kernels/core/epilogues.hpp"
 #include "harness/timing.hpp"
+#include "history.hpp"
 #include "jit.hpp"
 #include "peers.hpp"
 #include "pool.hpp"
 #include "schema/db.hpp"
 #include "schema/merge.hpp"
 #include "schema/rows.hpp"
+#include "strategy.hpp"
 #include "worker.hpp"
 
 namespace coalesce::tuner {
@@ -430,6 +433,7 @@ class Sweep {
  private:
   int run_here() {
     const auto start = Clock::now();
+    started_ = start;
     resolve_target();
     const fs::path cache = o_.cache_dir.empty() ? default_cache_dir().value_or(fs::path()) : o_.cache_dir;
     if (cache.empty())
@@ -450,7 +454,11 @@ class Sweep {
     std::vector<std::vector<Plan>> plans;
     try {
       // Every problem's compiles are queued before the first is measured, so the pool never idles.
-      for (std::size_t i = 0; i < o_.problems.size(); ++i) plans.push_back(plan_problem(o_.problems[i], i, pool));
+      for (std::size_t i = 0; i < o_.problems.size(); ++i) {
+        plans.push_back(plan_problem(o_.problems[i], i, pool));
+        note_if_no_config_can_run(o_.problems[i], plans.back());
+      }
+      for (const std::vector<Plan>& p : plans) families_left_ += p.size();
       for (const std::string& name : o_.configs)
         if (std::find(named_found_.begin(), named_found_.end(), name) == named_found_.end())
           throw std::runtime_error("--config " + name +
@@ -461,8 +469,14 @@ class Sweep {
       if (db_ && run_) db_->end_run(run_, db::RunStatus::failed);
       throw;
     }
-    if (db_ && run_) db_->end_run(run_, g_interrupted ? db::RunStatus::interrupted : db::RunStatus::completed);
-    if (db_ && !run_ && !g_interrupted) out_ << device_tag() << nothing_to_do();
+    // A problem no config can run is a failed sweep, never a completed run with no kernel
+    // (issue 39): its pruned rows are stored, the other problems swept, and the run ends failed.
+    const bool none_can_run = !no_config_.empty();
+    if (db_ && run_)
+      db_->end_run(run_, g_interrupted  ? db::RunStatus::interrupted
+                         : none_can_run ? db::RunStatus::failed
+                                        : db::RunStatus::completed);
+    if (db_ && !run_ && !g_interrupted && !none_can_run) out_ << device_tag() << nothing_to_do();
 
     const double total = seconds_since(start);
     out_ << device_tag() << "time: " << fixed(total, 1) << " s in all; measuring " << fixed(time_.measure_s, 1)
@@ -481,6 +495,10 @@ class Sweep {
       return 130;
     }
     publish();
+    if (none_can_run) {
+      for (const std::string& line : no_config_) std::fprintf(stderr, "%s\n", line.c_str());
+      return 1;
+    }
     return o_.steady_top > 0 && db_ ? time_steady_state(plans) : 0;
   }
 
@@ -717,8 +735,12 @@ class Sweep {
   struct Plan {
     const Family* family;
     Space space;
-    std::vector<Candidate> chosen;
+    std::vector<Candidate> chosen;  ///< proposed so far, in the order they are measured
     std::vector<std::future<Prepared>> prepared;
+    std::vector<Candidate> legal;           ///< the strategy's candidates
+    std::vector<std::size_t> chosen_index;  ///< chosen[i] is legal[chosen_index[i]]
+    std::unique_ptr<SearchStrategy> strategy;
+    bool first = false;  ///< the first problem's first family (COALESCE_TEST_INJECT's)
   };
 
   // --steady-top: each problem's and family's fastest configs on this device, by their rows
@@ -735,8 +757,9 @@ class Sweep {
         SweepOptions steady = o_;
         steady.problems = {problem};
         steady.families = {family};
-        steady.strategy = Strategy::exhaustive;
+        steady.strategy = "exhaustive";
         steady.budget = -1;
+        steady.time_budget_s.reset();
         steady.shard = 0, steady.shards = 1;
         steady.configs = fastest_outside_steady_state(problem, plan, static_cast<std::size_t>(o_.steady_top));
         steady.timing.min_samples = steady.timing.max_samples = o_.steady_samples;
@@ -758,47 +781,96 @@ class Sweep {
   // Up to n names of the problem's configs of this family, fastest first by their best median
   // on this device outside the steady state, among the configs the family still lists.
   std::vector<std::string> fastest_outside_steady_state(const Problem& problem, const Plan& plan, std::size_t n) {
-    std::set<std::string> listed;
-    for (const Candidate& c : plan.space.candidates)
-      if (!c.pruned()) listed.insert(c.name);
+    std::map<std::string, std::size_t> listed;
+    for (std::size_t i = 0; i < plan.legal.size(); ++i) listed.emplace(plan.legal[i].name, i);
     const db::ResultSet rs = db_->query(
-        "SELECT config_name FROM v_measurements WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3 "
+        "SELECT config_name, MIN(median_ms) FROM v_measurements WHERE device_id = ?1 AND problem_id = ?2 AND family = ?3 "
         "AND method = 'coalesce' AND status = 'ok' AND protocol = ?4 "
         "GROUP BY config_name ORDER BY MIN(median_ms), MIN(measurement_id)",
         {db::Value(device_id_), db::Value(db_->upsert_problem(problem)), db::Value(std::string(plan.family->name())),
          db::Value(protocol_of(o_.timing))});
+    StrategyContext context;
+    context.family = plan.family;
+    context.problem = problem;
+    context.target = target_;
+    context.candidates = plan.legal;
+    context.budget = static_cast<int>(n);
+    for (const auto& row : rs.rows)
+      if (auto it = listed.find(db::as_text(row[0])); it != listed.end())
+        context.measured.push_back({it->second, db::as_double(row[1])});
     std::vector<std::string> names;
-    for (const auto& row : rs.rows) {
-      if (names.size() == n) break;
-      if (std::string name = db::as_text(row[0]); listed.contains(name)) names.push_back(std::move(name));
-    }
+    for (std::size_t i : find_strategy("steady-top")->make(context)->ask()) names.push_back(plan.legal[i].name);
     return names;
   }
 
   std::vector<Plan> plan_problem(const Problem& problem, std::size_t index, ThreadPool& pool) {
     std::vector<Plan> plans;
     for (const Family* family : families_for(problem)) {
-      Plan p{family, enumerate(*family, problem, target_), {}, {}};
-      p.chosen = select(p.space, o_.strategy, o_.budget, o_.seed);
-      if (shared_) shared_->board->add_total(lane_, p.chosen.size());
-      if (!o_.configs.empty()) {
-        std::erase_if(p.chosen, [&](const Candidate& c) {
-          return std::find(o_.configs.begin(), o_.configs.end(), c.name) == o_.configs.end();
+      Plan p{family, enumerate(*family, problem, target_), {}, {}, {}, {}, nullptr, index == 0 && plans.empty()};
+      for (const Candidate& c : p.space.candidates)
+        if (!c.pruned()) p.legal.push_back(c);
+      const StrategyInfo* info = find_strategy(o_.strategy);
+      if (!info) throw std::runtime_error("--strategy '" + o_.strategy + "' is not a strategy (" + strategy_names() + ")");
+      StrategyContext context;
+      context.family = family;
+      context.problem = problem;
+      context.target = target_;
+      context.candidates = p.legal;
+      context.seed = o_.seed;
+      if (o_.budget >= 0) context.budget = o_.budget;
+      if (info->reads_history) context.history = history_for(*family);
+      p.strategy = info->make(context);
+      p.chosen_index = p.strategy->ask();
+      if (shared_) shared_->board->add_total(lane_, p.strategy->budget());
+      if (!o_.configs.empty())
+        std::erase_if(p.chosen_index, [&](std::size_t i) {
+          return std::find(o_.configs.begin(), o_.configs.end(), p.legal[i].name) == o_.configs.end();
         });
+      for (std::size_t i : p.chosen_index) p.chosen.push_back(p.legal[i]);
+      if (!o_.configs.empty())
         for (const Candidate& c : p.chosen) named_found_.push_back(c.name);
-      }
-      p.prepared.reserve(p.chosen.size());
-      const Jit* jit = &jit_for(*family);
-      for (std::size_t i = 0; i < p.chosen.size(); ++i) {
-        const bool first = index == 0 && plans.empty();
-        std::string inject = first && static_cast<int>(i) == hooks_.inject_at ? hooks_.inject : "";
-        p.prepared.push_back(pool.submit([jit, problem, c = p.chosen[i].config, target = target_, inject] {
-          return prepare(*jit, problem, c, target, inject);
-        }));
-      }
+      queue_compiles(p, problem, pool);
       plans.push_back(std::move(p));
     }
     return plans;
+  }
+
+  // Where every candidate of every family swept for `problem` is pruned before compiling, the
+  // lines that say so: one sentence, then one line per family with its prune reasons counted.
+  void note_if_no_config_can_run(const Problem& problem, const std::vector<Plan>& plans) {
+    std::string names;
+    for (const Plan& plan : plans) {
+      if (plan.space.legal() > 0) return;
+      names += (names.empty() ? "" : ", ") + std::string(plan.family->name());
+    }
+    no_config_.push_back("coalesce-tune: " + device_tag() + "no config can run " + shape(problem) + " " +
+                         std::string(to_string(problem.dtype)) + " " + std::string(to_string(problem.epilogue)) +
+                         " on " + target_.arch() + ": every candidate of " + names +
+                         " is pruned before compiling" + (db_ && !o_.dry_run ? " (the run ends failed)" : ""));
+    for (const Plan& plan : plans) no_config_.push_back("  " + pruned_by_reason(plan.space));
+  }
+
+  // --time-budget: the time left, shared evenly among the problem and family pairs not yet
+  // swept, so that the first family cannot spend the others' time; none without a budget.
+  std::optional<Clock::time_point> family_deadline() {
+    if (!o_.time_budget_s) return std::nullopt;
+    const auto now = Clock::now();
+    const auto end = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*o_.time_budget_s));
+    const std::size_t share = std::max<std::size_t>(families_left_, 1);
+    if (families_left_ > 0) --families_left_;
+    if (now >= end) return now;
+    return now + (end - now) / static_cast<long>(share);
+  }
+
+  // Queues the compiles of the plan's candidates not queued yet, in their order.
+  void queue_compiles(Plan& p, const Problem& problem, ThreadPool& pool) {
+    const Jit* jit = &jit_for(*p.family);
+    for (std::size_t i = p.prepared.size(); i < p.chosen.size(); ++i) {
+      std::string inject = p.first && static_cast<int>(i) == hooks_.inject_at ? hooks_.inject : "";
+      p.prepared.push_back(pool.submit([jit, problem, c = p.chosen[i].config, target = target_, inject] {
+        return prepare(*jit, problem, c, target, inject);
+      }));
+    }
   }
 
   void sweep_problem(const Problem& problem, std::vector<Plan>& plans, ThreadPool& pool) {
@@ -867,6 +939,7 @@ class Sweep {
     const Space& space = plan.space;
     const std::vector<Candidate>& chosen = plan.chosen;
     std::vector<std::future<Prepared>>& prepared = plan.prepared;
+    const std::optional<Clock::time_point> deadline = family_deadline();
 
     // A dry run prints what it compiles; the configs pruned before compiling are counted in the
     // summary and listed by `coalesce-tune space`.
@@ -885,27 +958,56 @@ class Sweep {
       }
     }
 
-    Progress progress(label(problem, family.name()), chosen.size(), shared_ ? shared_->board : nullptr, lane_);
+    const std::size_t planned = o_.configs.empty() ? plan.strategy->budget() : chosen.size();
+    Progress progress(label(problem, family.name()), planned, shared_ ? shared_->board : nullptr, lane_);
     std::size_t done = 0, pruned_after = 0, failed = 0, resumed = 0;
     int measured_now = 0;
+    bool out_of_time = false;
     std::string best = best_so_far(problem, family);
-    for (std::size_t i = 0; i < chosen.size() && !g_interrupted; ++i) {
-      const Candidate& c = chosen[i];
-      Prepared p = wait(prepared[i]);
-      const std::string outcome = handle_candidate(problem, family, c, p, resumed);
-      ++counts[outcome];
-      if (outcome == "pruned") ++pruned_after;
-      else if (outcome != "ok" && outcome != "compiled" && outcome != "already measured") ++failed;
-      ++done;
-      if (outcome == "ok") best = best_so_far(problem, family);
-      progress.update(done, space.pruned() + pruned_after, failed, best);
-      if (db_ && outcome != "already measured" && outcome != "pruned" && outcome != "compile_failed" &&
-          ++measured_now == hooks_.stop_after)
-        raise(SIGKILL);
+    std::vector<Observation> seen;
+    // The strategy's batches, each compiled ahead and measured in order; after a batch the
+    // strategy is told its outcomes and asked for the next (exhaustive and random propose
+    // everything in their first batch, as the sweep always measured them).
+    for (std::size_t i = 0; !g_interrupted;) {
+      for (; i < chosen.size() && !g_interrupted; ++i) {
+        if (deadline && Clock::now() >= *deadline) {
+          out_of_time = true;
+          break;
+        }
+        const Candidate& c = chosen[i];
+        Prepared p = wait(prepared[i]);
+        std::optional<double> median;
+        const std::string outcome = handle_candidate(problem, family, c, p, resumed, median);
+        seen.push_back({plan.chosen_index[i], median});
+        ++counts[outcome];
+        if (outcome == "pruned") ++pruned_after;
+        else if (outcome != "ok" && outcome != "compiled" && outcome != "already measured") ++failed;
+        ++done;
+        if (outcome == "ok") best = best_so_far(problem, family);
+        progress.update(done, space.pruned() + pruned_after, failed, best);
+        if (db_ && outcome != "already measured" && outcome != "pruned" && outcome != "compile_failed" &&
+            ++measured_now == hooks_.stop_after)
+          raise(SIGKILL);
+      }
+      if (out_of_time || g_interrupted || !o_.configs.empty()) break;
+      plan.strategy->tell(seen);
+      seen.clear();
+      const std::vector<std::size_t> next = plan.strategy->ask();
+      if (next.empty()) break;
+      for (std::size_t j : next) {
+        plan.chosen_index.push_back(j);
+        plan.chosen.push_back(plan.legal[j]);
+      }
+      queue_compiles(plan, problem, pool);
     }
     progress.finish();
-    if (db_ && !g_interrupted) measure_winner_unfused(problem, family, pool);
+    if (!seen.empty()) plan.strategy->tell(seen);
+    // With the time spent, the winner's unfused build is not measured: it would overrun the budget.
+    if (db_ && !g_interrupted && !out_of_time) measure_winner_unfused(problem, family, pool);
     summarize(problem, family, space, chosen.size(), counts, resumed);
+    if (out_of_time)
+      out_ << "  time budget: " << family.name() << "'s share spent after " << done << " of " << planned
+           << " configs; " << plan.strategy->expectation() << "\n";
     publish();
   }
 
@@ -930,9 +1032,39 @@ class Sweep {
     }
   }
 
-  // Returns what became of the candidate: a status name or "already measured".
+  // The median of a config this device already measured ok for the problem in this protocol.
+  std::optional<double> stored_median(db::ConfigId config) const {
+    const db::ResultSet rs = db_->query(
+        "SELECT median_ms FROM measurements WHERE device_id = ?1 AND problem_id = ?2 AND config_id = ?3 "
+        "AND method = 'coalesce' AND protocol = ?4 AND status = 'ok'",
+        {db::Value(device_id_), db::Value(problem_id_), db::Value(config), db::Value(protocol_of(o_.timing))});
+    if (rs.rows.empty()) return std::nullopt;
+    return db::as_double(rs.rows[0][0]);
+  }
+
+  // What a strategy that learns (StrategyInfo::reads_history) learns from: the sweeps of the
+  // --history databases, else of this sweep's own database (none on a dry run without --history).
+  std::vector<TrainingRow> history_for(const Family& family) {
+    if (!stored_) {
+      stored_.emplace();
+      std::vector<db::Database> opened;
+      for (const fs::path& path : o_.history) opened.push_back(db::Database::open(path, db::Mode::read_only));
+      std::vector<const db::Database*> sources;
+      for (const db::Database& d : opened) sources.push_back(&d);
+      if (o_.history.empty() && db_) sources.push_back(db_);
+      for (const db::Database* d : sources) {
+        std::vector<StoredSweep> more = stored_sweeps(*d);
+        stored_->insert(stored_->end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+      }
+    }
+    return training_rows(*stored_, family.name(), [](const StoredSweep&) { return false; });
+  }
+
+  // Returns what became of the candidate: a status name or "already measured"; `median` its
+  // median when it was measured ok, now or before.
   std::string handle_candidate(const Problem& problem, const Family& family, const Candidate& c, const Prepared& p,
-                               std::size_t& resumed) {
+                               std::size_t& resumed, std::optional<double>& median) {
+    median.reset();
     if (!p.emitted) {
       // The compiler refused a config the space let through: a compile failure with its reason.
       if (!db_) {
@@ -956,6 +1088,7 @@ class Sweep {
       id = db_->upsert_config(db::config_row(c.config, problem.dtype, problem.epilogue, cr.source_hash));
       if (db_->measured(device_id_, problem_id_, *id, "coalesce", protocol_of(o_.timing))) {
         ++resumed;
+        median = stored_median(*id);
         return "already measured";
       }
     }
@@ -1012,13 +1145,16 @@ class Sweep {
     r.build = build;
     fill(r, o);
     store(r);
+    if (o.ok() && o.median_ms) median = o.median_ms;
     return o.status;
   }
 
   // The winner again, unfused: its own GEMM (epilogue none) then the separate bias+activation
   // kernel, stored as method `coalesce_unfused` under the winner's config.
+  // Not for a gated epilogue: its act-and-multiply reads the M×N product and writes the M×N/2 C,
+  // so it cannot run in place over the kernel's C (the `unfused` baseline has its intermediate).
   void measure_winner_unfused(const Problem& problem, const Family& family, ThreadPool& pool) {
-    if (problem.epilogue == Epilogue::none) return;
+    if (problem.epilogue == Epilogue::none || epilogue_spec(problem.epilogue).reads.gated) return;
     auto best = db_->best_config(device_id_, problem, std::string(family.name()), protocol_of(o_.timing));
     if (!best || db_->measured(device_id_, problem_id_, best->config, "coalesce_unfused", protocol_of(o_.timing)))
       return;
@@ -1139,12 +1275,16 @@ class Sweep {
   std::filesystem::path cache_dir_;
   std::map<std::string, Jit> jits_;
   std::vector<std::string> named_found_;  // the --config names some problem's space holds
+  std::vector<std::string> no_config_;    // the lines of note_if_no_config_can_run, for the end
   std::optional<db::Database> own_db_;
   db::Database* db_ = nullptr;  // own_db_, the one shared by a sweep over several devices, or the caller's
   std::optional<WorkerProcess> worker_;
   db::DeviceId device_id_ = 0;
   db::RunId run_ = 0;
   db::ProblemId problem_id_ = 0;
+  std::optional<std::vector<StoredSweep>> stored_;  // history_for's sweeps, read once
+  Clock::time_point started_ = Clock::now();
+  std::size_t families_left_ = 0;  // (problem, family) pairs not yet swept, for --time-budget's shares
   Problem problem_;                 // the problem being swept
   bool measuring_problem_ = false;  // its worker is set up and its baselines are measured
   TimeSplit time_;
@@ -1160,8 +1300,10 @@ std::string resume_key(const SweepOptions& o) {
   k << ";problems=";
   for (const Problem& p : o.problems)
     k << shape(p) << ":" << to_string(p.dtype) << ":" << to_string(p.epilogue) << ",";
-  k << ";strategy=" << (o.strategy == Strategy::random ? "random" : "exhaustive");
-  if (o.strategy == Strategy::random) k << ";budget=" << o.budget << ";seed=" << o.seed;
+  k << ";strategy=" << o.strategy;
+  if (o.strategy != "exhaustive") k << ";budget=" << o.budget << ";seed=" << o.seed;
+  if (o.time_budget_s) k << ";time_budget=" << *o.time_budget_s;
+  for (const fs::path& h : o.history) k << ";history=" << h.string();
   for (const std::string& c : o.configs) k << ";config=" << c;
   if (o.shards > 1) k << ";shard=" << o.shard << "/" << o.shards;
   if (o.max_workspace_bytes != SweepOptions{}.max_workspace_bytes) k << ";max_workspace=" << o.max_workspace_bytes;
@@ -1212,6 +1354,7 @@ int run_on_devices(const SweepOptions& o, std::ostream& out) {
       threads.emplace_back([&, j] {
         try {
           status[j] = Sweep(lanes[j], out, &shared, j).run();
+          if (status[j] == 1) stopped[j] = "no config can run some of its problems (listed above)";
         } catch (const std::exception& e) {
           stopped[j] = e.what();
           std::fprintf(stderr, "coalesce-tune: device %d stopped: %s; the other devices go on\n", lanes[j].device,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,20 @@ struct SweepOptions {
   /// dtype on the device (the others are skipped with their reason on stderr). A family named
   /// explicitly that refuses the dtype or the device stops the sweep with that reason.
   std::vector<std::string> families = {"all"};
-  Strategy strategy = Strategy::exhaustive;
+  /// The search strategy's name (strategy.hpp; `--strategy`).
+  std::string strategy = "exhaustive";
   /// Only these configs (their names): re-measure a known config, e.g. a stored winner. Each
   /// must be a legal candidate of its problem's space, else the sweep stops before measuring.
   std::vector<std::string> configs;
-  int budget = -1;          ///< random strategy: configs to draw per problem
-  std::uint64_t seed = 1;   ///< random strategy: the draw's seed
+  int budget = -1;          ///< configs to measure per problem and family (a strategy that takes one); -1: its default
+  std::uint64_t seed = 1;   ///< the strategy's seed (random's draw, the model's exploration)
+  /// `--time-budget`: seconds the whole sweep may take (planning, compiles and measurements);
+  /// each problem and family gets an even share of what is left when it starts, and stops
+  /// measuring when its share is spent, saying how close its strategy expects the best to be.
+  std::optional<double> time_budget_s;
+  /// `--history`: databases whose sweeps a learning strategy learns from (read only); empty:
+  /// the sweep's own database.
+  std::vector<std::filesystem::path> history;
   bool dry_run = false;     ///< enumerate and compile only: no GPU, no database
   int device = 0;
   /// Several GPUs of this host (`--devices`): problem i of the shard is measured on

@@ -140,7 +140,8 @@ json handle(const json& req, std::unique_ptr<Session>& session) {
   if (op == "baseline") {
     const std::string method = req.at("method");
     std::optional<Method> m;
-    std::string why_not;
+    std::string why_not = baseline_unavailable(method, session->ws.problem().epilogue);
+    if (!why_not.empty()) return {{"status", "unavailable"}, {"detail", why_not}};
     if (method == "cublas_gemm") m = session->baselines.cublas_gemm(session->ws);
     else if (method == "eager") m = session->baselines.eager(session->ws);
     else if (method == "unfused") m = session->baselines.unfused(session->ws);

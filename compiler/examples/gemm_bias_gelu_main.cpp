@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "compiler/runtime/coalesce_runtime.h"
+#include "compiler/examples/example_main.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/timing.hpp"
@@ -29,13 +30,9 @@ CoalesceMemRef2DF32 matrix(const float* data, int rows, int cols) {
 
 int run() {
   using namespace coalesce;
-  DeviceInfo device;
-  try {
-    device = query_device(0);
-  } catch (const NoDeviceError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 3;
-  }
+  const std::optional<DeviceInfo> found = examples::example_device();
+  if (!found) return 3;
+  const DeviceInfo& device = *found;
   const Problem problem{kSize, kSize, kSize, Dtype::f32, Epilogue::bias_gelu};
   Workspace workspace(problem, /*seed=*/1, /*stream=*/nullptr);
   // The runtime's ABI is f32: the workspace's buffers are floats for an f32 problem.
@@ -73,11 +70,4 @@ int run() {
 
 }  // namespace
 
-int main() {
-  try {
-    return run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gemm_bias_gelu %s: %s\n", COALESCE_EXAMPLE_VARIANT, e.what());
-    return 1;
-  }
-}
+int main() { return coalesce::examples::example_main("gemm_bias_gelu " COALESCE_EXAMPLE_VARIANT, run); }

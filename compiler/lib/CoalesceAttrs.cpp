@@ -27,24 +27,17 @@ void CoalesceDialect::registerAttributes() {
 
 namespace mlir::coalesce {
 
+// Both lists are the epilogue registry's names (CoalesceAttrs.td): converted by name.
 ::coalesce::Epilogue toCoreEpilogue(EpilogueKind kind) {
-  switch (kind) {
-    case EpilogueKind::none: return ::coalesce::Epilogue::none;
-    case EpilogueKind::bias: return ::coalesce::Epilogue::bias;
-    case EpilogueKind::bias_relu: return ::coalesce::Epilogue::bias_relu;
-    case EpilogueKind::bias_gelu: return ::coalesce::Epilogue::bias_gelu;
-  }
-  llvm_unreachable("every EpilogueKind is handled");
+  std::optional<::coalesce::Epilogue> e = ::coalesce::parse_epilogue(stringifyEpilogueKind(kind).str());
+  if (!e) llvm_unreachable("every EpilogueKind is a registry epilogue");
+  return *e;
 }
 
 EpilogueKind fromCoreEpilogue(::coalesce::Epilogue epilogue) {
-  switch (epilogue) {
-    case ::coalesce::Epilogue::none: return EpilogueKind::none;
-    case ::coalesce::Epilogue::bias: return EpilogueKind::bias;
-    case ::coalesce::Epilogue::bias_relu: return EpilogueKind::bias_relu;
-    case ::coalesce::Epilogue::bias_gelu: return EpilogueKind::bias_gelu;
-  }
-  llvm_unreachable("every coalesce::Epilogue is handled");
+  std::optional<EpilogueKind> kind = symbolizeEpilogueKind(::coalesce::to_string(epilogue));
+  if (!kind) llvm_unreachable("every registry epilogue is an EpilogueKind");
+  return *kind;
 }
 
 std::optional<::coalesce::Dtype> dtypeOf(Type elementType, MathKindAttr math) {
@@ -158,6 +151,8 @@ LogicalResult TileAttr::verify(function_ref<InFlightDiagnostic()> emitError, Str
 ::coalesce::Verdict TileAttr::verifyProblem(const ::coalesce::Problem& problem) const {
   const ::coalesce::Family& family = getFamilyPlugin();
   if (::coalesce::Verdict v = family.supports(problem.dtype); !v.ok()) return v;
+  // The epilogue's operands and store (a gated one needs a family that stores it, and an even N).
+  if (::coalesce::Verdict v = ::coalesce::supports_epilogue(family, problem); !v.ok()) return v;
   return family.check_problem(getConfig(), problem);
 }
 

@@ -3,6 +3,9 @@
 // (kernels/core/family.hpp) through the tile-config interface, never by a copy of its rules.
 #include "Coalesce/CoalesceOps.h"
 
+#include "kernels/core/epilogues.hpp"
+#include "kernels/core/problem.hpp"
+
 using namespace mlir;
 using namespace mlir::coalesce;
 
@@ -13,7 +16,7 @@ static ParseResult parseEpilogueKind(OpAsmParser& parser, EpilogueKindAttr& epil
   if (parser.parseKeyword(&keyword)) return failure();
   std::optional<EpilogueKind> kind = symbolizeEpilogueKind(keyword);
   if (!kind)
-    return parser.emitError(loc, "expected an epilogue (none, bias, bias_relu, bias_gelu), got '")
+    return parser.emitError(loc, "expected an epilogue (" + ::coalesce::epilogue_names() + "), got '")
            << keyword << "'";
   epilogue = EpilogueKindAttr::get(parser.getContext(), *kind);
   return success();
@@ -40,30 +43,21 @@ namespace {
 
 MemRefType memrefOf(Value v) { return cast<MemRefType>(v.getType()); }
 
-// Every static extent of the named operands within kMaxExtent, and every operand within
-// kMaxElements (CoalesceOps.h says why). Checked before the operands' agreement, so an extent
-// too large for the kernels is named as such, not as a mismatch.
+// Every static extent of the named operands within kMaxExtent (CoalesceOps.h says why). Checked
+// before the operands' agreement, so an extent too large for the kernels is named as such, not
+// as a mismatch. An operand's element count has no limit here (issue 39): a fused kernel's is
+// judged by its tile config's family (simt's 64-bit configs and mma run 2^31 elements and more;
+// gemv's and wgmma's rules refuse them), and the runtime refuses a library call's descriptors
+// above INT_MAX elements when it is made (compiler/runtime/runtime.cu).
 LogicalResult verifyExtents(Operation* op, ArrayRef<std::pair<StringRef, Value>> operands) {
   for (auto [name, value] : operands) {
     if (!value) continue;
     MemRefType type = memrefOf(value);
-    int64_t elements = 1;
-    bool allStatic = true;
-    for (int64_t extent : type.getShape()) {
-      if (ShapedType::isDynamic(extent)) {
-        allStatic = false;
-        continue;
-      }
-      if (extent > kMaxExtent)
+    for (int64_t extent : type.getShape())
+      if (!ShapedType::isDynamic(extent) && extent > kMaxExtent)
         return op->emitOpError("expects each extent of ")
                << name << " (" << shapeString(type) << ") to be at most " << kMaxExtent
                << ", the kernels' int extent limit, got " << extent;
-      elements *= extent;  // at most kMaxExtent^2 for a matrix: no int64 overflow
-    }
-    if (allStatic && elements > kMaxElements)
-      return op->emitOpError("expects ")
-             << name << " (" << shapeString(type) << ") to hold at most " << kMaxElements
-             << " elements, the kernels' int offset limit, got " << elements;
   }
   return success();
 }
@@ -75,17 +69,25 @@ bool extentsAgree(int64_t x, int64_t y) {
 
 // A (MxK) x B (KxN) -> C (MxN): element types and the three shared extents must agree, and C
 // must be a buffer of its own, since the kernel reads A and B while it writes C.
-LogicalResult verifyMatmul(Operation* op, Value a, Value b, Value c) {
+// C is M x N, or M x N/2 under a gated epilogue (kernels/core/epilogues.hpp EpilogueReads::gated:
+// B's columns are (gate, up) pairs, of which C keeps act(gate) * up), whose static N must be even.
+LogicalResult verifyMatmul(Operation* op, Value a, Value b, Value c, bool gated = false) {
   MemRefType ta = memrefOf(a), tb = memrefOf(b), tc = memrefOf(c);
   if (ta.getElementType() != tb.getElementType() || ta.getElementType() != tc.getElementType())
     return op->emitOpError("expects A, B and C to have the same element type");
   if (!extentsAgree(ta.getDimSize(1), tb.getDimSize(0)))
     return op->emitOpError("expects A's columns (K = ")
            << extentString(ta.getDimSize(1)) << ") to equal B's rows (" << extentString(tb.getDimSize(0)) << ")";
-  if (!extentsAgree(ta.getDimSize(0), tc.getDimSize(0)) ||
-      !extentsAgree(tb.getDimSize(1), tc.getDimSize(1)))
+  int64_t n = tb.getDimSize(1);
+  if (gated && !ShapedType::isDynamic(n)) {
+    if (n % 2 != 0)
+      return op->emitOpError("expects an even N for a gated epilogue (B's columns are gate and up pairs), got ")
+             << extentString(n);
+    n /= 2;
+  }
+  if (!extentsAgree(ta.getDimSize(0), tc.getDimSize(0)) || !extentsAgree(n, tc.getDimSize(1)))
     return op->emitOpError("expects C to be ")
-           << extentString(ta.getDimSize(0)) << "x" << extentString(tb.getDimSize(1)) << ", got "
+           << extentString(ta.getDimSize(0)) << "x" << extentString(n) << (gated ? " (N/2: gated)" : "") << ", got "
            << shapeString(tc);
   if (c == a || c == b) return op->emitOpError("expects C to be a buffer other than A and B");
   return success();
@@ -166,13 +168,16 @@ int mlir::coalesce::coreExtent(int64_t extent) {
 LogicalResult FusedMatmulOp::verify() {
   if (failed(verifyExtents(*this, {{"A", getA()}, {"B", getB()}, {"bias", getBias()}, {"C", getC()}})))
     return failure();
-  if (failed(verifyMatmul(*this, getA(), getB(), getC()))) return failure();
+  const ::coalesce::EpilogueSpec& spec = ::coalesce::epilogue_spec(toCoreEpilogue(getEpilogue()));
+  if (failed(verifyMatmul(*this, getA(), getB(), getC(), spec.reads.gated))) return failure();
   if (failed(verifyMath(*this, getA(), getMathAttr()))) return failure();
-  bool needsBias = getEpilogue() != EpilogueKind::none;
+  if (spec.reads.residual)
+    return emitOpError("epilogue '") << spec.name << "' reads an M x N residual, which fused_matmul has no operand for";
+  bool needsBias = spec.reads.column_bias;
   if (needsBias && !getBias())
     return emitOpError("epilogue '") << stringifyEpilogueKind(getEpilogue())
                                      << "' needs a bias operand";
-  if (!needsBias && getBias()) return emitOpError("epilogue 'none' takes no bias operand");
+  if (!needsBias && getBias()) return emitOpError("epilogue '") << spec.name << "' takes no bias operand";
   if (getBias() && failed(verifyBias(*this, getC(), getBias()))) return failure();
 
   TileConfigAttrInterface tile = getTileAttr();

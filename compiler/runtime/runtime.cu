@@ -1,25 +1,25 @@
-// The Coalesce runtime library: the entry points coalesce-lower-to-library calls
-// (coalesce_runtime.h). The fused and matmul entries run kernels/simt/gemm.cuh instantiated for
-// the built-in configs (kernels/simt/builtin.hpp) or, for tiled ops, the kernel emitted with
-// the op (fused_entry.cuh), split-K ones followed by the reduce (kernels/elementwise.cuh); the
-// elementwise entries are grid-stride kernels.
+// The Coalesce runtime library's nvcc-compiled part (coalesce_runtime.h): the f32 entries
+// coalesce-lower-to-library calls (the fused and matmul ones through coalesce_fused_matmul,
+// fused_matmul.cpp; the elementwise ones as grid-stride kernels), the simt built-in kernels
+// compiled in (kernels/simt/builtin.hpp), the descriptor checks every entry shares, and the
+// device allocator.
 #include <cuda_runtime.h>
 
-#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 #include "compiler/runtime/coalesce_runtime.h"
-#include "compiler/runtime/fused_entry.cuh"
-#include "kernels/elementwise.cuh"
+#include "compiler/runtime/runtime_core.hpp"
+#include "harness/cuda_check.hpp"
 #include "kernels/core/epilogue.cuh"
+#include "kernels/core/family.hpp"
 #include "kernels/core/problem.hpp"
+#include "kernels/elementwise.cuh"
 #include "kernels/simt/builtin.hpp"
 #include "kernels/simt/gemm.cuh"
 
@@ -41,150 +41,72 @@ std::string shape(long long rows, long long cols) {
   return std::to_string(rows) + "x" + std::to_string(cols);
 }
 
-struct Matrix {
-  float* data;
-  int rows, cols;
-};
-struct Vector {
-  float* data;
-  int size;
-};
+Refusal invalid(const std::string& why) { return Refusal(COALESCE_INVALID_ARGUMENT, why); }
+
+}  // namespace
 
 // The kernels take extents as int, compute grid sizes and element offsets (`row * N`) in int,
 // and read rows with 16-byte vectors: each extent at most kMaxExtent and each operand at most
 // INT_MAX elements (the compiler's verifier applies the same limits, CoalesceOps.h), rows
 // contiguous, the data 16-byte aligned.
-Matrix matrix(const char* entry, const char* name, const CoalesceMemRef2DF32* d) {
-  if (!d) fail(entry, std::string(name) + " is a null descriptor");
+Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes) {
+  if (!d) throw invalid(std::string(name) + " is a null descriptor");
   const long long rows = d->sizes[0], cols = d->sizes[1];
   if (rows < 0 || cols < 0 || rows > kMaxExtent || cols > kMaxExtent)
-    fail(entry, std::string(name) + " has extents " + shape(rows, cols) + " outside 0.." +
-                    std::to_string(kMaxExtent));
+    throw invalid(std::string(name) + " has extents " + shape(rows, cols) + " outside 0.." +
+                  std::to_string(kMaxExtent));
   if (rows * cols > INT_MAX)
-    fail(entry, std::string(name) + " is " + shape(rows, cols) + ", more than INT_MAX elements");
+    throw invalid(std::string(name) + " is " + shape(rows, cols) + ", more than INT_MAX elements");
   if ((rows > 1 && d->strides[0] != cols) || (cols > 1 && d->strides[1] != 1))
-    fail(entry, std::string(name) + " is not row-major contiguous (strides " +
-                    std::to_string(d->strides[0]) + ", " + std::to_string(d->strides[1]) + ")");
-  float* data = d->aligned + d->offset;
+    throw invalid(std::string(name) + " is not row-major contiguous (strides " + std::to_string(d->strides[0]) +
+                  ", " + std::to_string(d->strides[1]) + ")");
+  if (rows * cols > 0 && !d->aligned) throw invalid(std::string(name) + " has a null data pointer");
+  char* data = static_cast<char*>(d->aligned) + d->offset * element_bytes;
   if (rows * cols > 0 && reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
-    fail(entry, std::string(name) + " is not 16-byte aligned");
+    throw invalid(std::string(name) + " is not 16-byte aligned");
   return {data, static_cast<int>(rows), static_cast<int>(cols)};
 }
 
-Vector vector(const char* entry, const char* name, const CoalesceMemRef1DF32* d) {
-  if (!d) fail(entry, std::string(name) + " is a null descriptor");
+Vector vector(const char* name, const CoalesceMemRef1D* d, int element_bytes) {
+  if (!d) throw invalid(std::string(name) + " is a null descriptor");
   const long long size = d->sizes[0];
   if (size < 0 || size > kMaxExtent)
-    fail(entry, std::string(name) + " has " + std::to_string(size) + " entries, outside 0.." +
-                    std::to_string(kMaxExtent));
-  if (size > 1 && d->strides[0] != 1) fail(entry, std::string(name) + " is not contiguous");
-  float* data = d->aligned + d->offset;
+    throw invalid(std::string(name) + " has " + std::to_string(size) + " entries, outside 0.." +
+                  std::to_string(kMaxExtent));
+  if (size > 1 && d->strides[0] != 1) throw invalid(std::string(name) + " is not contiguous");
+  if (size > 0 && !d->aligned) throw invalid(std::string(name) + " has a null data pointer");
+  char* data = static_cast<char*>(d->aligned) + d->offset * element_bytes;
   if (size > 0 && reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
-    fail(entry, std::string(name) + " is not 16-byte aligned");
+    throw invalid(std::string(name) + " is not 16-byte aligned");
   return {data, static_cast<int>(size)};
 }
 
-// The device the runtime launches on, queried once.
-struct Device {
-  DeviceLimits limits;
-  int sm_count = 0;
-};
-
-const Device& device(const char* entry) {
-  static const Device queried = [entry] {
-    Device d;
-    int ordinal = 0;
-    check_cuda(cudaGetDevice(&ordinal), entry, "cudaGetDevice (no CUDA device?)");
-    auto attribute = [&](cudaDeviceAttr what, int& out) {
-      check_cuda(cudaDeviceGetAttribute(&out, what, ordinal), entry, "cudaDeviceGetAttribute");
-    };
-    attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, d.limits.smem_per_block_optin);
-    attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, d.limits.smem_per_sm);
-    attribute(cudaDevAttrMaxThreadsPerBlock, d.limits.max_threads_per_block);
-    attribute(cudaDevAttrMaxThreadsPerMultiProcessor, d.limits.max_threads_per_sm);
-    attribute(cudaDevAttrMaxRegistersPerMultiprocessor, d.limits.regs_per_sm);
-    attribute(cudaDevAttrMaxBlocksPerMultiprocessor, d.limits.max_blocks_per_sm);
-    attribute(cudaDevAttrMultiProcessorCount, d.sm_count);
-    return d;
-  }();
-  return queried;
+CoalesceMemRef2D untyped(const CoalesceMemRef2DF32* d) {
+  return {d->allocated, d->aligned, d->offset, {d->sizes[0], d->sizes[1]}, {d->strides[0], d->strides[1]}};
+}
+CoalesceMemRef1D untyped(const CoalesceMemRef1DF32* d) {
+  return {d->allocated, d->aligned, d->offset, {d->sizes[0]}, {d->strides[0]}};
 }
 
-// C = epilogue(A B [+ bias]) operands, checked against each other.
-struct GemmOperands {
-  Matrix a, b, c;
-  const float* bias;
-};
+namespace {
 
-GemmOperands gemm_operands(const char* entry, const CoalesceMemRef2DF32* a,
-                           const CoalesceMemRef2DF32* b, const CoalesceMemRef1DF32* bias,
-                           const CoalesceMemRef2DF32* c) {
-  GemmOperands g{matrix(entry, "A", a), matrix(entry, "B", b), matrix(entry, "C", c), nullptr};
-  if (g.a.cols != g.b.rows)
-    fail(entry, "A is " + shape(g.a.rows, g.a.cols) + " but B is " + shape(g.b.rows, g.b.cols));
-  if (g.c.rows != g.a.rows || g.c.cols != g.b.cols)
-    fail(entry, "C is " + shape(g.c.rows, g.c.cols) + ", not " + shape(g.a.rows, g.b.cols));
-  if (bias) {
-    Vector v = vector(entry, "bias", bias);
-    if (v.size != g.c.cols)
-      fail(entry, "the bias has " + std::to_string(v.size) + " entries, not N = " +
-                      std::to_string(g.c.cols));
-    g.bias = v.data;
+// The f32 entries' operands: the checked views, or one line and exit status 1.
+Matrix view(const char* name, const CoalesceMemRef2D* d) { return matrix(name, d, 4); }
+Vector view(const char* name, const CoalesceMemRef1D* d) { return vector(name, d, 4); }
+template <class F32Descriptor>
+auto f32_view(const char* entry, const char* name, const F32Descriptor* d) {
+  using Untyped = decltype(untyped(d));
+  try {
+    if (!d) return view(name, static_cast<const Untyped*>(nullptr));
+    const Untyped u = untyped(d);
+    return view(name, &u);
+  } catch (const Refusal& e) {
+    fail(entry, e.what());
   }
-  return g;
 }
 
-// cudaFuncSetAttribute is needed once per kernel before its first launch with more than 48 KB
-// of dynamic shared memory; the set remembers which kernels have had it.
-void allow_dynamic_smem(const void* kernel, int bytes, const char* entry) {
-  static std::mutex mutex;
-  static std::unordered_set<const void*> allowed;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (allowed.count(kernel)) return;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-             entry, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  allowed.insert(kernel);
-}
-
-// The tile's rules on this problem (first: a refusal there needs no device) and on this device;
-// the blocks of its grid's x extent.
-long long checked_blocks(const LaunchContract& tile, const char* entry, int m, int n, int k) {
-  Verdict on_problem = tile.check_problem(m, n, k);
-  if (!on_problem.ok())
-    fail(entry, "the config does not fit the problem " + shape(m, n) + "x" + std::to_string(k) +
-                    ": " + on_problem.why);
-  Verdict on_device = tile.check_device(device(entry).limits);
-  if (!on_device.ok())
-    fail(entry, std::string("the config does not fit this device: ") + on_device.why);
-  long long blocks = tile.grid_blocks(m, n);
-  if (blocks > INT_MAX) fail(entry, "the grid would have more than INT_MAX blocks");
-  return blocks;
-}
-
-// Launches `kernel` over blocks × 1 × tile.split blocks, storing into `c` (C, or split-K's
-// partials).
-void launch_kernel(const void* kernel, const LaunchContract& tile, const char* entry, long long blocks,
-                   const GemmOperands& g, float* c) {
-  int m = g.a.rows, n = g.b.cols, k = g.a.cols;
-  allow_dynamic_smem(kernel, tile.smem_bytes, entry);
-  const float* a = g.a.data;
-  const float* b = g.b.data;
-  const float* bias = g.bias;
-  void* args[] = {&a, &b, &bias, &c, &m, &n, &k};
-  const dim3 grid(static_cast<unsigned>(blocks), 1, static_cast<unsigned>(tile.split));
-  check_cuda(cudaLaunchKernel(kernel, grid, dim3(tile.threads), args, tile.smem_bytes, nullptr), entry,
-             "cudaLaunchKernel");
-}
-
-void launch_checked(const void* kernel, const LaunchContract& tile, const char* entry, GemmOperands g) {
-  if (tile.split != 1)
-    fail(entry, "the tile splits K into " + std::to_string(tile.split) +
-                    " slices, which needs the split-K entry (COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY)");
-  const long long blocks = checked_blocks(tile, entry, g.a.rows, g.b.cols, g.a.cols);
-  launch_kernel(kernel, tile, entry, blocks, g, g.c.data);
-}
-
-// The built-in kernels: kConfigs[i] x {none, bias, bias_relu, bias_gelu}.
+// The built-in kernels: kConfigs[i] x {none, bias, bias_relu, bias_gelu}, compiled into the
+// library so that untuned f32 calls need no NVRTC.
 template <int I>
 using BuiltinTile =
     SimtTile<simt_builtin::kConfigs[I].bm, simt_builtin::kConfigs[I].bn, simt_builtin::kConfigs[I].bk,
@@ -192,51 +114,19 @@ using BuiltinTile =
              simt_builtin::kConfigs[I].tn, simt_builtin::kConfigs[I].stages, simt_builtin::kConfigs[I].vec,
              simt_builtin::kConfigs[I].group_m, simt_builtin::kConfigs[I].min_blocks>;
 
-using KernelsOfTile = std::array<const void*, 4>;  // indexed by Epilogue
-
-struct BuiltinKernels {
-  KernelsOfTile kernels;
-  LaunchContract contract;
-};
-
-template <int I>
-BuiltinKernels kernels_of_tile() {
-  using Tile = BuiltinTile<I>;
-  return {{reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::none>>),
-           reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias>>),
-           reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_relu>>),
-           reinterpret_cast<const void*>(&simt_gemm_kernel<Tile, EpilogueFor<Epilogue::bias_gelu>>)},
-          contract_of<Tile>()};
+template <int I, Epilogue E>
+void register_builtin(const Config& config) {
+  register_kernel(config_name(config, Dtype::f32, E),
+                  reinterpret_cast<const void*>(&simt_gemm_kernel<BuiltinTile<I>, EpilogueFor<E>>));
 }
 
 template <int... I>
-std::array<BuiltinKernels, simt_builtin::kCount> builtin_table(std::integer_sequence<int, I...>) {
-  return {kernels_of_tile<I>()...};
-}
-
-int epilogue_index(Epilogue e) {
-  switch (e) {
-    case Epilogue::none: return 0;
-    case Epilogue::bias: return 1;
-    case Epilogue::bias_relu: return 2;
-    case Epilogue::bias_gelu: return 3;
-  }
-  return 0;
-}
-
-// The generic fused entry: the first built-in config legal for the shape on this device, the
-// same choice coalesce-apply-tile-config's fallback makes at compile time.
-void run_builtin(Epilogue epilogue, const char* entry, const CoalesceMemRef2DF32* a,
-                 const CoalesceMemRef2DF32* b, const CoalesceMemRef1DF32* bias,
-                 const CoalesceMemRef2DF32* c) {
-  static const auto table = builtin_table(std::make_integer_sequence<int, simt_builtin::kCount>{});
-  GemmOperands g = gemm_operands(entry, a, b, bias, c);
-  int m = g.a.rows, n = g.b.cols, k = g.a.cols;
-  if (m == 0 || n == 0) return;
-  int index = simt_builtin::first_legal(device(entry).limits, m, n, k);
-  if (index < 0)
-    fail(entry, "no built-in config is legal for " + shape(m, n) + "x" + std::to_string(k));
-  launch_checked(table[index].kernels[epilogue_index(epilogue)], table[index].contract, entry, g);
+void register_builtins(std::integer_sequence<int, I...>) {
+  // simt's builtin_configs() lists kConfigs in order (kernels/simt/family.cpp).
+  const std::vector<Config> configs = find_family("simt")->builtin_configs(Problem{});
+  ((register_builtin<I, Epilogue::none>(configs[I]), register_builtin<I, Epilogue::bias>(configs[I]),
+    register_builtin<I, Epilogue::bias_relu>(configs[I]), register_builtin<I, Epilogue::bias_gelu>(configs[I])),
+   ...);
 }
 
 // Y[i] = Epi(X[i], bias[i % N]) and Y[i] = Act(X[i]), 16 bytes at a time where rows allow. X and
@@ -277,7 +167,13 @@ __global__ void unary_map1(const float* x, float* y, long long first, long long 
 
 // Enough blocks to fill every SM with resident ones (8 blocks of 256 threads per SM).
 int elementwise_max_blocks(const char* entry) {
-  return device(entry).sm_count * (2048 / kElementwiseBlock);
+  static const int sm_count = [entry] {
+    int ordinal = 0, sms = 0;
+    check_cuda(cudaGetDevice(&ordinal), entry, "cudaGetDevice (no CUDA device?)");
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ordinal), entry, "cudaDeviceGetAttribute");
+    return sms;
+  }();
+  return sm_count * (2048 / kElementwiseBlock);
 }
 
 void same_shape(const char* entry, const Matrix& x, const Matrix& y) {
@@ -287,7 +183,7 @@ void same_shape(const char* entry, const Matrix& x, const Matrix& y) {
 
 template <class Act>
 void run_unary(const char* entry, const CoalesceMemRef2DF32* xd, const CoalesceMemRef2DF32* yd) {
-  Matrix x = matrix(entry, "X", xd), y = matrix(entry, "Y", yd);
+  Matrix x = f32_view(entry, "X", xd), y = f32_view(entry, "Y", yd);
   same_shape(entry, x, y);
   const long long count = static_cast<long long>(x.rows) * x.cols;
   if (count == 0) return;
@@ -296,10 +192,10 @@ void run_unary(const char* entry, const CoalesceMemRef2DF32* xd, const CoalesceM
   const long long count4 = count / 4;
   if (count4 > 0)
     unary_map4<Act><<<elementwise_blocks(count4, max_blocks), kElementwiseBlock>>>(
-        reinterpret_cast<const float4*>(x.data), reinterpret_cast<float4*>(y.data), count4);
+        static_cast<const float4*>(x.data), static_cast<float4*>(y.data), count4);
   if (count4 * 4 < count)
     unary_map1<Act><<<elementwise_blocks(count - count4 * 4, max_blocks), kElementwiseBlock>>>(
-        x.data, y.data, count4 * 4, count);
+        static_cast<const float*>(x.data), static_cast<float*>(y.data), count4 * 4, count);
   check_cuda(cudaGetLastError(), entry, "kernel launch");
 }
 
@@ -316,22 +212,6 @@ void fill_descriptor(T* result, float* data, const long long* sizes, int rank) {
   }
 }
 
-// The default pool keeps freed memory (release threshold: never), so the temporaries of a
-// program called in a loop, and split-K's partials, are recycled instead of going back to the
-// driver at every synchronization.
-void keep_pool_memory(const char* entry) {
-  static std::once_flag pool_configured;
-  std::call_once(pool_configured, [entry] {
-    int ordinal = 0;
-    check_cuda(cudaGetDevice(&ordinal), entry, "cudaGetDevice (no CUDA device?)");
-    cudaMemPool_t pool;
-    check_cuda(cudaDeviceGetDefaultMemPool(&pool, ordinal), entry, "cudaDeviceGetDefaultMemPool");
-    std::uint64_t keep_everything = UINT64_MAX;
-    check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything),
-               entry, "cudaMemPoolSetAttribute(ReleaseThreshold)");
-  });
-}
-
 float* device_alloc(const char* entry, const long long* sizes, int rank) {
   long long count = 1;
   for (int d = 0; d < rank; ++d) {
@@ -340,7 +220,11 @@ float* device_alloc(const char* entry, const long long* sizes, int rank) {
     count *= sizes[d];
   }
   if (count == 0) return nullptr;
-  keep_pool_memory(entry);
+  try {
+    keep_pool_memory();
+  } catch (const CudaError& e) {
+    fail(entry, e.what());
+  }
   void* data = nullptr;
   check_cuda(cudaMallocAsync(&data, static_cast<size_t>(count) * sizeof(float), nullptr), entry,
              "cudaMallocAsync");
@@ -351,74 +235,54 @@ void device_free(const char* entry, float* allocated) {
   if (allocated) check_cuda(cudaFreeAsync(allocated, nullptr), entry, "cudaFreeAsync");
 }
 
-// Split-K's reduce for the op's epilogue: C = Epi(sum of the partials in slice order, bias).
-template <Epilogue E>
-void reduce_partials(const float* partials, int slices, const float* bias, float* c, int m, int n,
-                     const char* entry) {
-  launch_splitk_reduce<float, EpilogueFor<E>>(partials, slices, bias, c, m, n,
-                                              elementwise_max_blocks(entry), nullptr);
-}
-
-void reduce_partials(Epilogue epilogue, const float* partials, int slices, const float* bias, float* c,
-                     int m, int n, const char* entry) {
-  switch (epilogue) {
-    case Epilogue::none: return reduce_partials<Epilogue::none>(partials, slices, bias, c, m, n, entry);
-    case Epilogue::bias: return reduce_partials<Epilogue::bias>(partials, slices, bias, c, m, n, entry);
-    case Epilogue::bias_relu:
-      return reduce_partials<Epilogue::bias_relu>(partials, slices, bias, c, m, n, entry);
-    case Epilogue::bias_gelu:
-      return reduce_partials<Epilogue::bias_gelu>(partials, slices, bias, c, m, n, entry);
-  }
-}
-
 }  // namespace
 
-void launch_tiled(const void* kernel, const LaunchContract& tile, const char* entry,
-                  const CoalesceMemRef2DF32* a, const CoalesceMemRef2DF32* b,
-                  const CoalesceMemRef1DF32* bias, const CoalesceMemRef2DF32* c) {
-  GemmOperands g = gemm_operands(entry, a, b, bias, c);
-  if (g.a.rows == 0 || g.b.cols == 0) return;
-  launch_checked(kernel, tile, entry, g);
+// The default pool keeps freed memory (release threshold: never), so the temporaries of a
+// program called in a loop, and split-K's partials, are recycled instead of going back to the
+// driver at every synchronization.
+void keep_pool_memory() {
+  static std::once_flag pool_configured;
+  std::call_once(pool_configured, [] {
+    int ordinal = 0;
+    COALESCE_CUDA(cudaGetDevice(&ordinal));
+    cudaMemPool_t pool;
+    COALESCE_CUDA(cudaDeviceGetDefaultMemPool(&pool, ordinal));
+    std::uint64_t keep_everything = UINT64_MAX;
+    COALESCE_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+  });
 }
 
-void launch_tiled_split_k(const void* kernel, const LaunchContract& tile, Epilogue epilogue,
-                          const char* entry, const CoalesceMemRef2DF32* a,
-                          const CoalesceMemRef2DF32* b, const CoalesceMemRef1DF32* bias,
-                          const CoalesceMemRef2DF32* c) {
-  if (tile.split < 2) fail(entry, "the split-K entry was given a tile that does not split K");
-  if ((epilogue == Epilogue::none) != (bias == nullptr))
-    fail(entry, "the " + std::string(to_string(epilogue)) + " epilogue " +
-                    (bias ? "takes no bias, but one was given" : "needs a bias, but none was given"));
-  GemmOperands g = gemm_operands(entry, a, b, bias, c);
-  const int m = g.a.rows, n = g.b.cols;
-  if (m == 0 || n == 0) return;
-  const long long blocks = checked_blocks(tile, entry, m, n, g.a.cols);
-  // The partials live from the kernel to the reduce only; allocated and freed in the stream's
-  // order, so no synchronization waits for them and concurrent calls never share one.
-  const long long bytes = static_cast<long long>(tile.split) * m * n * static_cast<long long>(sizeof(float));
-  keep_pool_memory(entry);
-  void* partials = nullptr;
-  const cudaError_t status = cudaMallocAsync(&partials, static_cast<size_t>(bytes), nullptr);
-  if (status != cudaSuccess)
-    fail(entry, "cudaMallocAsync of split-K's partial sums (" + std::to_string(tile.split) + " x " +
-                    shape(m, n) + " floats, " + std::to_string(bytes) + " bytes) failed: " +
-                    cudaGetErrorString(status));
-  launch_kernel(kernel, tile, entry, blocks, g, static_cast<float*>(partials));
-  reduce_partials(epilogue, static_cast<const float*>(partials), tile.split, g.bias, g.c.data, m, n, entry);
-  check_cuda(cudaGetLastError(), entry, "split-K reduce launch");
-  check_cuda(cudaFreeAsync(partials, nullptr), entry, "cudaFreeAsync (split-K's partial sums)");
+void register_builtin_kernels() {
+  static std::once_flag registered;
+  std::call_once(registered, [] { register_builtins(std::make_integer_sequence<int, simt_builtin::kCount>{}); });
 }
 
 }  // namespace coalesce::runtime
 
-using coalesce::Epilogue;
-using coalesce::runtime::run_builtin;
+using coalesce::runtime::exit_on_failure;
+using coalesce::runtime::untyped;
+
+namespace {
+
+// An untiled f32 fused matmul (or the unfused matmul): coalesce_fused_matmul with config NULL
+// on the legacy default stream; one line and exit status 1 on failure.
+void run_untiled(const char* entry, const char* epilogue, const CoalesceMemRef2DF32* a,
+                 const CoalesceMemRef2DF32* b, const CoalesceMemRef1DF32* bias, const CoalesceMemRef2DF32* c) {
+  // The f32 descriptors have the untyped ones' layout; copies keep the types honest.
+  const CoalesceMemRef2D ua = a ? untyped(a) : CoalesceMemRef2D{}, ub = b ? untyped(b) : CoalesceMemRef2D{},
+                         uc = c ? untyped(c) : CoalesceMemRef2D{};
+  const CoalesceMemRef1D ubias = bias ? untyped(bias) : CoalesceMemRef1D{};
+  exit_on_failure(entry, coalesce_fused_matmul(a ? &ua : nullptr, b ? &ub : nullptr, bias ? &ubias : nullptr,
+                                               c ? &uc : nullptr, COALESCE_F32, epilogue, nullptr, nullptr));
+}
+
+}  // namespace
 
 extern "C" {
 
 void _mlir_ciface_coalesce_matmul_f32(const CoalesceMemRef2DF32* a, const CoalesceMemRef2DF32* b,
                                       const CoalesceMemRef2DF32* c) {
-  run_builtin(Epilogue::none, "coalesce_matmul_f32", a, b, nullptr, c);
+  run_untiled("coalesce_matmul_f32", "none", a, b, nullptr, c);
 }
 
 void _mlir_ciface_coalesce_bias_add_f32(const CoalesceMemRef2DF32* xd,
@@ -427,8 +291,8 @@ void _mlir_ciface_coalesce_bias_add_f32(const CoalesceMemRef2DF32* xd,
   using namespace coalesce;
   using namespace coalesce::runtime;
   const char* entry = "coalesce_bias_add_f32";
-  Matrix x = matrix(entry, "X", xd), y = matrix(entry, "Y", yd);
-  Vector bias = vector(entry, "bias", biasd);
+  Matrix x = f32_view(entry, "X", xd), y = f32_view(entry, "Y", yd);
+  Vector bias = f32_view(entry, "bias", biasd);
   same_shape(entry, x, y);
   if (bias.size != x.cols)
     fail(entry, "the bias has " + std::to_string(bias.size) + " entries, not N = " +
@@ -436,13 +300,16 @@ void _mlir_ciface_coalesce_bias_add_f32(const CoalesceMemRef2DF32* xd,
   const long long count = static_cast<long long>(x.rows) * x.cols;
   if (count == 0) return;
   const int max_blocks = elementwise_max_blocks(entry);
+  float* xp = static_cast<float*>(x.data);
+  float* yp = static_cast<float*>(y.data);
+  float* bp = static_cast<float*>(bias.data);
   if (x.cols % 4 == 0)
     bias_map4<EpilogueBias><<<elementwise_blocks(count / 4, max_blocks), kElementwiseBlock>>>(
-        reinterpret_cast<const float4*>(x.data), reinterpret_cast<const float4*>(bias.data),
-        reinterpret_cast<float4*>(y.data), count / 4, x.cols / 4);
+        reinterpret_cast<const float4*>(xp), reinterpret_cast<const float4*>(bp),
+        reinterpret_cast<float4*>(yp), count / 4, x.cols / 4);
   else
     bias_map1<EpilogueBias><<<elementwise_blocks(count, max_blocks), kElementwiseBlock>>>(
-        x.data, bias.data, y.data, count, x.cols);
+        xp, bp, yp, count, x.cols);
   check_cuda(cudaGetLastError(), entry, "kernel launch");
 }
 
@@ -457,28 +324,28 @@ void _mlir_ciface_coalesce_gelu_f32(const CoalesceMemRef2DF32* x, const Coalesce
 void _mlir_ciface_coalesce_fused_matmul_f32_none(const CoalesceMemRef2DF32* a,
                                                  const CoalesceMemRef2DF32* b,
                                                  const CoalesceMemRef2DF32* c) {
-  run_builtin(Epilogue::none, "coalesce_fused_matmul_f32_none", a, b, nullptr, c);
+  run_untiled("coalesce_fused_matmul_f32_none", "none", a, b, nullptr, c);
 }
 
 void _mlir_ciface_coalesce_fused_matmul_f32_bias(const CoalesceMemRef2DF32* a,
                                                  const CoalesceMemRef2DF32* b,
                                                  const CoalesceMemRef1DF32* bias,
                                                  const CoalesceMemRef2DF32* c) {
-  run_builtin(Epilogue::bias, "coalesce_fused_matmul_f32_bias", a, b, bias, c);
+  run_untiled("coalesce_fused_matmul_f32_bias", "bias", a, b, bias, c);
 }
 
 void _mlir_ciface_coalesce_fused_matmul_f32_bias_relu(const CoalesceMemRef2DF32* a,
                                                       const CoalesceMemRef2DF32* b,
                                                       const CoalesceMemRef1DF32* bias,
                                                       const CoalesceMemRef2DF32* c) {
-  run_builtin(Epilogue::bias_relu, "coalesce_fused_matmul_f32_bias_relu", a, b, bias, c);
+  run_untiled("coalesce_fused_matmul_f32_bias_relu", "bias_relu", a, b, bias, c);
 }
 
 void _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu(const CoalesceMemRef2DF32* a,
                                                       const CoalesceMemRef2DF32* b,
                                                       const CoalesceMemRef1DF32* bias,
                                                       const CoalesceMemRef2DF32* c) {
-  run_builtin(Epilogue::bias_gelu, "coalesce_fused_matmul_f32_bias_gelu", a, b, bias, c);
+  run_untiled("coalesce_fused_matmul_f32_bias_gelu", "bias_gelu", a, b, bias, c);
 }
 
 void _mlir_ciface_coalesce_alloc_1d_f32(CoalesceMemRef1DF32* result, int64_t n) {

@@ -4,7 +4,9 @@
 // different types (cuBLASLt uses tanh). Device-safe under nvcc and NVRTC.
 #pragma once
 
+#include "kernels/core/epilogues.hpp"
 #include "kernels/core/gelu.hpp"
+#include "kernels/core/numeric.cuh"
 #include "kernels/core/types.hpp"
 
 namespace coalesce {
@@ -66,70 +68,105 @@ __device__ __forceinline__ float normal_cdf(float x) {
 /// without erff's per-element polynomial selection and branch (so several elements' chains
 /// interleave), and accurate in the lower tail where 1 + erff(x/√2) cancels.
 __device__ __forceinline__ float gelu_exact(float x) { return x * normal_cdf(x); }
+/// The tanh GELU, x/2 · (1 + tanhf(√(2/π)(x + 0.044715 x³))): cuBLASLt's GELU_BIAS and
+/// PyTorch's approximate='tanh'.
 __device__ __forceinline__ float gelu_tanh(float x) {
   return 0.5f * x *
          (1.0f + tanhf(static_cast<float>(gelu::kSqrt2OverPi) * (x + static_cast<float>(gelu::kCubic) * x * x * x)));
 }
 
-/// C = acc
-struct EpilogueNone {
-  static constexpr bool kUsesBias = false;
-  template <class Acc>
-  __device__ __forceinline__ static Acc apply(Acc acc, Acc) { return acc; }
-};
-/// C = acc + bias[n]
-struct EpilogueBias {
-  static constexpr bool kUsesBias = true;
-  template <class Acc>
-  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return acc + b; }
-};
-/// C = max(acc + bias[n], 0)
-struct EpilogueBiasRelu {
-  static constexpr bool kUsesBias = true;
-  template <class Acc>
-  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return fmaxf(acc + b, Acc(0)); }
-};
-/// C = gelu_exact(acc + bias[n]) — PyTorch's default (exact, erf) GELU, as every fused kernel
-/// computes it
-struct EpilogueBiasGeluErf {
-  static constexpr bool kUsesBias = true;
-  template <class Acc>
-  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_exact(acc + b); }
-};
-/// C = gelu_erf(acc + bias[n]) — the same GELU in PyTorch's own formula (erff), for the unfused
-/// baseline's bias+GELU kernel, which stands for what Inductor emits
-struct EpilogueBiasGeluTorch {
-  static constexpr bool kUsesBias = true;
-  template <class Acc>
-  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_erf(acc + b); }
-};
-/// C = gelu_tanh(acc + bias[n]) — cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS
-struct EpilogueBiasGeluTanh {
-  static constexpr bool kUsesBias = true;
-  template <class Acc>
-  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return gelu_tanh(acc + b); }
-};
+/// x = 1/(1 + e^-x) · x, SiLU (swish), through the SFU's 2^x and 1/x: for x below about -88,
+/// e^-x overflows to +inf, whose reciprocal is 0, so the result is -0 as the limit is.
+__device__ __forceinline__ float silu(float x) {
+  constexpr float kLog2e = 1.4426950408889634f;  // e^-x = 2^(-x·log2(e))
+  return x * rcp_approx(1.0f + exp2f_approx(-x * kLog2e));
+}
 
-/// x = max(x, 0), the activation alone (eager's third kernel)
-struct ActivationRelu {
+// The activations, one functor each, computing in the accumulator's type.
+/// x
+struct ActIdentity {
+  template <class Acc>
+  __device__ __forceinline__ static Acc apply(Acc x) { return x; }
+};
+/// max(x, 0)
+struct ActRelu {
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc x) { return fmaxf(x, Acc(0)); }
 };
-/// x = gelu_erf(x), eager's GELU kernel in PyTorch's formula
-struct ActivationGeluErf {
+/// gelu_exact(x): the exact (erf) GELU as every fused kernel computes it
+struct ActGeluErf {
+  template <class Acc>
+  __device__ __forceinline__ static Acc apply(Acc x) { return gelu_exact(x); }
+};
+/// gelu_tanh(x): the tanh approximation, cuBLASLt's GELU and PyTorch's approximate='tanh'
+struct ActGeluTanh {
+  template <class Acc>
+  __device__ __forceinline__ static Acc apply(Acc x) { return gelu_tanh(x); }
+};
+/// silu(x) = x · sigmoid(x)
+struct ActSilu {
+  template <class Acc>
+  __device__ __forceinline__ static Acc apply(Acc x) { return silu(x); }
+};
+/// gelu_erf(x), the exact GELU in PyTorch's own formula (erff): the baselines' elementwise
+/// kernels, which stand for what eager and Inductor run; no epilogue row names it
+struct ActGeluTorch {
   template <class Acc>
   __device__ __forceinline__ static Acc apply(Acc x) { return gelu_erf(x); }
 };
 
-/// The one map from the run-time Epilogue to its type: `EpilogueFor<Epilogue::bias_gelu>` is the
-/// exact (erf) GELU, `EpilogueFor<Epilogue::bias_gelu, true>` cuBLASLt's tanh form. Emitted
-/// kernels and the host dispatcher (harness/dispatch.cuh) both go through it.
-template <Epilogue E, bool TanhGelu = false> struct EpilogueForT;
-template <bool T> struct EpilogueForT<Epilogue::none, T> { using type = EpilogueNone; };
-template <bool T> struct EpilogueForT<Epilogue::bias, T> { using type = EpilogueBias; };
-template <bool T> struct EpilogueForT<Epilogue::bias_relu, T> { using type = EpilogueBiasRelu; };
-template <> struct EpilogueForT<Epilogue::bias_gelu, false> { using type = EpilogueBiasGeluErf; };
-template <> struct EpilogueForT<Epilogue::bias_gelu, true> { using type = EpilogueBiasGeluTanh; };
-template <Epilogue E, bool TanhGelu = false> using EpilogueFor = typename EpilogueForT<E, TanhGelu>::type;
+/// The functor of each Activation of the registry (kernels/core/epilogues.hpp).
+template <Activation A> struct ActivationFunctorT;
+template <> struct ActivationFunctorT<Activation::identity> { using type = ActIdentity; };
+template <> struct ActivationFunctorT<Activation::relu> { using type = ActRelu; };
+template <> struct ActivationFunctorT<Activation::gelu_erf> { using type = ActGeluErf; };
+template <> struct ActivationFunctorT<Activation::gelu_tanh> { using type = ActGeluTanh; };
+template <> struct ActivationFunctorT<Activation::silu> { using type = ActSilu; };
+template <Activation A> using ActivationFunctor = typename ActivationFunctorT<A>::type;
+
+/// C = Act(acc [+ bias[n]]) [+ residual[m][n]]: the one epilogue type every kernel applies,
+/// made from a registry row by EpilogueFor. apply() is the value before the residual, which a
+/// store adds (kUsesResidual) from C's type. A gated one (kGated: no bias, no residual) takes the
+/// accumulators of columns 2j and 2j+1 and stores gate() at column j of a C of N/2 columns; a
+/// store path branches on kGated with `if constexpr`, so the other epilogues' code is unchanged.
+template <class Act, bool kBias, bool kResidual = false, bool kGatedPair = false>
+struct FusedEpilogue {
+  static_assert(!kGatedPair || (!kBias && !kResidual), "a gated epilogue reads no bias and no residual");
+  static constexpr bool kUsesBias = kBias;
+  static constexpr bool kUsesResidual = kResidual;
+  static constexpr bool kGated = kGatedPair;
+  template <class Acc>
+  __device__ __forceinline__ static Acc apply(Acc acc, Acc b) { return Act::apply(kBias ? acc + b : acc); }
+  /// C[m][j] = act(gate) · up, from gate = acc[m][2j] and up = acc[m][2j+1].
+  template <class Acc>
+  __device__ __forceinline__ static Acc gate(Acc gate_acc, Acc up_acc) { return Act::apply(gate_acc) * up_acc; }
+};
+
+/// The value a store path writes at C[at] (row-major, as `residual`): the epilogue of the
+/// accumulator and the column's bias (which the path has loaded, often once for several rows),
+/// plus residual[at] where the epilogue adds one. The one place a residual is added; for the other
+/// epilogues it is Epi::apply and nothing else (`residual` is not read).
+template <class Epi, class RT>
+__device__ __forceinline__ float epilogue_value(float acc, float bias, const RT* __restrict__ residual, long long at) {
+  const float v = Epi::apply(acc, bias);
+  if constexpr (Epi::kUsesResidual) return v + to_float(residual[at]);
+  return v;
+}
+
+/// The unfused baseline's bias+GELU kernel: the GELU in PyTorch's formula (see ActGeluTorch).
+using EpilogueBiasGeluTorch = FusedEpilogue<ActGeluTorch, true>;
+
+/// Names of registry epilogues and activations that kernels and baselines spell out.
+using EpilogueNone = FusedEpilogue<ActIdentity, false>;  // split-K partials: the raw sums
+using EpilogueBias = FusedEpilogue<ActIdentity, true>;   // eager's bias add
+using ActivationRelu = ActRelu;                          // eager's third kernel
+using ActivationGeluErf = ActGeluTorch;                  // eager's GELU kernel
+
+/// The one map from the run-time Epilogue to its type, read off the registry's row:
+/// `EpilogueFor<Epilogue::bias_gelu>` is the exact (erf) GELU with a column bias. Emitted kernels
+/// and the host dispatcher (harness/dispatch.cuh) both go through it.
+template <Epilogue E>
+using EpilogueFor = FusedEpilogue<ActivationFunctor<epilogue_spec(E).activation>, epilogue_spec(E).reads.column_bias,
+                                  epilogue_spec(E).reads.residual, epilogue_spec(E).reads.gated>;
 
 }  // namespace coalesce

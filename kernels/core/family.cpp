@@ -5,6 +5,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "kernels/core/epilogues.hpp"
+
 namespace coalesce {
 
 // The built-in families, in the order sweeps and help texts list them (kernels/families.cpp).
@@ -204,11 +206,31 @@ Config kernel_config(const Config& config) {
   return out;
 }
 
+Verdict supports_epilogue(const Family& family, Epilogue epilogue) {
+  const std::vector<KernelArg>& args = family.kernel_args();
+  if (epilogue_spec(epilogue).reads.residual &&
+      std::find(args.begin(), args.end(), KernelArg::residual) == args.end())
+    return {Violation::epilogue, "the family's kernels read no M×N residual (no KernelArg::residual argument)"};
+  if (epilogue_spec(epilogue).reads.gated && !family.stores_gated())
+    return {Violation::epilogue, "the family's kernels store no gated epilogue (act(gate) * up of column pairs)"};
+  return {};
+}
+
+Verdict supports_epilogue(const Family& family, const Problem& problem) {
+  if (Verdict v = supports_epilogue(family, problem.epilogue); !v.ok()) return v;
+  if (epilogue_spec(problem.epilogue).reads.gated && problem.n % 2 != 0)
+    return {Violation::divisibility, "a gated epilogue needs an even N: its columns are gate and up pairs"};
+  return {};
+}
+
 Verdict check_schedule(const Family& family, const Config& config, const Problem& problem, const Target& target) {
   const int s = split_slices(config);
   if (s > 1) {
+    // The unsplit config: split = 1 and no in-kernel reduction (which means nothing unsplit, and
+    // whose cluster would change the grid and the blocks per SM this judges).
     Config whole = config;
     whole.values[static_cast<std::size_t>(split_index(config))] = 1;
+    if (const int r = param_index(config, kReduceParam); r >= 0) whole.values[static_cast<std::size_t>(r)] = 0;
     const long long blocks = family.geometry(whole, problem, target).blocks();
     const int per_sm = std::max(1, family.predict(whole, target.limits, problem).blocks_per_sm);
     if (blocks >= static_cast<long long>(target.sm_count) * per_sm)

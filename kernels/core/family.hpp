@@ -79,8 +79,10 @@ struct Geometry {
 /// A kernel parameter the harness binds, in the kernel's order: the buffers (A, B, bias, C), the
 /// sizes (M, N, K), or a TMA tensor map over A, B or C, passed by value (kernels/core/
 /// tensor_map.hpp) and described by the family (Family::tensor_map). A family with other inputs
-/// (a workspace) adds its kind here and the harness learns to bind it once.
-enum class KernelArg { a, b, bias, c, m, n, k, a_tensor_map, b_tensor_map, c_tensor_map, workspace };
+/// (a workspace) adds its kind here and the harness learns to bind it once. `residual` is the
+/// M×N matrix an epilogue that reads one adds (kernels/core/epilogues.hpp, EpilogueReads): a
+/// family whose kernel_args() lack it runs no such epilogue (supports_epilogue()).
+enum class KernelArg { a, b, bias, c, m, n, k, a_tensor_map, b_tensor_map, c_tensor_map, workspace, residual };
 
 /// The name of the parameter through which a family splits K across blocks (split-K,
 /// docs/families.md "Split-K"). A family that has it runs a config with split = S > 1 as S
@@ -182,6 +184,11 @@ class Family {
   virtual Verdict check_schedule(const Config& config, const Problem& problem, const Target& target) const;
   /// The kernel's parameters, in order.
   virtual const std::vector<KernelArg>& kernel_args() const;
+  /// Whether the family's kernels store a gated epilogue (kernels/core/epilogues.hpp,
+  /// EpilogueReads::gated): act(acc[m][2j]) · acc[m][2j+1] at column j of a C of N/2 columns.
+  /// Its check_problem() refuses the configs whose store paths do not (with the reason).
+  /// Default: no (supports_epilogue() refuses every gated epilogue).
+  virtual bool stores_gated() const { return false; }
   /// The tensor map the kernel takes as parameter `map` (a_tensor_map, b_tensor_map or
   /// c_tensor_map) for `config` on `problem`. Only families whose kernel_args() name tensor maps
   /// override it; the default throws std::logic_error.
@@ -247,6 +254,15 @@ long long workspace_bytes(const Config& config, const Problem& problem, const Ta
 /// and the tuner compiles it once; except a reduction in the cluster (reduces_in_cluster), whose
 /// kernel is specialized on its factor. Configs without a split > 1 map to themselves.
 Config kernel_config(const Config& config);
+/// Whether the family's kernels read every operand of the epilogue (kernels/core/epilogues.hpp):
+/// an M×N residual needs KernelArg::residual among its kernel_args(), a gated epilogue
+/// Family::stores_gated() (Violation::epilogue, with the reason, if not). The tuner prunes and
+/// the harness refuses by it.
+Verdict supports_epilogue(const Family& family, Epilogue epilogue);
+/// supports_epilogue() of the problem's epilogue, then the epilogue's own problem rule: a gated
+/// epilogue's N (gate and up interleaved) must be even (Violation::divisibility).
+Verdict supports_epilogue(const Family& family, const Problem& problem);
+
 /// The schedule's rules for `config` on `problem` and `target`, common to every family: a
 /// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already
 /// fills a wave of the device's SMs: Violation::schedule), and its workspace must fit

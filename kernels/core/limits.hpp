@@ -29,7 +29,7 @@ struct DeviceLimits {
 /// `dtype` and `arch` are a family's refusals of a whole problem or device (a simt kernel has no
 /// bf16 path; wgmma needs sm_90a), not of one tile. `schedule` and `workspace` are split-K's:
 /// a split that cannot help on the problem, or partial sums above the workspace limit.
-enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy, dtype, arch, schedule, workspace };
+enum class Violation : int { none = 0, shape, divisibility, threads, smem, registers, occupancy, dtype, arch, schedule, workspace, epilogue };
 
 /// The category's name as stored in the database (`prune_reason`).
 COALESCE_HD constexpr const char* violation_name(Violation v) {
@@ -45,6 +45,7 @@ COALESCE_HD constexpr const char* violation_name(Violation v) {
     case Violation::arch: return "arch";
     case Violation::schedule: return "schedule";
     case Violation::workspace: return "workspace";
+    case Violation::epilogue: return "epilogue";
   }
   return "unknown";
 }
@@ -55,6 +56,14 @@ struct Verdict {
   const char* why = nullptr;
   COALESCE_HD constexpr bool ok() const { return violation == Violation::none; }
 };
+
+/// Whether an M×N×K problem (A M×K, B K×N, C M×N) has a matrix of 2^31 elements or more, whose
+/// element offsets a 32-bit int cannot hold (issue 39). A family whose kernel indexes in 32 bits
+/// for speed offers a 64-bit variant that its space chooses for exactly these problems.
+COALESCE_HD constexpr bool needs_64bit_offsets(int m, int n, int k) {
+  return static_cast<long long>(m) * k >= (1LL << 31) || static_cast<long long>(k) * n >= (1LL << 31) ||
+         static_cast<long long>(m) * n >= (1LL << 31);
+}
 
 /// The most K slices a split-K config may cut K into (every family's `split` rule).
 inline constexpr int kMaxSplitSlices = 32;

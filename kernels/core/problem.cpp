@@ -1,6 +1,8 @@
 // Names of the shared vocabulary (see problem.hpp).
 #include "kernels/core/problem.hpp"
 
+#include "kernels/core/epilogues.hpp"
+
 namespace coalesce {
 
 const std::vector<Dtype>& all_dtypes() {
@@ -9,8 +11,18 @@ const std::vector<Dtype>& all_dtypes() {
 }
 
 const std::vector<Epilogue>& all_epilogues() {
-  static const std::vector<Epilogue> all = {Epilogue::none, Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu};
+  static const std::vector<Epilogue> all = [] {
+    std::vector<Epilogue> out;
+    for (const EpilogueSpec& e : kEpilogues) out.push_back(e.id);
+    return out;
+  }();
   return all;
+}
+
+std::string epilogue_names() {
+  std::string out;
+  for (const EpilogueSpec& e : kEpilogues) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
 }
 
 std::string_view to_string(Dtype d) {
@@ -24,13 +36,8 @@ std::string_view to_string(Dtype d) {
 }
 
 std::string_view to_string(Epilogue e) {
-  switch (e) {
-    case Epilogue::none: return "none";
-    case Epilogue::bias: return "bias";
-    case Epilogue::bias_relu: return "bias_relu";
-    case Epilogue::bias_gelu: return "bias_gelu";
-  }
-  return "?";
+  const int i = static_cast<int>(e);
+  return i >= 0 && i < kEpilogueCount ? kEpilogues[i].name : "?";
 }
 
 std::string_view to_string(Element e) {
@@ -63,6 +70,8 @@ std::optional<Epilogue> parse_epilogue(std::string_view s) {
     if (to_string(e) == s) return e;
   return std::nullopt;
 }
+
+int Problem::c_cols() const { return static_cast<int>(output_columns(epilogue_spec(epilogue).reads, n)); }
 
 std::string shape_string(const Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);

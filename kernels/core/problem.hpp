@@ -22,14 +22,22 @@ std::optional<Epilogue> parse_epilogue(std::string_view s);
 /// Every dtype and epilogue, in declaration order (for help texts and enumerations).
 const std::vector<Dtype>& all_dtypes();
 const std::vector<Epilogue>& all_epilogues();
+/// The epilogue registry's names, comma-separated, for help texts and usage errors.
+std::string epilogue_names();
 
-/// One GEMM problem: A is M×K, B is K×N (both row-major), bias has N entries, C is M×N, in the
-/// dtype's types (gemm_types()).
+/// One GEMM problem: A is M×K, B is K×N (both row-major), bias has N entries, C is M×N (M×N/2
+/// for a gated epilogue: c_cols()), in the dtype's types (gemm_types()). flops() counts the GEMM's
+/// N.
 struct Problem {
   int m = 0, n = 0, k = 0;
   Dtype dtype = Dtype::f32;
   Epilogue epilogue = Epilogue::bias_gelu;
   double flops() const { return 2.0 * m * n * k; }
+  /// The columns of C: n, or n/2 under a gated epilogue, whose GEMM's n columns are gate and up
+  /// interleaved (kernels/core/epilogues.hpp, EpilogueReads::gated).
+  int c_cols() const;
+  /// The elements of C, m · c_cols().
+  long long c_elements() const { return static_cast<long long>(m) * c_cols(); }
   GemmTypes types() const { return gemm_types(dtype); }
   bool operator==(const Problem& o) const {
     return m == o.m && n == o.n && k == o.k && dtype == o.dtype && epilogue == o.epilogue;

@@ -17,8 +17,9 @@ enum class Math : int { f32, tf32, bf16, f16 };
 /// The CLI's short name for a GEMM's types; gemm_types() says what each one stores and computes in.
 enum class Dtype : int { f32, tf32, bf16, f16 };
 
-/// What is applied to each accumulator before the one store of C.
-enum class Epilogue : int { none, bias, bias_relu, bias_gelu };
+/// What is applied to each accumulator before the one store of C: an index into the epilogue
+/// registry (kernels/core/epilogues.hpp, kEpilogues), whose rows say everything else about it.
+enum class Epilogue : int { none, bias, bias_relu, bias_gelu, bias_gelu_tanh, bias_silu, bias_gelu_residual, swiglu, geglu };
 
 /// The types of one GEMM: A (M×K), B (K×N), bias (N), C (M×N), the accumulator, and the math.
 /// The epilogue computes in the accumulator's type and rounds once, on the store of C.

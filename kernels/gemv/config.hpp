@@ -27,7 +27,7 @@ namespace coalesce {
 struct GemvConfig {
   int mr = 4;           ///< rows of A and C per block (M > MR: more blocks in y)
   int warps = 8;        ///< warps per block, each a contiguous chunk of the block's K
-  int vec_bytes = 16;   ///< bytes of a row of B per lane load: 16, 8 or 4
+  int vec_bytes = 16;   ///< bytes of a row of B per lane load: 16, 8, 4, or 2 (one bf16/f16)
   int lanes = 8;        ///< lanes across the strip (4..32); a warp load covers 32/LANES rows of B
   int unroll = 4;       ///< loads of B in flight per thread per step
   int split = 1;        ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
@@ -74,7 +74,7 @@ struct GemvConfig {
   /// where it says 216 to 240 (docs/kernels.md, "gemv: registers", has sm_80 and bf16).
   COALESCE_HD constexpr int model_registers(int element_bytes) const {
     const int a = stages_a() ? mr + mr * step_rows() / 16 : 2 * mr;
-    return mr * lane_columns(element_bytes) + unroll * vec_bytes / 4 + a + 32;
+    return mr * lane_columns(element_bytes) + unroll * ((vec_bytes + 3) / 4) + a + 32;
   }
   /// Without a dtype: the least any dtype needs (4-byte elements, the fewest columns per load).
   /// check() refuses what fits no dtype with it; check_problem() judges the problem's dtype.
@@ -97,8 +97,10 @@ struct GemvConfig {
     if (stages_a() && mr % 4 != 0)
       return {Violation::shape, "mr above 16 must be a multiple of 4 (staged A is read 4 rows of C at a time)"};
     if (warps < 1 || warps > 32) return {Violation::shape, "warps must be between 1 and 32"};
-    if (vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
-      return {Violation::shape, "vec_bytes must be 4, 8 or 16 (the widths of one vector load)"};
+    if (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
+      return {Violation::shape,
+              "vec_bytes must be 4, 8 or 16 (the widths of one vector load) or 2 (one bf16/f16 element, for rows of "
+              "an odd number of them)"};
     if (lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
       return {Violation::shape,
               "lanes must be 4, 8, 16 or 32 (a power of two dividing the warp; fewer than 4 lanes leave a row "
@@ -138,6 +140,8 @@ struct GemvConfig {
         static_cast<long long>(m) * n >= (1LL << 31))
       return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
     const long long bytes = element_bytes(gemm_types(dtype).b);
+    if (vec_bytes < bytes)
+      return {Violation::shape, "vec_bytes 2 loads one 16-bit element: f32 storage (f32, tf32) loads at least 4 bytes"};
     if ((n * bytes) % vec_bytes != 0)
       return {Violation::divisibility, "vec_bytes must divide a row of B (N times the element size)"};
     if (register_cap() < model_registers(static_cast<int>(bytes)))

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "kernels/core/epilogues.hpp"
 #include "kernels/gemv/builtin.hpp"
 
 namespace coalesce {
@@ -13,6 +14,9 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"mr", "mr"}, {"warps", "w"}, {"vec_bytes", "v"}, {"lanes", "l"}, {"unroll", "u"}, {kSplitParam, "sk", 1},
 };
+// The residual last, after the generic list: kernels of the other epilogues keep their code.
+const std::vector<KernelArg> kArgs = {KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c,
+                                      KernelArg::m, KernelArg::n, KernelArg::k, KernelArg::residual};
 
 class GemvFamily final : public Family {
  public:
@@ -32,8 +36,7 @@ class GemvFamily final : public Family {
 
   std::vector<Config> sweep_configs(const Problem& problem) const override {
     const GemvLists& l = gemv_lists();
-    // An odd N in bf16/f16 has no legal load width: the configs are enumerated with 16-byte
-    // loads and every one is refused by check_problem(), with its reason.
+    // Every N has a load width: an odd N in bf16/f16 takes 2-byte loads (issue 39).
     const int vec = gemv_widest_vec(problem) ? gemv_widest_vec(problem) : 16;
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
@@ -61,8 +64,17 @@ class GemvFamily final : public Family {
     return to_gemv(config).check(limits, registers);
   }
   Verdict check_problem(const Config& config, const Problem& problem) const override {
-    return to_gemv(config).check_problem(problem.m, problem.n, problem.k, problem.dtype);
+    const GemvConfig c = to_gemv(config);
+    // A split config stores raw partial sums; the reduce that applies the epilogue (harness/
+    // splitk.hpp, the runtime's) reads no residual.
+    if (c.split > 1 && epilogue_spec(problem.epilogue).reads.residual)
+      return {Violation::epilogue, "split-K's reduce adds no residual: the residual epilogue needs split = 1"};
+    return c.check_problem(problem.m, problem.n, problem.k, problem.dtype);
   }
+  // The store takes a gated epilogue's column pairs from the block's sums; a split config's
+  // reduce applies it.
+  bool stores_gated() const override { return true; }
+  const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
     const GemvConfig c = to_gemv(config);
@@ -147,7 +159,7 @@ bool gemv_sweeps_mr(int mr, int m) { return mr <= 8 || 2 * m > mr; }
 
 int gemv_widest_vec(const Problem& problem) {
   // The one rule decides: the widest load that check_problem() accepts for this shape.
-  for (int v : {16, 8, 4}) {
+  for (int v : {16, 8, 4, 2}) {
     GemvConfig probe;
     probe.vec_bytes = v;
     if (probe.check_problem(problem.m, problem.n, problem.k, problem.dtype).violation != Violation::divisibility)

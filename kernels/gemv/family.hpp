@@ -15,7 +15,7 @@ GemvConfig to_gemv(const Config& config);
 Config from_gemv(const GemvConfig& config);
 
 /// The values each gemv parameter takes in a sweep (docs/kernels.md "gemv" says why). `vec_bytes`
-/// is not a list: every candidate loads the widest vector (16, 8 or 4 bytes) the problem allows;
+/// is not a list: every candidate loads the widest vector (16, 8, 4 or 2 bytes) the problem allows;
 /// `split` is 1 here and the tuner's space adds the split variants; `mr` is taken as
 /// gemv_sweeps_mr() says for the problem's M.
 struct GemvLists {
@@ -27,8 +27,8 @@ const GemvLists& gemv_lists();
 /// run 51), MR above 8 only where more than half of a block's rows are rows of C (M > MR / 2).
 bool gemv_sweeps_mr(int mr, int m);
 
-/// The widest load (16, 8 or 4 bytes) that GemvConfig::check_problem() accepts for a row of B,
-/// or 0 when none does (an odd N in bf16/f16).
+/// The widest load (16, 8, 4 or 2 bytes) that GemvConfig::check_problem() accepts for a row of B,
+/// or 0 when none does (a problem refused whatever the width).
 int gemv_widest_vec(const Problem& problem);
 
 }  // namespace coalesce

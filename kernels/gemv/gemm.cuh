@@ -24,9 +24,12 @@
 //
 // Split-K (cfg.split > 1; kernels/core/family.hpp kSplitParam): gridDim.z slices of K; block z
 // sums its share and stores the raw f32 sums to (float*)C + z·M·N, and the harness's reduce
-// finishes. Edges: rows past M read a clamped row of A and are never stored; a strip past N reads
-// a clamped vector of B (N is a whole number of vectors, GemvConfig::check_problem) and is never
-// stored; rows of B past the warp's chunk in the last step are predicated.
+// finishes (and applies a gated epilogue's gate). A gated epilogue (Epi::kGated, kernels/core/
+// epilogues.hpp) stores act(gate) · up of each column pair of the strip at column j of C's N/2.
+// Edges: rows past M read a clamped row of A and are never stored; a strip past N reads a clamped
+// vector of B (N is a whole number of vectors, GemvConfig::check_problem; an odd N in bf16/f16
+// takes vectors of one element, 2-byte loads) and is never stored; rows of B past the warp's
+// chunk in the last step are predicated.
 //
 // Device-safe: compiles under nvcc and NVRTC (no standard headers).
 #pragma once
@@ -58,7 +61,7 @@ template <class Tile>
 struct GemvGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
-                "gemv config: mr (1..16, or 20..32 in fours), warps (1..32), vec_bytes (4, 8, 16), lanes (4, 8, 16, 32), unroll "
+                "gemv config: mr (1..16, or 20..32 in fours), warps (1..32), vec_bytes (2, 4, 8, 16), lanes (4, 8, 16, 32), unroll "
                 "(1..16) or split (1..32) is out of range");
   static constexpr bool ok = kViolation == Violation::none;
 };
@@ -75,6 +78,20 @@ __device__ __forceinline__ void load_stream(unsigned (&w)[WORDS], const void* p)
     asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
   } else {
     asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+  }
+}
+
+/// One load of B's VEC_BYTES into `w` through load_stream; VEC_BYTES == 2 is one bf16/f16 element
+/// (a row of an odd number of them has no aligned wider load, issue 39), left in the low half of
+/// w[0].
+template <int VEC_BYTES>
+__device__ __forceinline__ void load_b(unsigned (&w)[(VEC_BYTES + 3) / 4], const void* p) {
+  if constexpr (VEC_BYTES == 2) {
+    unsigned short h;
+    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(h) : "l"(p));
+    w[0] = h;
+  } else {
+    load_stream<VEC_BYTES / 4>(w, p);
   }
 }
 
@@ -113,9 +130,10 @@ struct GemvMainloop {
   using AT = typename Gemm::A;
   using BT = typename Gemm::B;
   static constexpr int MR = cfg.mr, U = cfg.unroll, R = cfg.rows_per_load();
-  static constexpr int WORDS = cfg.vec_bytes / 4;
+  static constexpr int WORDS = (cfg.vec_bytes + 3) / 4;
   static constexpr int E = cfg.lane_columns(static_cast<int>(sizeof(BT)));
   static constexpr int STEP = cfg.step_rows();
+  static_assert(E >= 1, "gemv config: vec_bytes 2 loads one bf16/f16 element; f32 storage needs vec_bytes >= 4");
 
   /// One step of R·UNROLL rows from k: the UNROLL loads first (all in flight together), then
   /// the FMAs. TAIL predicates rows at or past `end` (they add nothing).
@@ -127,7 +145,7 @@ struct GemvMainloop {
     for (int u = 0; u < U; ++u) {
       const int row = k + u * R;
       if (!TAIL || row < end) {
-        gemv_detail::load_stream<WORDS>(w[u], b_col + row * N);
+        gemv_detail::load_b<cfg.vec_bytes>(w[u], b_col + row * N);
       } else {
 #pragma unroll
         for (int i = 0; i < WORDS; ++i) w[u][i] = 0u;
@@ -175,7 +193,7 @@ struct GemvStagedMainloop {
   using BT = typename Gemm::B;
   using Unstaged = GemvMainloop<Tile, Gemm>;
   static constexpr int MR = cfg.mr, U = cfg.unroll, R = cfg.rows_per_load();
-  static constexpr int WORDS = cfg.vec_bytes / 4;
+  static constexpr int WORDS = (cfg.vec_bytes + 3) / 4;
   static constexpr int E = Unstaged::E;
   static constexpr int STEP = cfg.step_rows();
   static constexpr int ROW = cfg.stage_row_floats();
@@ -192,7 +210,7 @@ struct GemvStagedMainloop {
     for (int u = 0; u < U; ++u) {
       const int row = ks + sub_row + u * R;
       if (!TAIL || row < end) {
-        gemv_detail::load_stream<WORDS>(w[u], b_col + row * N);
+        gemv_detail::load_b<cfg.vec_bytes>(w[u], b_col + row * N);
       } else {
 #pragma unroll
         for (int i = 0; i < WORDS; ++i) w[u][i] = 0u;
@@ -242,12 +260,15 @@ struct GemvStagedMainloop {
 };
 
 /// The kernel body. Launch with Family::geometry(): grid (column strips, row groups, K slices),
-/// cfg.threads() threads, cfg.smem_bytes(sizeof element) of dynamic shared memory.
+/// cfg.threads() threads, cfg.smem_bytes(sizeof element) of dynamic shared memory. `residual`
+/// (M×N in C's type) is read only by an epilogue that adds one (kernels/core/epilogues.hpp); it is
+/// the last parameter, so kernels of other epilogues keep their code (scripts/epilogue_cubin_ab.py).
 template <class Tile, class Gemm, class Epi>
 __device__ __forceinline__ void gemv_gemm_device(const typename Gemm::A* __restrict__ A,
                                                  const typename Gemm::B* __restrict__ B,
                                                  const typename Gemm::Bias* __restrict__ bias,
-                                                 typename Gemm::C* __restrict__ C, int M, int N, int K) {
+                                                 typename Gemm::C* __restrict__ C, int M, int N, int K,
+                                                 const typename Gemm::C* __restrict__ residual) {
   static_assert(gemv_detail::GemvGuard<Tile>::ok, "invalid gemv config");
   using Loop = GemvMainloop<Tile, Gemm>;
   using CT = typename Gemm::C;
@@ -303,6 +324,27 @@ __device__ __forceinline__ void gemv_gemm_device(const typename Gemm::A* __restr
   }
   __syncthreads();
 
+  if constexpr (Epi::kGated && cfg.split == 1) {
+    // A gated epilogue: columns c, c + 1 of the strip (c even; the strip and n0 are even) are a
+    // (gate, up) pair, stored as act(gate) · up at column (n0 + c)/2 of C's N/2. N is even, so
+    // n0 + c < N means n0 + c + 1 < N. Each sum in warp order, as below.
+    constexpr int PAIRS = STRIP / 2;
+    const int ldc = N / 2;
+    for (int i = tid; i < MR * PAIRS; i += WARPS * 32) {
+      const int m = i / PAIRS, c = 2 * (i % PAIRS);
+      const int row = m0 + m, column = n0 + c;
+      if (row >= M || column >= N) continue;
+      const int at = m * STRIP + c;
+      float gate = gemv_smem[at], up = gemv_smem[at + 1];
+#pragma unroll
+      for (int w = 1; w < WARPS; ++w) {
+        gate += gemv_smem[w * MR * STRIP + at];
+        up += gemv_smem[w * MR * STRIP + at + 1];
+      }
+      C[static_cast<long long>(row) * ldc + column / 2] = from_float<CT>(Epi::gate(gate, up));
+    }
+    return;
+  }
   float* partials = reinterpret_cast<float*>(C) + static_cast<long long>(blockIdx.z) * M * N;
   for (int i = tid; i < MR * STRIP; i += WARPS * 32) {
     const int m = i / STRIP, c = i % STRIP;
@@ -316,7 +358,7 @@ __device__ __forceinline__ void gemv_gemm_device(const typename Gemm::A* __restr
       partials[at] = sum;
     } else {
       const float b = Epi::kUsesBias ? to_float(bias[column]) : 0.0f;
-      C[at] = from_float<CT>(Epi::apply(sum, b));
+      C[at] = from_float<CT>(epilogue_value<Epi>(sum, b, residual, at));
     }
   }
 }
@@ -326,13 +368,13 @@ template <class Tile, class Gemm, class Epi>
 __global__ void __launch_bounds__(gemv_detail::GemvKernelOf<Tile, Gemm, Epi>::kThreads)
     gemv_gemm_kernel(const typename Gemm::A* __restrict__ A, const typename Gemm::B* __restrict__ B,
                      const typename Gemm::Bias* __restrict__ bias, typename Gemm::C* __restrict__ C, int M, int N,
-                     int K) {
-  gemv_gemm_device<Tile, Gemm, Epi>(A, B, bias, C, M, N, K);
+                     int K, const typename Gemm::C* __restrict__ residual) {
+  gemv_gemm_device<Tile, Gemm, Epi>(A, B, bias, C, M, N, K, residual);
 }
 
 }  // namespace coalesce
 
-/// Defines `extern "C" __global__ void SYMBOL(A, B, bias, C, M, N, K)` for one tile, GEMM types
+/// Defines `extern "C" __global__ void SYMBOL(A, B, bias, C, M, N, K, residual)` for one tile, GEMM types
 /// and epilogue, with the dtype's storage types in its signature:
 /// COALESCE_DEFINE_GEMV_KERNEL(symbol, coalesce::GemvTile<...>, coalesce::GemmOf<coalesce::Dtype::bf16>,
 /// coalesce::EpilogueX). Variadic because the tile type's template arguments contain commas.
@@ -341,6 +383,7 @@ __global__ void __launch_bounds__(gemv_detail::GemvKernelOf<Tile, Gemm, Epi>::kT
       SYMBOL(const ::coalesce::gemv_detail::GemvKernelOf<__VA_ARGS__>::A* __restrict__ A,                     \
              const ::coalesce::gemv_detail::GemvKernelOf<__VA_ARGS__>::B* __restrict__ B,                     \
              const ::coalesce::gemv_detail::GemvKernelOf<__VA_ARGS__>::Bias* __restrict__ bias,               \
-             ::coalesce::gemv_detail::GemvKernelOf<__VA_ARGS__>::C* __restrict__ C, int M, int N, int K) {    \
-    ::coalesce::gemv_gemm_device<__VA_ARGS__>(A, B, bias, C, M, N, K);                                       \
+             ::coalesce::gemv_detail::GemvKernelOf<__VA_ARGS__>::C* __restrict__ C, int M, int N, int K,      \
+             const ::coalesce::gemv_detail::GemvKernelOf<__VA_ARGS__>::C* __restrict__ residual) {            \
+    ::coalesce::gemv_gemm_device<__VA_ARGS__>(A, B, bias, C, M, N, K, residual);                             \
   }

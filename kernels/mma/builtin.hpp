@@ -18,13 +18,16 @@ namespace coalesce::mma_builtin {
 ///      that are not a multiple of 16 bytes (K or N not a multiple of 8 bf16/f16 or 4 tf32):
 ///      narrow copies are many (16 per thread and slice at 4 bytes), and their addresses need
 ///      the registers a 64×64 warp tile does not have. 4-byte copies take any even K and N in
-///      bf16/f16 and any K and N in tf32; an odd K or N in bf16/f16 has no mma config at all.
+///      bf16/f16 and any K and N in tf32;
+///   6. the same tile with 2-byte plain loads (one bf16/f16 element each): an odd K or N in
+///      bf16/f16 (issue 39), so that every shape has a built-in config in every dtype.
 inline constexpr MmaConfig kConfigs[] = {
     {128, 256, 64, 64, 64, 4, 16, 1, 8, 1},
     {128, 128, 64, 64, 64, 4, 16, 1, 8, 2},
     {64, 64, 64, 32, 32, 4, 16, 1, 8, 4},
     {128, 128, 64, 64, 32, 4, 8, 1, 8, 1},
     {128, 128, 64, 64, 32, 4, 4, 1, 8, 1},
+    {128, 128, 64, 64, 32, 4, 2, 1, 8, 1},
 };
 inline constexpr int kCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 

@@ -27,7 +27,7 @@ struct MmaConfig {
   int bk_bytes = 64;       ///< K slice, in bytes of a row of A: 64 = 32 bf16/f16 = 16 tf32
   int wm = 64, wn = 64;    ///< warp tile (elements of C)
   int stages = 4;          ///< shared-memory buffers in flight (cp.async)
-  int vec_bytes = 16;      ///< bytes per global->shared copy: 16, 8 or 4
+  int vec_bytes = 16;      ///< bytes per global->shared copy: 16, 8 or 4 (cp.async), or 2 (a plain load)
   int swizzle = 1;         ///< shared-memory layout: 1 = XOR-swizzled rows, 0 = padded rows
   int group_m = 8;         ///< block rasterization: tile rows per group (1 = row order)
   int min_blocks = 1;      ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
@@ -126,8 +126,10 @@ struct MmaConfig {
               "keeps the swizzled layout conflict-free)"};
     if (stages < 2 || stages > 8)
       return {Violation::shape, "stages must be between 2 and 8 (the pipeline needs a buffer to fill while one is read)"};
-    if (vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
-      return {Violation::shape, "vec_bytes must be 4, 8 or 16 (the sizes cp.async copies)"};
+    if (vec_bytes != 2 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
+      return {Violation::shape,
+              "vec_bytes must be 4, 8 or 16 (the sizes cp.async copies) or 2 (one 16-bit element per plain load, for "
+              "rows of an odd number of bf16/f16)"};
     if (swizzle != 0 && swizzle != 1) return {Violation::shape, "swizzle must be 0 (padded rows) or 1 (XOR-swizzled rows)"};
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (min_blocks < 1 || min_blocks > 8) return {Violation::shape, "min_blocks must be between 1 and 8"};
@@ -169,15 +171,18 @@ struct MmaConfig {
   }
   COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
 
-  /// Problem-dependent rules: f32's registers (3xTF32's lo parts), the 32-bit
-  /// indexing, aligned copies (every row of A and of B starts on a vec_bytes boundary, so a
-  /// copy is wholly inside a row or wholly past its end), and split-K's: a K slice of at least
-  /// one bk_bytes-deep step, and f32 partial sums the kernel indexes with 32 bits.
+  /// Problem-dependent rules: f32's registers (3xTF32's lo parts), aligned copies (every row
+  /// of A and of B starts on a vec_bytes boundary, so a copy is wholly inside a row or wholly
+  /// past its end; 2-byte copies only for 2-byte elements), and split-K's: a K slice of at least
+  /// one bk_bytes-deep step, and f32 partial sums the reduce indexes with 32 bits. No size rule
+  /// otherwise: the kernel's offsets into A, B and C are 64-bit (a block's copy bases and its
+  /// store rows, computed once per block; in-row offsets and predicates are 32-bit, bounded by
+  /// kMaxExtent), so a matrix of 2^31 elements or more runs (issue 39).
   COALESCE_HD constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) const {
     if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
     const long long bytes = element_bytes(gemm_types(dtype).a);
-    if (bytes * m * k >= (1LL << 31) || bytes * k * n >= (1LL << 31) || bytes * m * n >= (1LL << 31))
-      return {Violation::shape, "each matrix must be smaller than 2^31 bytes (the kernel's row offsets are 32-bit)"};
+    if (vec_bytes < bytes)
+      return {Violation::shape, "vec_bytes 2 copies one 16-bit element: f32 storage (tf32, f32) copies at least 4 bytes"};
     if ((k * bytes) % vec_bytes != 0)
       return {Violation::divisibility, "vec_bytes must divide a row of A (K times the element size)"};
     if ((n * bytes) % vec_bytes != 0)

@@ -38,8 +38,7 @@ class MmaFamily final : public Family {
 
   std::vector<Config> sweep_configs(const Problem& problem) const override {
     const MmaLists& l = mma_lists();
-    // An odd K or N in bf16/f16 has no legal copy width: the configs are enumerated with the
-    // 16-byte copy and every one is refused by check_problem(), with its reason.
+    // Every shape has a legal copy width: an odd K or N in bf16/f16 takes 2-byte plain loads.
     const int vec = mma_widest_vec(problem) ? mma_widest_vec(problem) : 16;
     std::vector<Config> out;
     // Every combination of the lists, in the lists' order (the last list varies fastest).
@@ -73,6 +72,9 @@ class MmaFamily final : public Family {
   Verdict check_problem(const Config& config, const Problem& problem) const override {
     return to_mma(config).check_problem(problem.m, problem.n, problem.k, problem.dtype);
   }
+  // Every store path: the staged store applies a gated epilogue (mma_store_tile), split-K's
+  // partials are raw sums and the reduce applies it.
+  bool stores_gated() const override { return true; }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
     const MmaConfig c = to_mma(config);
@@ -157,7 +159,7 @@ const MmaLists& mma_lists() {
 
 int mma_widest_vec(const Problem& problem) {
   // The one rule decides: the widest copy that check_problem() accepts for this shape.
-  for (int v : {16, 8, 4}) {
+  for (int v : {16, 8, 4, 2}) {
     MmaConfig probe;
     probe.vec_bytes = v;
     if (probe.check_problem(problem.m, problem.n, problem.k, problem.dtype).violation != Violation::divisibility)

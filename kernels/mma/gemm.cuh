@@ -88,15 +88,24 @@ __device__ __forceinline__ unsigned smem_address(const void* p) {
 
 /// cp.async of BYTES (4, 8 or 16) from global to shared memory; when `pred` is false nothing is
 /// read and the destination is zero-filled (src-size 0), which is how edges are predicated.
+/// BYTES == 2 is one 16-bit element, for rows of an odd number of bf16/f16 (issue 39): cp.async
+/// copies only 4, 8 or 16 bytes from addresses aligned to the size, which such rows do not give,
+/// so the element is read with a plain load (zero when `pred` is false) and stored to shared
+/// memory at once. The ring's order still holds: the store lands before the barrier that
+/// precedes the stage's first read, and the stage it overwrites was last read before the barrier
+/// that precedes the copy (MmaMainloop::run); the cp.async waits then wait on empty groups.
 template <int BYTES>
 __device__ __forceinline__ void cp_async(unsigned dst, const void* src, bool pred) {
-  const int src_bytes = pred ? BYTES : 0;
-  if constexpr (BYTES == 16) {
+  if constexpr (BYTES == 2) {
+    unsigned short v = 0;
+    if (pred) v = __ldg(reinterpret_cast<const unsigned short*>(src));
+    asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(dst), "h"(v) : "memory");
+  } else if constexpr (BYTES == 16) {
     // .cg: bypass L1, a tile is read once per block from L2.
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(pred ? 16 : 0));
   } else {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(BYTES),
-                 "r"(src_bytes));
+                 "r"(pred ? BYTES : 0));
   }
 }
 /// p + bytes through an add the compiler cannot see into, so it cannot rewrite a chain of them
@@ -318,6 +327,13 @@ __device__ __forceinline__ void store4(T* p, const float (&v)[4]) {
 __device__ __forceinline__ void store4(float* p, const float (&v)[4]) {
   *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
 }
+template <class T>
+__device__ __forceinline__ void store2(T* p, float v0, float v1) {
+  *reinterpret_cast<unsigned*>(p) = pack(from_float<T>(v0), from_float<T>(v1));
+}
+__device__ __forceinline__ void store2(float* p, float v0, float v1) {
+  *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+}
 
 /// The messaged compile-time guard: every category of MmaConfig::check() gets its sentence.
 template <class Tile>
@@ -325,7 +341,7 @@ struct MmaGuard {
   static constexpr Violation kViolation = Tile::config.check().violation;
   static_assert(kViolation != Violation::shape,
                 "mma config: tile sides must be powers of two with BN >= 64, bk_bytes 64/128/256, stages 2..8, "
-                "vec_bytes 4/8/16, swizzle 0/1, group_m >= 1, min_blocks 1..8, split 1..32");
+                "vec_bytes 2/4/8/16, swizzle 0/1, group_m >= 1, min_blocks 1..8, split 1..32");
   static_assert(kViolation != Violation::divisibility,
                 "mma config: WM and WN must be multiples of 16 and the warp tile must divide the block tile");
   static_assert(kViolation != Violation::threads,
@@ -388,8 +404,8 @@ struct MmaMainloop {
     // Copies. A thread's copies start from bases and predicates computed here (the simt kernel
     // lost ~10% of its issue slots recomputing them per copy). Row offsets in global memory are
     // 64-bit (a slice of B can sit past 2^31 bytes into B); a copy outside the matrix has
-    // src-size 0, so its address is never read. vec_bytes divides every row (check_problem), so
-    // a copy is wholly inside or wholly past a row's end. The first slice copied is kt_begin:
+    // src-size 0 (a 2-byte copy: no load), so its address is never read. vec_bytes divides
+    // every row (check_problem), so a copy is wholly inside or wholly past a row's end. The first slice copied is kt_begin:
     // its bytes of a row of A and its k-rows of B start k_bytes and k_rows in.
     const int a_row_bytes = K * kElem, b_row_bytes = N * kElem;
     const int k_bytes = kt_begin * BK, k_rows = kt_begin * B_ROWS;
@@ -527,7 +543,9 @@ struct MmaMainloop {
 /// The epilogue store. A warp stages its accumulators through shared memory 16 rows (one mma
 /// tile row) at a time, then each lane reads back 4 adjacent columns, applies Epi(acc, bias[n])
 /// and stores them rounded once to C's type (8 bytes of bf16/f16 or 16 of f32 where N allows),
-/// predicated at the matrix edges. Staging makes the stores row-contiguous and keeps the
+/// predicated at the matrix edges; a gated Epi (Epi::kGated) turns the 4 columns' two (gate, up)
+/// pairs into 2 columns of its C of N/2 columns. Split-K's partials (EpilogueNone) are raw sums
+/// whatever the epilogue: the reduce applies the gate. Staging makes the stores row-contiguous and keeps the
 /// epilogue's code small: the activation is written once per 16-row pass instead of once per
 /// accumulator (an erf GELU on 128 accumulators, fully unrolled, tripled NVRTC's compile time).
 /// `smem` is the mainloop's ring, free once every warp has passed the barrier below. `MATH` is the
@@ -568,6 +586,28 @@ __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.w
     // The lane's rows ascend, so the first one past M ends the pass. Two rows per iteration
     // (unroll 2) halve the loop's own instructions, which were 5 per element against the GELU's 17.
     const int group_row = m0 + warp_m * cfg.wm + mi * 16;
+    if constexpr (Epi::kGated) {
+      // Columns col..col+3 are two (gate, up) pairs (col is a multiple of 4): C's columns col/2
+      // and col/2 + 1 of its N/2 (N even, so col < N means col + 1 < N). With N/2 even they are
+      // one aligned pair.
+      const int ldc = N / 2;
+      CT* c = C + static_cast<long long>(group_row + my_row) * ldc + col / 2;
+      const long long c_step = static_cast<long long>(Staged::kRowsPerPass) * ldc;
+#pragma unroll 2
+      for (int r = my_row; r < 16; r += Staged::kRowsPerPass, c += c_step) {
+        if (group_row + r >= M) break;
+        const float4 v = *reinterpret_cast<const float4*>(stage + r * Staged::kStride + my_col);
+        const float out0 = Epi::gate(v.x, v.y), out1 = Epi::gate(v.z, v.w);
+        if (ldc % 2 == 0) {
+          if (col < N) mma_detail::store2(c, out0, out1);
+        } else {
+          if (col < N) c[0] = from_float<CT>(out0);
+          if (col + 2 < N) c[1] = from_float<CT>(out1);
+        }
+      }
+      __syncwarp();  // the next 16 rows overwrite this stage
+      continue;
+    }
     CT* c = C + static_cast<long long>(group_row + my_row) * N + col;
     const long long c_step = static_cast<long long>(Staged::kRowsPerPass) * N;
 #pragma unroll 2

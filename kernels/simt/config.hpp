@@ -22,6 +22,10 @@ struct SimtConfig {
   int group_m = 8;                  ///< block rasterization: tile rows per group (1 = row order)
   int min_blocks = 2;               ///< blocks per SM asked of ptxas (__launch_bounds__), capping registers
   int split = 1;                    ///< split-K: K slices, one per grid z (kernels/core/family.hpp kSplitParam)
+  /// Bits of the kernel's element offsets: 32, or 64 for a problem with a matrix of 2^31
+  /// elements or more (needs_64bit_offsets; the space sets it by the problem, so the common case
+  /// keeps 32-bit address arithmetic).
+  int index_bits = 32;
 
   /// Shared-memory rows are padded by one 16-byte vector (4 floats): with 32 banks of 4 bytes,
   /// consecutive rows then start 4 banks apart, so the transposing copies of A, which write one
@@ -70,6 +74,7 @@ struct SimtConfig {
     if (group_m < 1) return {Violation::shape, "group_m must be at least 1"};
     if (min_blocks < 1 || min_blocks > 8) return {Violation::shape, "min_blocks must be between 1 and 8"};
     if (split < 1 || split > kMaxSplitSlices) return {Violation::shape, "split must be between 1 and 32 K slices"};
+    if (index_bits != 32 && index_bits != 64) return {Violation::shape, "index_bits must be 32 or 64"};
     if (vec != 1 && vec != 2 && vec != 4)
       return {Violation::shape, "vec must be 1, 2 or 4 floats (cp.async copies 4, 8 or 16 bytes)"};
     if (bm % wm != 0 || bn % wn != 0)
@@ -114,12 +119,13 @@ struct SimtConfig {
   }
   COALESCE_HD constexpr Verdict check(const DeviceLimits& d) const { return check(d, predicted_registers()); }
 
-  /// Problem-dependent rule: vector copies need every row of A and B to start aligned.
+  /// Problem-dependent rules: offsets wide enough for the matrices, and vector copies need every
+  /// row of B to start aligned.
   COALESCE_HD constexpr Verdict check_problem(int m, int n, int k) const {
     if (m <= 0 || n <= 0 || k <= 0) return {Violation::shape, "M, N and K must be positive"};
-    if (static_cast<long long>(m) * k >= (1LL << 31) || static_cast<long long>(k) * n >= (1LL << 31) ||
-        static_cast<long long>(m) * n >= (1LL << 31))
-      return {Violation::shape, "each matrix must have fewer than 2^31 elements (the kernel indexes with 32 bits)"};
+    if (index_bits == 32 && needs_64bit_offsets(m, n, k))
+      return {Violation::shape,
+              "a matrix has 2^31 elements or more: the kernel must index it in 64 bits (index_bits = 64)"};
     if (n % vec != 0)
       return {Violation::divisibility, "vec must divide N (vector copies of B need aligned rows)"};
     if (split > (k + bk - 1) / bk)

@@ -13,7 +13,7 @@ namespace {
 const std::vector<ParamSpec> kParams = {
     {"bm", "bm"}, {"bn", "bn"}, {"bk", "bk"},      {"wm", "wm"},   {"wn", "wn"},          {"tm", "tm"},
     {"tn", "tn"}, {"stages", "s"}, {"vec", "v"}, {"group_m", "g"}, {"min_blocks", "o"},
-    {kSplitParam, "sk", 1},
+    {kSplitParam, "sk", 1}, {"index_bits", "ix", 32},
 };
 
 class SimtFamily final : public Family {
@@ -54,14 +54,18 @@ class SimtFamily final : public Family {
       c.group_m = v[8];
       c.min_blocks = v[9];
       c.vec = vec;
+      c.index_bits = simt_index_bits(problem);
       out.push_back(from_simt(c));
     }
     return out;
   }
 
-  std::vector<Config> builtin_configs(const Problem&) const override {
+  std::vector<Config> builtin_configs(const Problem& problem) const override {
     std::vector<Config> out;
-    for (const SimtConfig& c : simt_builtin::kConfigs) out.push_back(from_simt(c));
+    for (SimtConfig c : simt_builtin::kConfigs) {
+      c.index_bits = simt_index_bits(problem);
+      out.push_back(from_simt(c));
+    }
     return out;
   }
 
@@ -95,8 +99,11 @@ class SimtFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::SimtTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks);
-    // The split factor only when there is one (the template's default is 1).
-    return buf + (c.split > 1 ? ", " + std::to_string(c.split) : std::string()) + ">";
+    // The split factor and the index bits only where they differ from the template's defaults
+    // (1 and 32); the index bits follow the split, so a 64-bit config spells both.
+    std::string tail = c.split > 1 || c.index_bits != 32 ? ", " + std::to_string(c.split) : std::string();
+    if (c.index_bits != 32) tail += ", " + std::to_string(c.index_bits);
+    return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
                             std::string_view symbol) const override {
@@ -118,11 +125,12 @@ SimtConfig to_simt(const Config& config) {
     throw std::invalid_argument("not a simt config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]};
 }
 
 Config from_simt(const SimtConfig& c) {
-  return {"simt", {c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks, c.split}};
+  return {"simt",
+          {c.bm, c.bn, c.bk, c.wm, c.wn, c.tm, c.tn, c.stages, c.vec, c.group_m, c.min_blocks, c.split, c.index_bits}};
 }
 
 const SimtLists& simt_lists() {
@@ -161,11 +169,16 @@ std::vector<int> simt_sweep_bm(int m) {
   return bm;
 }
 
+int simt_index_bits(const Problem& problem) {
+  return needs_64bit_offsets(problem.m, problem.n, problem.k) ? 64 : 32;
+}
+
 int simt_widest_vec(const Problem& problem) {
   // The one rule decides: the widest copy that check_problem() accepts for this shape.
   for (int v : {4, 2}) {
     SimtConfig probe;
     probe.vec = v;
+    probe.index_bits = simt_index_bits(problem);
     if (probe.check_problem(problem.m, problem.n, problem.k).ok()) return v;
   }
   return 1;

@@ -27,6 +27,10 @@ const SimtLists& simt_lists();
 /// The block rows a sweep at M takes: `bm`, then each of `small_m_bm` not below M.
 std::vector<int> simt_sweep_bm(int m);
 
+/// The index bits a problem's configs take: 64 where a matrix has 2^31 elements or more
+/// (needs_64bit_offsets), else 32, so the common case keeps 32-bit offsets.
+int simt_index_bits(const Problem& problem);
+
 /// The widest vector copy (4, 2 or 1 floats) that SimtConfig::check_problem() accepts.
 int simt_widest_vec(const Problem& problem);
 

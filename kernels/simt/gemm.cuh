@@ -26,9 +26,9 @@ namespace coalesce {
 /// family's tile type offers the same launch contract (threads, shared memory, grid,
 /// check_problem, K slices), which the runtime's host entries use (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int VEC, int GROUP_M,
-          int MIN_BLOCKS, int SPLIT = 1>
+          int MIN_BLOCKS, int SPLIT = 1, int INDEX_BITS = 32>
 struct SimtTile {
-  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, MIN_BLOCKS, SPLIT};
+  static constexpr SimtConfig config{BM, BN, BK, WM, WN, TM, TN, STAGES, VEC, GROUP_M, MIN_BLOCKS, SPLIT, INDEX_BITS};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// Split-K's slices, the grid's z extent (the kernel reads the factor from gridDim.z).
@@ -42,6 +42,16 @@ struct SimtTile {
 };
 
 namespace detail {
+
+/// The integer type of element offsets for SimtConfig::index_bits (no <type_traits> under NVRTC).
+template <int BITS>
+struct SimtIndex {
+  using type = int;
+};
+template <>
+struct SimtIndex<64> {
+  using type = long long;
+};
 
 /// cp.async of BYTES (4, 8 or 16) from global to shared memory; when `pred` is false nothing is
 /// read and the destination is zero-filled (src-size 0), which is how edges are predicated.
@@ -134,8 +144,10 @@ struct SimtMainloop {
     // first version of this kernel recomputed them per copy and spent ~10% of its issue slots
     // there (ncu, 4096^3). A copy outside the matrix has src-size 0: nothing is read and shared
     // memory gets zeros (PTX cp.async "zfill"), so its address is never dereferenced. VEC
-    // divides N, so a B copy is wholly inside or wholly outside. Offsets are 32-bit:
-    // check_problem() keeps every matrix under 2^31 elements.
+    // divides N, so a B copy is wholly inside or wholly outside. Offsets that grow with the
+    // matrices are Index: 32-bit, or 64-bit where a matrix has 2^31 elements or more
+    // (SimtConfig::index_bits, which check_problem() ties to the problem).
+    using Index = typename detail::SimtIndex<cfg.index_bits>::type;
     constexpr int A_RSTEP = THREADS / BK;
     constexpr int TV = THREADS * VEC;
     constexpr int B_Q = TV >= BN ? 1 : BN / TV;
@@ -157,9 +169,9 @@ struct SimtMainloop {
 #pragma unroll
       for (int i = 0; i < A_COPIES; ++i) {
         const bool ok = a_k_ok && i * A_RSTEP < a_rows_left;
-        detail::cp_async<4>(base + a_dst + i * A_RSTEP, a_src + i * A_RSTEP * K, ok);
+        detail::cp_async<4>(base + a_dst + i * A_RSTEP, a_src + static_cast<Index>(i * A_RSTEP) * K, ok);
       }
-      const float* b_src = b_ptr + k0 * N;
+      const float* b_src = b_ptr + static_cast<Index>(k0) * N;
 #pragma unroll
       for (int i = 0; i < B_COPIES; ++i) {
         const int rr = (i / B_Q) * B_RSTEP, cc = (i % B_Q) * TV;
@@ -248,7 +260,7 @@ __device__ __forceinline__ void simt_store_tile(const float (&acc)[Tile::config.
   for (int i = 0; i < TM; ++i) {
     const int row = m0 + frag.row0 + (i / 4) * LANES_M * 4 + i % 4;
     if (row >= M) continue;
-    float* c_row = C + row * N;
+    float* c_row = C + static_cast<typename detail::SimtIndex<Tile::config.index_bits>::type>(row) * N;
 #pragma unroll
     for (int j = 0; j < CHUNKS_N; ++j) {
       const int col = n0 + frag.col0 + j * LANES_N * 4;
@@ -276,6 +288,7 @@ __device__ __forceinline__ void simt_gemm_device(const float* __restrict__ A, co
                                                  const float* __restrict__ bias, float* __restrict__ C,
                                                  int M, int N, int K) {
   static_assert(detail::SimtGuard<Tile>::ok, "invalid simt config");
+  static_assert(!Epi::kGated, "the simt family stores no gated epilogue (Family::stores_gated)");
   constexpr SimtConfig cfg = Tile::config;
   extern __shared__ __align__(16) float smem[];
 

@@ -407,6 +407,34 @@ struct WgmmaConfig {
   /// BK of the family's kernel for `dtype`: 64 for 16-bit operands, 32 for tf32's.
   COALESCE_HD static constexpr int bk_for(Dtype dtype) { return dtype == Dtype::tf32 ? kTf32Bk : kRowElements; }
 
+  /// Whether the config's store paths apply a gated epilogue (kernels/core/epilogues.hpp,
+  /// EpilogueReads::gated: act(acc[m][2j]) · acc[m][2j+1] at column j of C's N/2). The direct
+  /// store from the accumulators' registers does (each thread holds columns 2j, 2j+1 of its rows),
+  /// and so do the paths that end in it: split-K's separate reduce and in-kernel reduction (raw
+  /// sums until then), stream-K's fix-up, k_interleave's halves. The others are refused: the TMA
+  /// store's staging (and the epilogue warps') lays out BN columns of C, the cluster's reduction
+  /// stores pairs of its own, and the tf32 and swapped tiles hold C^T (a thread's values of one
+  /// column, not column pairs).
+  COALESCE_HD constexpr Verdict check_gated() const {
+    if (transposed() || swapped())
+      return {Violation::epilogue, "a gated epilogue needs the untransposed tile (the tf32 and swapped tiles hold C^T, "
+                                   "no (gate, up) column pairs per thread)"};
+    if (tma_store)
+      return {Violation::epilogue, "a gated epilogue is stored from the registers (tma_store = 0): the TMA store's "
+                                   "staging lays out BN columns of C, not the BN/2 of a gated tile"};
+    if (split > 1 && reduce == 2)
+      return {Violation::epilogue, "the cluster's split-K reduction (reduce = 2) stores no gated epilogue"};
+    return {};
+  }
+  /// check_gated() and the gated problem's own rule: the C tensor map (a kernel argument even
+  /// when unused) needs C's row stride, N/2 x 2 bytes, a multiple of 16 bytes.
+  COALESCE_HD constexpr Verdict check_gated_problem(int n) const {
+    if (Verdict v = check_gated(); !v.ok()) return v;
+    if (n % 16 != 0)
+      return {Violation::divisibility, "a gated epilogue needs N a multiple of 16: TMA needs C's row stride "
+                                       "(N/2 x 2 bytes) to be a multiple of 16 bytes"};
+    return {};
+  }
   COALESCE_HD constexpr Verdict check_problem(int m, int n, int k, Dtype dtype) const {
     if (Verdict v = check_dtype(dtype); !v.ok()) return v;
     if (bk != bk_for(dtype))

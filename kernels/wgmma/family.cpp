@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "kernels/core/epilogues.hpp"
 #include "kernels/wgmma/builtin.hpp"
 
 namespace coalesce {
@@ -130,8 +131,12 @@ class WgmmaFamily final : public Family {
     return to_wgmma(config).check(limits, registers);
   }
   Verdict check_problem(const Config& config, const Problem& problem) const override {
-    return to_wgmma(config).check_problem(problem.m, problem.n, problem.k, problem.dtype);
+    const WgmmaConfig c = to_wgmma(config);
+    if (Verdict v = c.check_problem(problem.m, problem.n, problem.k, problem.dtype); !v.ok()) return v;
+    if (epilogue_spec(problem.epilogue).reads.gated) return c.check_gated_problem(problem.n);
+    return {};
   }
+  bool stores_gated() const override { return true; }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
     const WgmmaConfig c = to_wgmma(config);
@@ -201,8 +206,8 @@ class WgmmaFamily final : public Family {
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
         return {KernelArg::b, t.b, problem.k, problem.n, c.b_box_rows(), c.b_chunk_cols(), c.b_swizzle_bytes()};
-      case KernelArg::c_tensor_map:  // C: M x N, a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
-        return {KernelArg::c, t.c, problem.m, problem.n, c.c_box_rows(), c.row_elements(),
+      case KernelArg::c_tensor_map:  // C: M x N (N/2 gated), a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
+        return {KernelArg::c, t.c, problem.m, problem.c_cols(), c.c_box_rows(), c.row_elements(),
                 WgmmaConfig::kSwizzleBytes};
       default:
         throw std::invalid_argument("the wgmma kernel takes tensor maps of A, B and C only");

@@ -532,7 +532,9 @@ __device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __
 /// pair of column group j (columns col0 + 8j and the next) comes from `bias_pair(j, col)`, called
 /// only where the group lies inside N: a load there (wgmma_store_direct), or registers loaded
 /// earlier (the in-kernel reduction, whose bias loads go under its wait for the other slices).
-/// H >= 0 (k_interleave = 2): only the thread's rows of that half, d[4j + 2H + e].
+/// H >= 0 (k_interleave = 2): only the thread's rows of that half, d[4j + 2H + e]. A gated Epi
+/// (Epi::kGated) stores act(d[4j + 2h]) · d[4j + 2h + 1], the (gate, up) pair of columns col and
+/// col + 1, at column col/2 of its C of N/2 columns (one 16-bit store per pair).
 template <class Tile, class Epi, class Types, int H = -1, class BiasPair>
 __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                         BiasPair bias_pair, typename Types::C* __restrict__ C, int M,
@@ -559,9 +561,15 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
           if (h != H) continue;
         const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
-        const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
-        const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
-        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+        if constexpr (Epi::kGated) {
+          // The pair is (gate, up) of C's column col/2 (col is even) in its N/2 columns.
+          C[static_cast<long long>(row) * (N / 2) + col / 2] =
+              from_float<CT>(Epi::gate(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]));
+        } else {
+          const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
+          const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
+          *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+        }
       }
   }
 }
@@ -1602,6 +1610,9 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
                                                   const typename Types::Bias* __restrict__ bias,
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                                   int M, int N, int K) {
+  static_assert(!Epi::kGated || Tile::config.check_gated().ok(),
+                "wgmma config: a gated epilogue needs the untransposed tile, tma_store = 0 and no cluster reduction "
+                "(WgmmaConfig::check_gated)");
   static_assert(detail::WgmmaGuard<Tile>::ok, "invalid wgmma config");
   constexpr WgmmaConfig cfg = Tile::config;
   static_assert(cfg.transposed() ? Types::math == Math::tf32 : (Types::math == Math::bf16 || Types::math == Math::f16),

@@ -59,8 +59,8 @@ template <class Tile, Dtype D>
 void add_tile(std::vector<Kernel>& out) {
   out.push_back(kernel<Tile, D, EpilogueNone>(Epilogue::none));
   out.push_back(kernel<Tile, D, EpilogueBias>(Epilogue::bias));
-  out.push_back(kernel<Tile, D, EpilogueBiasRelu>(Epilogue::bias_relu));
-  out.push_back(kernel<Tile, D, EpilogueBiasGeluErf>(Epilogue::bias_gelu));
+  out.push_back(kernel<Tile, D, EpilogueFor<Epilogue::bias_relu>>(Epilogue::bias_relu));
+  out.push_back(kernel<Tile, D, EpilogueFor<Epilogue::bias_gelu>>(Epilogue::bias_gelu));
 }
 
 // The split kernel of a tile: the same parameters with SPLIT = 2, which runs any factor.

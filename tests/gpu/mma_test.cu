@@ -2,7 +2,7 @@
 // six tiles (four built-ins, a padded 128-byte-slice tile, a two-stage 8-byte-copy tile) in
 // bf16, f16 and tf32, with the empty and the erf-GELU epilogue (the first tile with every
 // epilogue), at square, edge, narrow-row, tall, tiny and long-K shapes, on normal and bend
-// inputs; a shape every 16-bit config refuses; and two runs giving the same bits; f32 as
+// inputs; a shape every 16-bit tile here refuses; and two runs giving the same bits; f32 as
 // 3xTF32 at f32's tolerance, which tf32's single product fails (the tests at the end). Split-K
 // (kernels/core/family.hpp, kSplitParam): three split tiles at 2, 3 and 8 K slices in every
 // dtype at skinny, edge and uneven-K shapes (some with K slices for no block), through
@@ -64,10 +64,10 @@ Kernel kernel(Epilogue e) {
 template <class Tile, Dtype D>
 void add_tile(std::vector<Kernel>& out, bool every_epilogue) {
   out.push_back(kernel<Tile, D, EpilogueNone>(Epilogue::none));
-  out.push_back(kernel<Tile, D, EpilogueBiasGeluErf>(Epilogue::bias_gelu));
+  out.push_back(kernel<Tile, D, EpilogueFor<Epilogue::bias_gelu>>(Epilogue::bias_gelu));
   if (every_epilogue) {
     out.push_back(kernel<Tile, D, EpilogueBias>(Epilogue::bias));
-    out.push_back(kernel<Tile, D, EpilogueBiasRelu>(Epilogue::bias_relu));
+    out.push_back(kernel<Tile, D, EpilogueFor<Epilogue::bias_relu>>(Epilogue::bias_relu));
   }
 }
 
@@ -99,7 +99,8 @@ std::string str(const Shape& s) { return std::to_string(s.m) + "x" + std::to_str
 
 // Square and tile-aligned; 1000 (a multiple of no block tile, rows of 16-byte multiples in
 // every dtype); rows of 2004 and 1996 bytes in bf16/f16 (4-byte copies only) and 4008 and 3992
-// bytes in tf32 (8-byte copies); odd N and K (tf32 with 4-byte copies only; no 16-bit config);
+// bytes in tf32 (8-byte copies); odd N and K (tf32 with 4-byte copies only; bf16/f16 with 2-byte
+// copies, which none of these tiles has: tests/gpu/shapes_test.cu runs them);
 // M past a power of two with few columns; a single row with K under one slice; K of 64 slices
 // and more; a problem smaller than every block tile.
 constexpr Shape kShapes[] = {{512, 512, 512},  {1000, 1000, 1000}, {1000, 1002, 998}, {1000, 1001, 999},
@@ -254,7 +255,7 @@ template <class Tile, Dtype D>
 Kernel split_kernel() {
   static_assert(Tile::config.split > 1 && Tile::config.check(DeviceLimits{}).ok(), "a legal split tile");
   return {Tile::config, D, Epilogue::bias_gelu,
-          reinterpret_cast<const void*>(&mma_gemm_kernel<Tile, GemmOf<D>, EpilogueBiasGeluErf>)};
+          reinterpret_cast<const void*>(&mma_gemm_kernel<Tile, GemmOf<D>, EpilogueFor<Epilogue::bias_gelu>>)};
 }
 
 std::vector<Kernel> split_kernels(Dtype d) {
@@ -419,8 +420,8 @@ TEST(Mma, F32As3xTf32MatchesTheF32Reference) {
 TEST(Mma, OneTf32ProductFailsTheF32Check) {
   COALESCE_REQUIRE_GPU();
   Stream stream;
-  const void* tf32_kernel = reinterpret_cast<const void*>(&mma_gemm_kernel<F32Wide, GemmOf<Dtype::tf32>, EpilogueBiasGeluErf>);
-  const void* f32_kernel = reinterpret_cast<const void*>(&mma_gemm_kernel<F32Wide, GemmOf<Dtype::f32>, EpilogueBiasGeluErf>);
+  const void* tf32_kernel = reinterpret_cast<const void*>(&mma_gemm_kernel<F32Wide, GemmOf<Dtype::tf32>, EpilogueFor<Epilogue::bias_gelu>>);
+  const void* f32_kernel = reinterpret_cast<const void*>(&mma_gemm_kernel<F32Wide, GemmOf<Dtype::f32>, EpilogueFor<Epilogue::bias_gelu>>);
   for (const Shape& s : {Shape{512, 512, 512}, Shape{1000, 1000, 1000}, Shape{256, 2048, 4096}, Shape{96, 160, 40}}) {
     Workspace ws({s.m, s.n, s.k, Dtype::f32, Epilogue::bias_gelu}, 950 + s.k, stream.get());
     const CheckResult one = check_method(kernel_method(from_mma(F32Wide::config), Epilogue::bias_gelu, tf32_kernel, ws), ws);

@@ -2,7 +2,6 @@
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias 2>&1 | FileCheck %s --check-prefix=EPILOGUE
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu 2>&1 | FileCheck %s --check-prefix=ILLEGAL
 // RUN: not coalesce-opt %s --coalesce-apply-tile-config=config=simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v2_g8_o2_sk16_bias_gelu 2>&1 | FileCheck %s --check-prefix=SPLIT
-// RUN: not coalesce-opt %s --coalesce-apply-tile-config=db=%t.db 2>&1 | FileCheck %s --check-prefix=NO-DEVICE --implicit-check-not="see current operation"
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.missing/x.db device=H200" 2>&1 | FileCheck %s --check-prefix=NO-FILE
 // RUN: rm -f %t.other.db && sqlite3 %t.other.db "CREATE TABLE t (x INTEGER);"
 // RUN: not coalesce-opt %s "--coalesce-apply-tile-config=db=%t.other.db device=H200" 2>&1 | FileCheck %s --check-prefix=OTHER-APP --implicit-check-not="see current operation"
@@ -37,9 +36,6 @@
 
 // A side of 2^30 is refused before the rules' int products wrap (they once divided by zero).
 // HUGE-SIDE: error: config 'simt_f32_bm1073741824_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu' is not legal for 256x30x128 f32 bias_gelu on sm_90a (shape): every tile side must be at most 4096
-
-// A database holds many devices' measurements: the device must be named.
-// NO-DEVICE: error: db='{{.*}}.db' needs device=<name>, the device whose measurements to use
 
 // A database that cannot be opened stops the pass.
 // NO-FILE: error: cannot open tuning database '{{.*}}x.db': unable to open database file

@@ -117,9 +117,55 @@ func.func @fused_bias_length(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias
 
 // -----
 
-// The epilogue is one of the four the kernels implement.
+// The residual epilogue parses but has no operand for its residual yet.
+func.func @fused_residual_epilogue(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{epilogue 'bias_gelu_residual' reads an M x N residual, which fused_matmul has no operand for}}
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A gated epilogue's C has N/2 columns, not N.
+func.func @fused_gated_full_width(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expects C to be 64x8 (N/2: gated), got 64x16}}
+  coalesce.fused_matmul swiglu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A gated epilogue's N is gate and up pairs: an odd N is refused.
+func.func @fused_gated_odd_n(%a: memref<64x32xf32>, %b: memref<32x15xf32>, %c: memref<64x7xf32>) {
+  // expected-error @+1 {{expects an even N for a gated epilogue (B's columns are gate and up pairs), got 15}}
+  coalesce.fused_matmul geglu ins(%a, %b : memref<64x32xf32>, memref<32x15xf32>) outs(%c : memref<64x7xf32>)
+  return
+}
+
+// -----
+
+// A gated epilogue takes no bias.
+func.func @fused_gated_bias(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x8xf32>) {
+  // expected-error @+1 {{epilogue 'swiglu' takes no bias operand}}
+  coalesce.fused_matmul swiglu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x8xf32>)
+  return
+}
+
+// -----
+
+// A gated epilogue needs a tile whose family stores it: simt does not.
+func.func @fused_gated_simt(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %c: memref<256x32xf32>) {
+  // expected-error @+1 {{the family's kernels store no gated epilogue}}
+  coalesce.fused_matmul swiglu ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) outs(%c : memref<256x32xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// The epilogue is a name of the registry (kernels/core/epilogues.hpp).
 func.func @fused_unknown_epilogue(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
-  // expected-error @+1 {{expected an epilogue (none, bias, bias_relu, bias_gelu), got 'bias_tanh'}}
+  // expected-error @+1 {{expected an epilogue (none, bias, bias_relu, bias_gelu, bias_gelu_tanh, bias_silu, bias_gelu_residual, swiglu, geglu), got 'bias_tanh'}}
   coalesce.fused_matmul bias_tanh ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
   return
 }

@@ -46,3 +46,86 @@ func.func @every_entry(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memr
   memref.dealloc %v : memref<16xf32>
   return
 }
+
+// The other dtypes' entries (mlir_entries.cpp): 16-bit allocators, and a matmul and every untiled
+// fused matmul of tf32 (f32 memrefs), bf16 and f16.
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_alloc_2d_bf16(ptr, i64, i64)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_alloc_1d_bf16(ptr, i64)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_free_2d_bf16(ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_free_1d_bf16(ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_alloc_2d_f16(ptr, i64, i64)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_alloc_1d_f16(ptr, i64)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_free_2d_f16(ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_free_1d_f16(ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_matmul_tf32(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_none(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_bias(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_bias_relu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_bias_gelu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_matmul_bf16(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_none(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_bias(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_bias_relu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_bias_gelu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_matmul_f16(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_none(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_bias(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_bias_relu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_bias_gelu(ptr, ptr, ptr, ptr)
+// RUNTIME-DAG: T _mlir_ciface_coalesce_alloc_2d_bf16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_alloc_1d_bf16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_free_2d_bf16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_free_1d_bf16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_alloc_2d_f16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_alloc_1d_f16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_free_2d_f16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_free_1d_f16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_matmul_tf32{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_none{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_bias{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_bias_relu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_bias_gelu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_matmul_bf16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_none{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_bias{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_bias_relu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_bias_gelu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_matmul_f16{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_none{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_bias{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_bias_relu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_bias_gelu{{$}}
+func.func @every_other_dtype(%x: memref<64x32xf32>, %y: memref<32x16xf32>, %z: memref<64x16xf32>, %zb: memref<16xf32>) {
+  coalesce.matmul ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul none ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul bias ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul bias_relu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul bias_gelu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  %a_bf16 = memref.alloc() : memref<64x32xbf16>
+  %b_bf16 = memref.alloc() : memref<32x16xbf16>
+  %c_bf16 = memref.alloc() : memref<64x16xbf16>
+  %bias_bf16 = memref.alloc() : memref<16xbf16>
+  coalesce.matmul ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul none ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul bias ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias_bf16 : memref<16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul bias_relu ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias_bf16 : memref<16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul bias_gelu ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias_bf16 : memref<16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  memref.dealloc %a_bf16 : memref<64x32xbf16>
+  memref.dealloc %b_bf16 : memref<32x16xbf16>
+  memref.dealloc %c_bf16 : memref<64x16xbf16>
+  memref.dealloc %bias_bf16 : memref<16xbf16>
+  %a_f16 = memref.alloc() : memref<64x32xf16>
+  %b_f16 = memref.alloc() : memref<32x16xf16>
+  %c_f16 = memref.alloc() : memref<64x16xf16>
+  %bias_f16 = memref.alloc() : memref<16xf16>
+  coalesce.matmul ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul none ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul bias ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) bias(%bias_f16 : memref<16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul bias_relu ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) bias(%bias_f16 : memref<16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul bias_gelu ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) bias(%bias_f16 : memref<16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  memref.dealloc %a_f16 : memref<64x32xf16>
+  memref.dealloc %b_f16 : memref<32x16xf16>
+  memref.dealloc %c_f16 : memref<64x16xf16>
+  memref.dealloc %bias_f16 : memref<16xf16>
+  return
+}

@@ -54,6 +54,21 @@ func.func @fused_epilogues(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: 
   coalesce.fused_matmul bias_relu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
   // CHECK-NEXT: coalesce.fused_matmul bias_gelu ins(
   coalesce.fused_matmul bias_gelu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.fused_matmul bias_gelu_tanh ins(
+  coalesce.fused_matmul bias_gelu_tanh ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.fused_matmul bias_silu ins(
+  coalesce.fused_matmul bias_silu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Round trip: the gated pair takes no bias and writes C of M x N/2 (B's columns are gate and up
+// pairs).
+// CHECK-LABEL: func.func @fused_gated
+func.func @fused_gated(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %c: memref<64x8xf32>) {
+  // CHECK-NEXT: coalesce.fused_matmul swiglu ins(%{{.*}}, %{{.*}} : memref<64x32xf32>, memref<32x16xf32>) outs(%{{.*}} : memref<64x8xf32>)
+  coalesce.fused_matmul swiglu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x8xf32>)
+  // CHECK-NEXT: coalesce.fused_matmul geglu ins(
+  coalesce.fused_matmul geglu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%c : memref<64x8xf32>)
   return
 }
 

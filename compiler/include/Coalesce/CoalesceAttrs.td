@@ -10,12 +10,20 @@ include "Coalesce/CoalesceDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
+// The epilogue registry's names and order (kernels/core/epilogues.hpp, kEpilogues); the C++
+// conversions go by name (CoalesceAttrs.cpp). Each name is checked: emit_test.cpp converts every
+// registry epilogue both ways, tests/lit/ops.mlir and invalid.mlir parse each keyword.
 def Coalesce_EpilogueKind : I32EnumAttr<"EpilogueKind",
     "the elementwise chain a fused matmul applies before its one store of C", [
-      I32EnumAttrCase<"none", 0>,       // C = A B
-      I32EnumAttrCase<"bias", 1>,       // C = A B + bias[n]
-      I32EnumAttrCase<"bias_relu", 2>,  // C = max(A B + bias[n], 0)
-      I32EnumAttrCase<"bias_gelu", 3>   // C = gelu_erf(A B + bias[n])
+      I32EnumAttrCase<"none", 0>,                // C = A B
+      I32EnumAttrCase<"bias", 1>,                // C = A B + bias[n]
+      I32EnumAttrCase<"bias_relu", 2>,           // C = max(A B + bias[n], 0)
+      I32EnumAttrCase<"bias_gelu", 3>,           // C = gelu_erf(A B + bias[n])
+      I32EnumAttrCase<"bias_gelu_tanh", 4>,      // C = gelu_tanh(A B + bias[n])
+      I32EnumAttrCase<"bias_silu", 5>,           // C = silu(A B + bias[n])
+      I32EnumAttrCase<"bias_gelu_residual", 6>,  // C = R[m][n] + gelu_erf(A B + bias[n])
+      I32EnumAttrCase<"swiglu", 7>,              // C[m][j] = silu((A B)[m][2j]) * (A B)[m][2j+1]
+      I32EnumAttrCase<"geglu", 8>                // C[m][j] = gelu_erf((A B)[m][2j]) * (A B)[m][2j+1]
     ]> {
   let cppNamespace = "::mlir::coalesce";
   let genSpecializedAttr = 0;

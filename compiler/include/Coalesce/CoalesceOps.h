@@ -18,13 +18,11 @@ namespace mlir::coalesce {
 
 /// The largest static extent (M, N, K, a bias's length) a coalesce op accepts: the tools'
 /// `--shape` limit (kernels/core/problem.hpp kMaxExtent, 2^20). The kernels and the runtime take
-/// extents as int and compute `(M + BM - 1) / BM`, grid sizes and row offsets in int, so an
-/// extent must stay well inside int; until the kernels index in 64 bits (issue 39) the compiler
-/// accepts no extent the tuner and harness could not have measured.
+/// extents as int and compute `(M + BM - 1) / BM` and grid sizes in int, so an extent must stay
+/// well inside int; the compiler accepts no extent the tuner and harness could not have
+/// measured. Element counts are not limited here: a kernel family's rules judge whether its
+/// offsets hold them (issue 39: simt's `index_bits`, mma's 64-bit offsets).
 inline constexpr int64_t kMaxExtent = ::coalesce::kMaxExtent;
-/// The most elements one operand may hold: the kernels form element offsets such as `row * N`
-/// (simt's store, gemv's A rows) in int, which wrap at 2^31 elements whatever each extent is.
-inline constexpr int64_t kMaxElements = 2147483647;
 
 /// An extent as messages print it: `?` when dynamic.
 std::string extentString(int64_t extent);

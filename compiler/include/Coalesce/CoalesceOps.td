@@ -81,9 +81,13 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
   let summary = "C = epilogue(A x B [+ bias]) in one kernel";
   let description = [{
     A matmul whose elementwise chain is applied to the accumulators before the one store of C,
-    so the product never makes a round trip through memory. The epilogue is one of
-    `none` (C = A B), `bias` (+ bias[n]), `bias_relu` (then max(., 0)) and `bias_gelu` (then
-    the exact erf GELU); every epilogue but `none` takes a bias of N entries.
+    so the product never makes a round trip through memory. The epilogue is a name of the
+    epilogue registry (kernels/core/epilogues.hpp): `none` (C = A B), `bias` (+ bias[n]),
+    `bias_relu` (then max(., 0)), `bias_gelu` (then the exact erf GELU), `bias_gelu_tanh` (the
+    tanh GELU), `bias_silu` (SiLU), each with a bias of N entries; `swiglu` and `geglu`, the
+    gated pair: B's N columns are interleaved gate and up pairs (N even), C is M x N/2 with
+    C[m][j] = act((A B)[m][2j]) * (A B)[m][2j+1] (SiLU, the exact GELU), and there is no bias.
+    `bias_gelu_residual` is refused: the op has no residual operand yet.
 
     The optional `tile` attribute is the kernel's tile config, any attribute implementing the
     tile-config interface (#coalesce.tile of any registered family); the optional `target`

@@ -12,18 +12,23 @@ namespace mlir::coalesce {
 enum class CudaEmission {
   /// Only the kernels: NVRTC-compilable, what the tuner compiles and loads.
   kernels,
-  /// The kernels and, for each, the extern "C" host entry point coalesce-lower-to-library
-  /// calls (compiler/runtime/fused_entry.cuh): compiled by nvcc and linked with the runtime.
-  kernelsAndHostEntries,
+  /// A C++ host unit (compiler/runtime/mlir_entry.h): for each config the extern "C" entry
+  /// point coalesce-lower-to-library calls, which runs the config through the runtime's
+  /// coalesce_fused_matmul; the runtime compiles the kernel with NVRTC at its first call.
+  hostEntries,
+  /// hostEntries plus each config's cubin, compiled during the translation by NVRTC through the
+  /// tuner's JIT and registered with coalesce_register_cubin when the program loads.
+  hostEntriesAndCubins,
 };
 
-/// Writes one CUDA translation unit instantiating each config's family template once for every
-/// distinct (config, dtype, epilogue) of the tiled coalesce.fused_matmul ops under `root`.
-/// Fails, with an error on the op, for a fused matmul without a tile (or, with host entries,
-/// not in f32: the runtime library's ABI), and when there is no fused matmul at all.
+/// Writes one translation unit for the distinct (config, dtype, epilogue) of the tiled
+/// coalesce.fused_matmul ops under `root`: CUDA instantiating each config's family template
+/// once, or the host unit (any family, any dtype). Fails, with an error on the op, for a fused
+/// matmul without a tile or a kernel NVRTC does not compile, and when there is no fused matmul.
 LogicalResult translateToCuda(Operation* root, llvm::raw_ostream& os, CudaEmission emission);
 
-/// Registers the translations `--mlir-to-cuda` and `--mlir-to-cuda-host` for mlirTranslateMain.
+/// Registers the translations `--mlir-to-cuda`, `--mlir-to-cuda-host` and
+/// `--mlir-to-cuda-host-entries` for mlirTranslateMain.
 void registerCudaTranslations();
 
 }  // namespace mlir::coalesce

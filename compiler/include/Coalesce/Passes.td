@@ -57,8 +57,10 @@ def CoalesceApplyTileConfig : Pass<"coalesce-apply-tile-config", "ModuleOp"> {
     1. `config=<name>`: a config name of any family (coalesce::config_name, e.g.
        `simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu`); its dtype and epilogue
        must be the op's, and it must be legal for the op's shape and target, else the pass fails.
-    2. `db=<path>` with `device=<name>`: the fastest config of any family measured for this op's
-       M, N, K, dtype and epilogue on that device, from the results database's `v_ranked` view
+    2. `db=<path>` [`device=<name>`]: the fastest config of any family measured for this op's
+       M, N, K, dtype and epilogue on that device (a stored name, or a part of exactly one stored
+       name, case aside; without device=, this machine's GPU model, else the database's only
+       device; anything else is an error listing the stored names), from the results database's `v_ranked` view
        (ok rows only), skipping configs not legal for the op's shape and target ("apply history
        best"). Medians are compared within one timing protocol: the most preferred protocol
        measured answers (schema 8, `protocols.preference`: the shared protocol, a GPU spin
@@ -90,7 +92,8 @@ def CoalesceApplyTileConfig : Pass<"coalesce-apply-tile-config", "ModuleOp"> {
     Option<"db", "db", "std::string", /*default=*/"\"\"",
            "A tuning database (SQLite) to take each op's fastest measured config from">,
     Option<"device", "device", "std::string", /*default=*/"\"\"",
-           "The device name whose measurements `db` is read for (as stored, e.g. 'NVIDIA H200')">
+           "The device whose measurements `db` is read for: a stored name or a part of exactly one "
+           "(e.g. 'H200'); default this machine's GPU, else the database's only device">
   ];
   let statistics = [
     Statistic<"numFromOption", "from-option", "Configs taken from the config option">,
@@ -116,8 +119,10 @@ def CoalesceLowerToLibrary : Pass<"coalesce-lower-to-library", "ModuleOp"> {
     Buffers used by coalesce ops live on the GPU: every `memref.alloc` whose users are coalesce
     ops (and its `memref.dealloc`) becomes a call to `coalesce_alloc_<rank>d_<dtype>` (and
     `coalesce_free_<rank>d_<dtype>`). An alloc used both by coalesce ops and by anything else
-    has no single home and fails the pass. The runtime implements f32 only; other element types
-    fail the pass.
+    has no single home and fails the pass. Every dtype of the runtime's C ABI lowers: f32, tf32
+    (f32 memrefs with `#coalesce.math<tensorfloat32>`), bf16 and f16; the unfused elementwise
+    ops (bias_add, relu, gelu) only in f32, the runtime's elementwise kernels' type (16-bit ones
+    fuse into their matmul first).
 
     Before:
     ```mlir

@@ -19,6 +19,7 @@
 #include "Coalesce/CoalesceOps.h"
 #include "Coalesce/CudaEmitter.h"
 #include "Coalesce/Passes.h"
+#include "kernels/core/epilogues.hpp"
 
 namespace coalesce::compiler {
 
@@ -26,6 +27,7 @@ namespace {
 
 using namespace mlir;
 using mlir::coalesce::BiasAddOp;
+using mlir::coalesce::FusedMatmulOp;
 using mlir::coalesce::GeluOp;
 using mlir::coalesce::MatmulOp;
 using mlir::coalesce::ReluOp;
@@ -42,7 +44,8 @@ Type elementType(OpBuilder& builder, Dtype d) {
 
 // func.func @<name>(A: MxK, B: KxN, [bias: N,] C: MxN) computing the problem unfused:
 //   matmul -> T; bias_add(T) -> U; relu/gelu(U) -> C   (shortened for shorter epilogues)
-// with T and U local allocs, the shape coalesce-fuse-epilogue folds into one kernel.
+// with T and U local allocs, the shape coalesce-fuse-epilogue folds into one kernel. A gated
+// epilogue's C is MxN/2 (Problem::c_cols()), built as the fused op.
 OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const std::string& name) {
   OpBuilder builder(&context);
   Location loc = NameLoc::get(builder.getStringAttr(name));
@@ -51,8 +54,9 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
 
   Type element = elementType(builder, p.dtype);
   auto a = MemRefType::get({p.m, p.k}, element), b = MemRefType::get({p.k, p.n}, element);
-  auto c = MemRefType::get({p.m, p.n}, element), bias = MemRefType::get({p.n}, element);
-  bool hasBias = p.epilogue != Epilogue::none;
+  auto c = MemRefType::get({p.m, p.c_cols()}, element), bias = MemRefType::get({p.n}, element);
+  const EpilogueSpec& spec = epilogue_spec(p.epilogue);
+  bool hasBias = spec.reads.column_bias;
   SmallVector<Type> inputs{a, b};
   if (hasBias) inputs.push_back(bias);
   inputs.push_back(c);
@@ -69,16 +73,29 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
     return temporaries.back();
   };
 
-  Value product = hasBias ? temporary() : argC;
-  auto matmul = MatmulOp::create(builder, loc, argA, argB, product, mlir::coalesce::MathKindAttr());
+  mlir::coalesce::MathKindAttr math;
   if (p.dtype == Dtype::tf32)
-    matmul.setMathAttr(mlir::coalesce::MathKindAttr::get(builder.getContext(), mlir::coalesce::MathKind::tensorfloat32));
+    math = mlir::coalesce::MathKindAttr::get(builder.getContext(), mlir::coalesce::MathKind::tensorfloat32);
+  // An activation with no op of its own in the dialect (tanh GELU, SiLU), and a gated epilogue
+  // (no multiply op yet: issue 40 item 5), is built as the fused op it stands for, which
+  // coalesce-fuse-epilogue leaves as it is.
+  const bool hasChain = !spec.reads.gated && (spec.activation == Activation::identity ||
+                                              spec.activation == Activation::relu ||
+                                              spec.activation == Activation::gelu_erf);
+  if (!hasChain) {
+    FusedMatmulOp::create(builder, loc, mlir::coalesce::fromCoreEpilogue(p.epilogue), argA, argB, argBias, argC,
+                          mlir::coalesce::TileConfigAttrInterface(), mlir::coalesce::TargetAttr(), math);
+    func::ReturnOp::create(builder, loc);
+    return module;
+  }
+  Value product = hasBias ? temporary() : argC;
+  MatmulOp::create(builder, loc, argA, argB, product, math);
   if (hasBias) {
-    bool activation = p.epilogue != Epilogue::bias;
+    bool activation = spec.activation != Activation::identity;
     Value biased = activation ? temporary() : argC;
     BiasAddOp::create(builder, loc, product, argBias, biased);
-    if (p.epilogue == Epilogue::bias_relu) ReluOp::create(builder, loc, biased, argC);
-    if (p.epilogue == Epilogue::bias_gelu) GeluOp::create(builder, loc, biased, argC);
+    if (spec.activation == Activation::relu) ReluOp::create(builder, loc, biased, argC);
+    if (spec.activation == Activation::gelu_erf) GeluOp::create(builder, loc, biased, argC);
   }
   for (Value t : temporaries) memref::DeallocOp::create(builder, loc, t);
   func::ReturnOp::create(builder, loc);
@@ -96,6 +113,8 @@ EmittedKernel emit_fused_kernel(const Problem& problem, const Config& config, co
   };
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
     throw fail("M, N and K must be positive");
+  if (epilogue_spec(problem.epilogue).reads.residual)
+    throw fail("the epilogue reads an M x N residual, which coalesce.fused_matmul has no operand for yet");
 
   DialectRegistry registry;
   registry.insert<mlir::coalesce::CoalesceDialect, func::FuncDialect, memref::MemRefDialect,

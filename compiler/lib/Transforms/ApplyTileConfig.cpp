@@ -3,7 +3,13 @@
 // the tuning database's fastest legal measurement of any family, else from the families'
 // built-in fallback lists. Every candidate is judged by its family's rules (the rule the tuner
 // prunes with), so the pass never attaches a config the verifier would refuse.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include "Coalesce/CoalesceOps.h"
 #include "Coalesce/Passes.h"
@@ -51,6 +57,81 @@ struct KernelProblem {
   }
 };
 
+// The models of this machine's NVIDIA GPUs as the driver names them, each once, sorted; empty
+// without the driver. Read from /proc/driver/nvidia/gpus/<bus id>/information ("Model: NVIDIA
+// H200") rather than through CUDA, so the tools link no CUDA library and start on the CPU
+// machines. COALESCE_TEST_NVIDIA_PROC names another directory of that layout (the lit tests of a
+// machine with a GPU run on the CPU machines with it).
+std::vector<std::string> localGpuModels() {
+  const char* override = std::getenv("COALESCE_TEST_NVIDIA_PROC");
+  std::filesystem::path root = override ? override : "/proc/driver/nvidia/gpus";
+  std::vector<std::string> models;
+  std::error_code ec;
+  for (const auto& gpu : std::filesystem::directory_iterator(root, ec)) {
+    std::ifstream information(gpu.path() / "information");
+    for (std::string line; std::getline(information, line);) {
+      llvm::StringRef text(line);
+      if (!text.consume_front("Model:")) continue;
+      std::string model = text.trim().str();
+      if (!model.empty() && std::find(models.begin(), models.end(), model) == models.end())
+        models.push_back(model);
+    }
+  }
+  std::sort(models.begin(), models.end());
+  return models;
+}
+
+std::string quotedList(llvm::ArrayRef<std::string> names) {
+  if (names.empty()) return "none";
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "'" : ", '") + name + "'";
+  return list;
+}
+
+// The stored device `asked` names: the stored name equal to it (case aside), else the one stored
+// name containing it (case aside), so `H200` finds 'NVIDIA H200'. No match and several matches
+// are errors naming the candidates: a name that finds no measurements must never silently fall
+// back to a built-in config (issue 38). `what` says where the name came from.
+std::optional<std::string> resolveDevice(const std::string& asked, llvm::ArrayRef<std::string> stored,
+                                         const std::string& db, const std::string& what,
+                                         std::string& error) {
+  for (const std::string& name : stored)
+    if (llvm::StringRef(name).equals_insensitive(asked)) return name;
+  std::vector<std::string> matches;
+  for (const std::string& name : stored)
+    if (llvm::StringRef(name).contains_insensitive(asked)) matches.push_back(name);
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty())
+    error = what + " '" + asked + "' matches no device of tuning database '" + db +
+            "' (stored: " + quotedList(stored) + ")";
+  else
+    error = what + " '" + asked + "' matches several devices of tuning database '" + db + "' (" +
+            quotedList(matches) + "); name one with device=<name>";
+  return std::nullopt;
+}
+
+// The device whose measurements a database run reads: `device=` resolved against the stored
+// names; without it, this machine's GPU model, or on a machine without a GPU the database's only
+// device. Every other case is an error listing the stored names.
+std::optional<std::string> chooseDevice(const std::string& device, const TuningDatabase& database,
+                                        const std::string& db, std::string& error) {
+  std::vector<std::string> stored;
+  if (!database.deviceNames(stored, error)) return std::nullopt;
+  if (!device.empty()) return resolveDevice(device, stored, db, "device", error);
+  std::vector<std::string> local = localGpuModels();
+  if (local.size() == 1) return resolveDevice(local.front(), stored, db, "this machine's GPU", error);
+  if (local.size() > 1) {
+    error = "this machine has GPUs of several models (" + quotedList(local) +
+            "); name the one whose measurements to use with device=<name>";
+    return std::nullopt;
+  }
+  if (stored.size() == 1) return stored.front();
+  error = stored.empty() ? "tuning database '" + db + "' has no device's measurements"
+                         : "tuning database '" + db + "' holds several devices (" + quotedList(stored) +
+                               "); name one with device=<name>";
+  return std::nullopt;
+}
+
 struct CoalesceApplyTileConfigPass
     : mlir::coalesce::impl::CoalesceApplyTileConfigBase<CoalesceApplyTileConfigPass> {
   using Base::Base;
@@ -59,6 +140,7 @@ struct CoalesceApplyTileConfigPass
   struct Sources {
     std::optional<::coalesce::NamedConfig> named;
     std::unique_ptr<TuningDatabase> database;
+    std::string device;  ///< the stored name of the device the database is read for
   };
 
   void runOnOperation() override {
@@ -77,17 +159,20 @@ struct CoalesceApplyTileConfigPass
       }
     }
     if (!db.empty()) {
-      if (device.empty()) {
-        emitError(module.getLoc()) << "db='" << db
-                           << "' needs device=<name>, the device whose measurements to use";
-        return signalPassFailure();
-      }
       std::string error;
       database = TuningDatabase::open(db, error);
-      if (!database) {
+      std::optional<std::string> stored;
+      if (database) stored = chooseDevice(device, *database, db, error);
+      if (!stored) {
         emitError(module.getLoc()) << error;
         return signalPassFailure();
       }
+      sources.device = *stored;
+    }
+    if (db.empty() && !device.empty()) {
+      emitError(module.getLoc()) << "device='" << device
+                                 << "' names whose measurements to read, but no db=<path> is given";
+      return signalPassFailure();
     }
 
     SmallVector<Operation*> untiled;
@@ -158,7 +243,7 @@ struct CoalesceApplyTileConfigPass
     if (database && kernel->isStatic()) {
       std::vector<std::string> names;
       std::string error;
-      if (!database->rankedConfigs(device, "", problem.m, problem.n, problem.k,
+      if (!database->rankedConfigs(sources.device, "", problem.m, problem.n, problem.k,
                                    std::string(::coalesce::to_string(problem.dtype)),
                                    std::string(::coalesce::to_string(problem.epilogue)), names, error))
         return op->emitError(error);
@@ -173,17 +258,28 @@ struct CoalesceApplyTileConfigPass
     }
     if (database)
       op->emitRemark("the tuning database has no legal config for ")
-          << kernel->describe() << " on '" << device << "'; using the built-in fallback";
+          << kernel->describe() << " on '" << sources.device << "'; using the built-in fallback";
 
-    // The fallback: the first legal built-in config of the registered families, in order.
-    for (const ::coalesce::Family* family : ::coalesce::families())
-      for (const ::coalesce::Config& candidate : family->builtin_configs(problem))
-        if (kernel->legality(candidate).ok()) {
+    // The fallback: the first legal built-in config of the registered families, in order. With
+    // none, the op gets no config rather than one that cannot run, and the error says each
+    // family's reason, as a sweep of the problem does (issue 39).
+    std::string reasons;
+    for (const ::coalesce::Family* family : ::coalesce::families()) {
+      std::string why = "it has no built-in config";
+      bool judged = false;
+      for (const ::coalesce::Config& candidate : family->builtin_configs(problem)) {
+        const ::coalesce::Verdict verdict = kernel->legality(candidate);
+        if (verdict.ok()) {
           ++numFallback;
           return candidate;
         }
+        if (!judged) why = std::string(::coalesce::violation_name(verdict.violation)) + ": " + verdict.why;
+        judged = true;
+      }
+      reasons += "; " + std::string(family->name()) + ": " + why;
+    }
     return op->emitError("no built-in config of any family (") << ::coalesce::family_names() << ") is legal for "
-                                                                 << kernel->describe();
+                                                                 << kernel->describe() << reasons;
   }
 };
 

@@ -2,8 +2,12 @@
 // coalesce-lower-to-library (Passes.td).
 //
 // Preconditions, checked by the pass before any rewrite (each failure is one error):
-//   - every memref a coalesce op touches is f32 with the identity (row-major) layout: the
-//     runtime implements f32 on contiguous row-major buffers;
+//   - every memref a coalesce op touches has the identity (row-major) layout: the runtime
+//     takes contiguous row-major buffers;
+//   - a matmul or fused matmul computes a dtype of the runtime's C ABI (f32, tf32 = f32 storage
+//     with #coalesce.math<tensorfloat32>, bf16, f16); an unfused elementwise op (bias_add, relu,
+//     gelu) is f32, the only type the runtime's elementwise kernels take (16-bit ones fuse into
+//     their matmul with coalesce-fuse-epilogue);
 //   - every memref.alloc used by a coalesce op is used by nothing but coalesce ops and its
 //     deallocs: such a buffer lives in device memory, where no host op may touch it.
 // Legal after the pass: func.call, memref.cast, arith.constant; no coalesce op remains, and no
@@ -61,14 +65,28 @@ bool declareEntry(PatternRewriter& rewriter, Operation* anchor, StringRef name,
   return true;
 }
 
-// The entry point an op calls (LibraryNames.h); every operand is f32 by precondition.
+// The dtype an op computes: its first operand's element type, with the math mode of a matmul
+// (f32 storage with TF32 math is tf32); nullopt for an element type no kernel computes.
+std::optional<::coalesce::Dtype> opDtype(Operation* op) {
+  auto element = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+  MathKindAttr math;
+  if (auto fused = dyn_cast<FusedMatmulOp>(op)) math = fused.getMathAttr();
+  if (auto matmul = dyn_cast<MatmulOp>(op)) math = matmul.getMathAttr();
+  return dtypeOf(element, math);
+}
+
+// The storage dtype of a buffer's element type (f32, bf16, f16), which names its allocator.
+std::optional<::coalesce::Dtype> storageDtype(Type element) { return dtypeOf(element); }
+
+// The entry point an op calls (LibraryNames.h); its dtype is one the runtime takes by precondition.
 std::string entryName(Operation* op) {
+  const ::coalesce::Dtype dtype = *opDtype(op);
   auto fused = dyn_cast<FusedMatmulOp>(op);
-  if (!fused) return names::unfused_entry(op->getName().stripDialect().str(), ::coalesce::Dtype::f32);
+  if (!fused) return names::unfused_entry(op->getName().stripDialect().str(), dtype);
   ::coalesce::Epilogue epilogue = toCoreEpilogue(fused.getEpilogue());
   if (TileConfigAttrInterface tile = fused.getTileAttr())
-    return names::fused_entry(tile.getConfig(), ::coalesce::Dtype::f32, epilogue);
-  return names::fused_entry(::coalesce::Dtype::f32, epilogue);
+    return names::fused_entry(tile.getConfig(), dtype, epilogue);
+  return names::fused_entry(dtype, epilogue);
 }
 
 // coalesce.<op> ins(%x...) outs(%y)  ==>  call @<entry>(cast %x..., cast %y)
@@ -92,10 +110,11 @@ struct LowerCoalesceOp : RewritePattern {
   }
 };
 
-// %t = memref.alloc(%d...) : memref<MxNxf32> ... memref.dealloc %t
-//   ==>  %raw = call @coalesce_alloc_2d_f32(M, N) : (index, index) -> memref<?x?xf32>
-//        %t = memref.cast %raw : memref<?x?xf32> to memref<MxNxf32>
-//        ... call @coalesce_free_2d_f32(%raw)
+// %t = memref.alloc(%d...) : memref<MxNxT> ... memref.dealloc %t
+//   ==>  %raw = call @coalesce_alloc_2d_T(M, N) : (index, index) -> memref<?x?xT>
+//        %t = memref.cast %raw : memref<?x?xT> to memref<MxNxT>
+//        ... call @coalesce_free_2d_T(%raw)
+// for T in f32, bf16, f16.
 // Applies to allocs used only by coalesce ops and deallocs. The walk driver visits an alloc
 // before any of its users (an alloc dominates its uses), so they are still coalesce ops here.
 struct AllocOnDevice : OpRewritePattern<memref::AllocOp> {
@@ -120,8 +139,10 @@ struct AllocOnDevice : OpRewritePattern<memref::AllocOp> {
                             : arith::ConstantIndexOp::create(rewriter, loc, extent).getResult());
     MemRefType dynamic = dynamicLike(type);
     int rank = static_cast<int>(type.getRank());
-    std::string allocName = names::alloc_entry(rank, ::coalesce::Dtype::f32);
-    std::string freeName = names::free_entry(rank, ::coalesce::Dtype::f32);
+    std::optional<::coalesce::Dtype> storage = storageDtype(type.getElementType());
+    if (!storage) return rewriter.notifyMatchFailure(alloc, "no allocator for its element type");
+    std::string allocName = names::alloc_entry(rank, *storage);
+    std::string freeName = names::free_entry(rank, *storage);
     auto indexTypes = SmallVector<Type>(rank, rewriter.getIndexType());
     if (!declareEntry(rewriter, alloc, allocName,
                       rewriter.getFunctionType(indexTypes, {dynamic})) ||
@@ -162,17 +183,23 @@ struct CoalesceLowerToLibraryPass
     WalkResult result = getOperation().walk([&](Operation* op) {
       if (isCoalesceOp(op)) {
         ++numCalls;
-        if (op->hasAttr("math")) {
-          op->emitError("asks for TF32 math; the runtime library implements f32 math only");
+        std::optional<::coalesce::Dtype> dtype = opDtype(op);
+        if (!dtype) {
+          op->emitError("operand #0 has element type ")
+              << cast<MemRefType>(op->getOperand(0).getType()).getElementType()
+              << ", which the runtime library does not take (f32, bf16, f16)";
+          return WalkResult::interrupt();
+        }
+        const bool matmul = isa<MatmulOp, FusedMatmulOp>(op);
+        if (!matmul && *dtype != ::coalesce::Dtype::f32) {
+          op->emitError("computes in ")
+              << ::coalesce::to_string(*dtype)
+              << "; the runtime library's elementwise ops are f32 only: fuse it into its matmul "
+                 "(coalesce-fuse-epilogue)";
           return WalkResult::interrupt();
         }
         for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
           auto type = cast<MemRefType>(operand.getType());
-          if (!type.getElementType().isF32()) {
-            op->emitError("operand #") << index << " has element type " << type.getElementType()
-                                       << "; the runtime library implements f32 only";
-            return WalkResult::interrupt();
-          }
           if (!type.getLayout().isIdentity()) {
             op->emitError("operand #")
                 << index << " is not row-major contiguous (layout " << type.getLayout()

@@ -62,6 +62,11 @@ std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, st
     error = "'" + path + "' is a directory, not a Coalesce results database";
     return nullptr;
   }
+  // SQLite reads a 0-byte file as an empty database, which would pass for another application's.
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0) {
+    error = "'" + path + "' is empty, not a Coalesce results database";
+    return nullptr;
+  }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   if (rc != SQLITE_OK) {
@@ -76,8 +81,17 @@ std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, st
     return nullptr;
   };
   long long application = 0, version = 0;
-  if (!pragma(db, "PRAGMA application_id", application) || !pragma(db, "PRAGMA user_version", version))
-    return refuse("'" + path + "' is not a Coalesce results database (not an SQLite file)");
+  if (!pragma(db, "PRAGMA application_id", application) || !pragma(db, "PRAGMA user_version", version)) {
+    // A truncated file and a killed writer's hot journal are told as every tool tells them.
+    const int code = sqlite3_extended_errcode(db);
+    const bool not_sqlite = (code & 0xff) == SQLITE_NOTADB;
+    std::string reason = not_sqlite ? ::coalesce::db::truncation_of(path)
+                                    : ::coalesce::db::unreadable_reason(path, code);
+    if (reason.empty())
+      reason = "'" + path + "' is not a Coalesce results database (" +
+               (not_sqlite ? std::string("not an SQLite file") : std::string(sqlite3_errmsg(db))) + ")";
+    return refuse(reason);
+  }
   if (application != ::coalesce::db::kApplicationId)
     return refuse("'" + path + "' is not a Coalesce results database (an SQLite file of another application)");
   const int latest = ::coalesce::db::latest_schema_version();
@@ -95,6 +109,12 @@ std::unique_ptr<TuningDatabase> TuningDatabase::open(const std::string& path, st
 
 TuningDatabase::~TuningDatabase() { sqlite3_close(db_); }
 
+bool TuningDatabase::deviceNames(std::vector<std::string>& names, std::string& error) const {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, "SELECT DISTINCT name FROM devices ORDER BY name", -1, &stmt, nullptr);
+  return collectNames(stmt, rc, names, error);
+}
+
 bool TuningDatabase::rankedConfigs(const std::string& device, const std::string& family,
                                    long long m, long long n, long long k,
                                    const std::string& dtype, const std::string& epilogue,
@@ -108,6 +128,11 @@ bool TuningDatabase::rankedConfigs(const std::string& device, const std::string&
   if (rc == SQLITE_OK) rc = sqlite3_bind_int64(stmt, 5, k);
   if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 6, dtype.c_str(), -1, SQLITE_TRANSIENT);
   if (rc == SQLITE_OK) rc = sqlite3_bind_text(stmt, 7, epilogue.c_str(), -1, SQLITE_TRANSIENT);
+  return collectNames(stmt, rc, names, error);
+}
+
+bool TuningDatabase::collectNames(sqlite3_stmt* stmt, int rc, std::vector<std::string>& names,
+                                  std::string& error) const {
   while (rc == SQLITE_OK || rc == SQLITE_ROW) {
     rc = sqlite3_step(stmt);
     if (rc == SQLITE_ROW) {

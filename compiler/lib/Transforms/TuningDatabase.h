@@ -8,6 +8,7 @@
 #include <vector>
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace mlir::coalesce {
 
@@ -22,6 +23,10 @@ class TuningDatabase {
   TuningDatabase(const TuningDatabase&) = delete;
   TuningDatabase& operator=(const TuningDatabase&) = delete;
 
+  /// The distinct device names the database stores (its `devices` table), sorted. False with
+  /// `error` set on an SQLite error.
+  bool deviceNames(std::vector<std::string>& names, std::string& error) const;
+
   /// The names of the `family` configs (every family's for "") measured ok for M x N x K, dtype
   /// and epilogue on the device named `device`, fastest median first. False with `error` set on
   /// an SQLite error.
@@ -32,6 +37,9 @@ class TuningDatabase {
 
  private:
   TuningDatabase(sqlite3* db, const char* sql) : db_(db), sql_(sql) {}
+  /// Steps `stmt` (prepared with status `rc`, bound), appending its first column's text to
+  /// `names`, and finalizes it; false with `error` set on an SQLite error.
+  bool collectNames(sqlite3_stmt* stmt, int rc, std::vector<std::string>& names, std::string& error) const;
   sqlite3* db_;
   const char* sql_;  ///< the ranking query this file's schema answers
 };

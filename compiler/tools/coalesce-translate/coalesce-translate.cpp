@@ -1,6 +1,7 @@
 //===- coalesce-translate.cpp - coalesce IR to CUDA C++ ---------------------===//
-// mlir-translate with the coalesce translations: --mlir-to-cuda (kernels, for NVRTC) and
-// --mlir-to-cuda-host (kernels and the runtime entry points that launch them, for nvcc).
+// mlir-translate with the coalesce translations: --mlir-to-cuda (kernels, for NVRTC),
+// --mlir-to-cuda-host (the C++ host unit: the runtime entry points and the kernels' cubins,
+// compiled now by NVRTC) and --mlir-to-cuda-host-entries (the entry points alone).
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"

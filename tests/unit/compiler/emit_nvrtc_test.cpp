@@ -109,5 +109,34 @@ TEST(EmitNvrtc, EveryTestedAndBuiltinConfigCompilesForSm90WithoutSpills) {
   }
 }
 
+
+// The 64-bit variant of every built-in config (issue 39) compiles through the compiler at a
+// problem past 2^31 elements (C of 2^34), for sm_90 without spills, within its register cap.
+TEST(EmitNvrtc, SixtyFourBitBuiltinsCompileForAProblemPastTwoToTheThirtyOne) {
+  fs::path cache = fs::temp_directory_path() / ("coalesce-emit-nvrtc64-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, "sm_90");
+  const Problem huge{131072, 131072, 8192, Dtype::f32, Epilogue::bias_gelu};
+  const std::vector<Config> builtins = simt_family().builtin_configs(huge);
+  ASSERT_EQ(builtins.size(), static_cast<std::size_t>(simt_builtin::kCount));
+  int compiled = 0;
+  for (const Config& config : builtins) {
+    const SimtConfig c = to_simt(config);
+    SCOPED_TRACE(config_name(config, huge.dtype, huge.epilogue));
+    ASSERT_EQ(c.index_bits, 64);
+    ASSERT_TRUE(c.check_problem(huge.m, huge.n, huge.k).ok());
+    const EmittedKernel k = emit_fused_kernel(huge, config, Target{9, 0, true, DeviceLimits{}});
+    EXPECT_NE(k.source.find(", 1, 64>"), std::string::npos) << "the tile type spells the 64 bits";
+    const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+    ASSERT_TRUE(r.ok) << r.log;
+    ASSERT_TRUE(r.resources.has_value());
+    EXPECT_FALSE(r.resources->uses_local_memory());
+    EXPECT_LE(r.resources->registers, c.register_cap());
+    ++compiled;
+  }
+  fs::remove_all(cache);
+  EXPECT_EQ(compiled, simt_builtin::kCount);
+}
+
 }  // namespace
 }  // namespace coalesce::compiler

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "Coalesce/LibraryNames.h"
+#include "kernels/core/epilogues.hpp"
+#include "kernels/mma/family.hpp"
 #include "kernels/simt/builtin.hpp"
 #include "kernels/simt/family.hpp"
 
@@ -51,7 +53,10 @@ TEST(EmitFusedKernel, DefaultConfigIsOneKernelInstantiation) {
 TEST(EmitFusedKernel, EachEpilogueInstantiatesItsType) {
   const SimtConfig c{.bm = 64, .bn = 64, .bk = 16, .wm = 32, .wn = 32, .tm = 4, .tn = 8,
                      .stages = 3, .vec = 4, .group_m = 8, .min_blocks = 4};
-  for (Epilogue e : {Epilogue::none, Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu}) {
+  // Every registry epilogue but the residual one (below): the attribute's enum
+  // (CoalesceAttrs.td) converts each name both ways, or this fails.
+  for (Epilogue e : all_epilogues()) {
+    if (epilogue_spec(e).reads.residual || epilogue_spec(e).reads.gated) continue;  // below
     Problem p{1000, 512, 300, Dtype::f32, e};
     EmittedKernel k = emit_fused_kernel(p, c);
     EXPECT_EQ(k.symbol, config_name(from_simt(c), Dtype::f32, e));
@@ -59,6 +64,34 @@ TEST(EmitFusedKernel, EachEpilogueInstantiatesItsType) {
     EXPECT_NE(expected.find(std::string("coalesce::Epilogue::") + std::string(to_string(e)) + ">"),
               std::string::npos);
     EXPECT_NE(k.source.find(expected), std::string::npos) << k.source;
+  }
+}
+
+// The fused op has no residual operand yet: the residual epilogue is refused with that reason.
+TEST(EmitFusedKernel, RefusesTheResidualEpilogueItHasNoOperandFor) {
+  const SimtConfig c{.bm = 64, .bn = 64, .bk = 16, .wm = 32, .wn = 32, .tm = 4, .tn = 8,
+                     .stages = 3, .vec = 4, .group_m = 8, .min_blocks = 4};
+  const std::string why = refusal({1000, 512, 300, Dtype::f32, Epilogue::bias_gelu_residual}, c);
+  EXPECT_NE(why.find("residual"), std::string::npos) << why;
+}
+
+// A gated epilogue (C is M x N/2) is built as the fused op and emitted for a family that stores
+// it (mma); simt, which stores none, and an odd N are refused with their reasons.
+TEST(EmitFusedKernel, TheGatedEpiloguesForAFamilyThatStoresThem) {
+  const Config mma = mma_family().builtin_configs({1000, 512, 300, Dtype::bf16, Epilogue::swiglu}).front();
+  for (Epilogue e : {Epilogue::swiglu, Epilogue::geglu}) {
+    const Problem p{1000, 512, 320, Dtype::bf16, e};
+    EmittedKernel k = compiler::emit_fused_kernel(p, mma, kH200);
+    EXPECT_EQ(k.symbol, config_name(mma, Dtype::bf16, e));
+    EXPECT_NE(k.source.find(mma_family().define_kernel(mma, Dtype::bf16, e, k.symbol)), std::string::npos) << k.source;
+    const std::string simt = refusal({1000, 512, 300, Dtype::f32, e}, SimtConfig{});
+    EXPECT_NE(simt.find("store no gated epilogue"), std::string::npos) << simt;
+    try {
+      compiler::emit_fused_kernel({1000, 511, 320, Dtype::bf16, e}, mma, kH200);
+      ADD_FAILURE() << "an odd N was emitted";
+    } catch (const std::runtime_error& err) {
+      EXPECT_NE(std::string(err.what()).find("even N"), std::string::npos) << err.what();
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The runtime library's one-line refusal of bad operands (compiler/runtime/runtime.cu): operands
 // are checked before anything touches the device, so these need no GPU and run on every machine
-// (the cases that need one are runtime_test.cu). The split-K entry's refusals come before its
-// workspace is allocated, so they too need no GPU.
+// (the cases that need one are runtime_test.cu). An emitted split-K entry's refusals come before
+// its workspace is allocated, so they too need no GPU; the C ABI's statuses are runtime_abi_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,27 +10,13 @@
 #include "compiler/runtime/fused_entry.cuh"
 #include "kernels/core/problem.hpp"
 
-// Tile types of the launch contract (fused_entry.cuh) with a stand-in kernel, which the refusals
-// never launch: one of a family without split-K (no kSplit) and a split-K one whose rule refuses
-// K < 64 as a family's check_problem would.
-struct UnsplitTile {
-  static constexpr int kThreads = 128;
-  static constexpr int kSmemBytes = 0;
-  static constexpr long long grid_blocks(int m, int n) { return static_cast<long long>(m) * n; }
-  static constexpr coalesce::Verdict check_problem(int, int, int) { return {}; }
-  static constexpr coalesce::Verdict check_device(const coalesce::DeviceLimits&) { return {}; }
-};
-struct SplitTile : UnsplitTile {
-  static constexpr int kSplit = 4;
-  static constexpr coalesce::Verdict check_problem(int, int, int k) {
-    return k < 64 ? coalesce::Verdict{coalesce::Violation::shape, "split-K needs a step of K per slice"}
-                  : coalesce::Verdict{};
-  }
-};
-void stand_in_kernel() {}
-
-COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY(refusal_test_split_entry, stand_in_kernel, coalesce::Epilogue::bias_gelu,
-                                    SplitTile)
+// An emitted split-K entry (fused_entry.cuh) with a stand-in kernel under its config's name,
+// which the refusals never launch: the operands and the config's rule on the problem are
+// checked before any device is asked for.
+extern "C" void simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu() {}
+COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY(refusal_test_split_entry,
+                                    simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu,
+                                    coalesce::Epilogue::bias_gelu, void)
 
 namespace {
 
@@ -82,42 +68,37 @@ TEST(RuntimeDeathTest, OperandOfMoreThanIntMaxElementsStops) {
               "^coalesce runtime: coalesce_gelu_f32: X is 2048x1048576, more than INT_MAX elements\n$");
 }
 
-// A tile type without kSplit does not split K; the contract carries kSplit otherwise.
-static_assert(coalesce::runtime::contract_of<UnsplitTile>().split == 1);
-static_assert(coalesce::runtime::contract_of<SplitTile>().split == 4);
+CoalesceMemRef2D untyped(const CoalesceMemRef2DF32& d) {
+  return {d.allocated, d.aligned, d.offset, {d.sizes[0], d.sizes[1]}, {d.strides[0], d.strides[1]}};
+}
+CoalesceMemRef1D untyped(const CoalesceMemRef1DF32& d) {
+  return {d.allocated, d.aligned, d.offset, {d.sizes[0]}, {d.strides[0]}};
+}
 
 TEST(RuntimeDeathTest, SplitKEntryChecksOperandsFirst) {
-  CoalesceMemRef2DF32 a = matrix(kFake, 64, 128), b = matrix(kFake, 128, 16), c = matrix(kFake, 64, 15);
-  CoalesceMemRef1DF32 bias = vector(kFake, 16);
+  CoalesceMemRef2D a = untyped(matrix(kFake, 64, 128)), b = untyped(matrix(kFake, 128, 16)),
+                   c = untyped(matrix(kFake, 64, 15));
+  CoalesceMemRef1D bias = untyped(vector(kFake, 16));
   EXPECT_EXIT(_mlir_ciface_refusal_test_split_entry(&a, &b, &bias, &c), testing::ExitedWithCode(1),
               "^coalesce runtime: refusal_test_split_entry: C is 64x15, not 64x16\n$");
 }
 
-TEST(RuntimeDeathTest, SplitKEntryRefusesAProblemItsTileRefuses) {
-  CoalesceMemRef2DF32 a = matrix(kFake, 64, 32), b = matrix(kFake, 32, 16), c = matrix(kFake, 64, 16);
-  CoalesceMemRef1DF32 bias = vector(kFake, 16);
+// K = 32 is two 16-deep steps of K, fewer than the 4 slices: the config's own rule refuses it.
+TEST(RuntimeDeathTest, SplitKEntryRefusesAProblemItsConfigRefuses) {
+  CoalesceMemRef2D a = untyped(matrix(kFake, 64, 32)), b = untyped(matrix(kFake, 32, 16)),
+                   c = untyped(matrix(kFake, 64, 16));
+  CoalesceMemRef1D bias = untyped(vector(kFake, 16));
   EXPECT_EXIT(_mlir_ciface_refusal_test_split_entry(&a, &b, &bias, &c), testing::ExitedWithCode(1),
-              "^coalesce runtime: refusal_test_split_entry: the config does not fit the problem 64x16x32: "
-              "split-K needs a step of K per slice\n$");
-}
-
-TEST(RuntimeDeathTest, SplitKTileThroughTheUnsplitLaunchStops) {
-  CoalesceMemRef2DF32 a = matrix(kFake, 64, 128), b = matrix(kFake, 128, 16), c = matrix(kFake, 64, 16);
-  EXPECT_EXIT(coalesce::runtime::launch_tiled(reinterpret_cast<const void*>(&stand_in_kernel),
-                                              coalesce::runtime::contract_of<SplitTile>(), "entry", &a, &b,
-                                              nullptr, &c),
-              testing::ExitedWithCode(1),
-              "^coalesce runtime: entry: the tile splits K into 4 slices, which needs the split-K entry "
-              "\\(COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY\\)\n$");
+              "^coalesce runtime: refusal_test_split_entry: config "
+              "'simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu' cannot run 64x16x32 .*\n$");
 }
 
 TEST(RuntimeDeathTest, SplitKEntryWithoutTheEpiloguesBiasStops) {
-  CoalesceMemRef2DF32 a = matrix(kFake, 64, 128), b = matrix(kFake, 128, 16), c = matrix(kFake, 64, 16);
-  EXPECT_EXIT(coalesce::runtime::launch_tiled_split_k(reinterpret_cast<const void*>(&stand_in_kernel),
-                                                      coalesce::runtime::contract_of<SplitTile>(),
-                                                      coalesce::Epilogue::bias_gelu, "entry", &a, &b, nullptr, &c),
-              testing::ExitedWithCode(1),
-              "^coalesce runtime: entry: the bias_gelu epilogue needs a bias, but none was given\n$");
+  CoalesceMemRef2D a = untyped(matrix(kFake, 64, 128)), b = untyped(matrix(kFake, 128, 16)),
+                   c = untyped(matrix(kFake, 64, 16));
+  EXPECT_EXIT(_mlir_ciface_refusal_test_split_entry(&a, &b, nullptr, &c), testing::ExitedWithCode(1),
+              "^coalesce runtime: refusal_test_split_entry: the bias_gelu epilogue needs a bias, but none was "
+              "given\n$");
 }
 
 }  // namespace

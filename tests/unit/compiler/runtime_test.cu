@@ -16,30 +16,31 @@
 #include "harness/workspace.hpp"
 #include "kernels/simt/gemm.cuh"
 
-// What coalesce-translate --mlir-to-cuda-host emits for a tiled bias_relu op, written out.
-COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_bias_relu,
-                            coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>,
+// What coalesce-translate --mlir-to-cuda-host emits for a tiled bias_relu op, written out: the
+// kernel's symbol is its config name, which the entry hands to the runtime.
+using Tile64 = coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>;
+COALESCE_DEFINE_SIMT_KERNEL(simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_relu, Tile64,
                             coalesce::EpilogueFor<coalesce::Epilogue::bias_relu>)
-COALESCE_DEFINE_FUSED_ENTRY(runtime_test_entry_64x64_bias_relu, runtime_test_simt_64x64_bias_relu,
-                            coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4>)
+COALESCE_DEFINE_FUSED_ENTRY(runtime_test_entry_64x64_bias_relu,
+                            simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_relu, Tile64)
 
 // A split-K config's unit (split = 4 with a bias; split = 3 without, on an N the reduce walks one
-// element at a time): the kernel stores partial sums, the entry adds the reduce.
+// element at a time): the kernel stores partial sums, the runtime adds the reduce.
 using SplitTile4 = coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 4, 8, 4, 4>;
 using SplitTile3Vec1 = coalesce::SimtTile<64, 64, 16, 32, 32, 4, 8, 3, 1, 8, 4, 3>;
-COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_sk4_bias_gelu, SplitTile4,
+COALESCE_DEFINE_SIMT_KERNEL(simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu, SplitTile4,
                             coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)
-COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY(runtime_test_entry_64x64_sk4_bias_gelu, runtime_test_simt_64x64_sk4_bias_gelu,
+COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY(runtime_test_entry_64x64_sk4_bias_gelu,
+                                    simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu,
                                     coalesce::Epilogue::bias_gelu, SplitTile4)
-COALESCE_DEFINE_SIMT_KERNEL(runtime_test_simt_64x64_v1_sk3_none, SplitTile3Vec1,
+COALESCE_DEFINE_SIMT_KERNEL(simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v1_g8_o4_sk3_none, SplitTile3Vec1,
                             coalesce::EpilogueFor<coalesce::Epilogue::none>)
-COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY_NO_BIAS(runtime_test_entry_64x64_v1_sk3_none, runtime_test_simt_64x64_v1_sk3_none,
+COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY_NO_BIAS(runtime_test_entry_64x64_v1_sk3_none,
+                                            simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v1_g8_o4_sk3_none,
                                             SplitTile3Vec1)
 
 namespace coalesce {
 namespace {
-
-static_assert(runtime::contract_of<SplitTile4>().split == 4, "the contract carries the tile's split");
 
 CoalesceMemRef2DF32 matrix(const float* data, int rows, int cols) {
   float* p = const_cast<float*>(data);
@@ -50,15 +51,22 @@ CoalesceMemRef1DF32 vector(const float* data, int size) {
   return {p, p, 0, {size}, {1}};
 }
 
-// The runtime's operands of one workspace.
+// The runtime's operands of one workspace, as the f32 entries take them (a, b, c, bias) and as
+// the emitted entries do (untyped descriptors of the same buffers).
 struct Operands {
   CoalesceMemRef2DF32 a, b, c;
   CoalesceMemRef1DF32 bias;
+  CoalesceMemRef2D ua, ub, uc;
+  CoalesceMemRef1D ubias;
   explicit Operands(const Workspace& w)
       : a(matrix(static_cast<const float*>(w.a()), w.problem().m, w.problem().k)),
         b(matrix(static_cast<const float*>(w.b()), w.problem().k, w.problem().n)),
         c(matrix(static_cast<const float*>(w.c()), w.problem().m, w.problem().n)),
-        bias(vector(static_cast<const float*>(w.bias()), w.problem().n)) {}
+        bias(vector(static_cast<const float*>(w.bias()), w.problem().n)),
+        ua{a.allocated, a.aligned, 0, {a.sizes[0], a.sizes[1]}, {a.strides[0], 1}},
+        ub{b.allocated, b.aligned, 0, {b.sizes[0], b.sizes[1]}, {b.strides[0], 1}},
+        uc{c.allocated, c.aligned, 0, {c.sizes[0], c.sizes[1]}, {c.strides[0], 1}},
+        ubias{bias.allocated, bias.aligned, 0, {bias.sizes[0]}, {1}} {}
 };
 
 // Shapes whose first legal built-in config copies B 4, 2 and 1 floats at a time, with edges.
@@ -131,7 +139,7 @@ TEST(Runtime, EmittedEntryLaunchesItsKernel) {
   Workspace w(Problem{300, 192, 100, Dtype::f32, Epilogue::bias_relu}, 3, nullptr);
   Operands o(w);
   w.poison_output();
-  _mlir_ciface_runtime_test_entry_64x64_bias_relu(&o.a, &o.b, &o.bias, &o.c);
+  _mlir_ciface_runtime_test_entry_64x64_bias_relu(&o.ua, &o.ub, &o.ubias, &o.uc);
   expect_matches_reference(w, Epilogue::bias_relu);
 }
 
@@ -143,13 +151,13 @@ TEST(Runtime, SplitKEntryRunsKernelAndReduce) {
   Workspace w(Problem{200, 192, 300, Dtype::f32, Epilogue::bias_gelu}, 5, nullptr);
   Operands o(w);
   w.poison_output();
-  _mlir_ciface_runtime_test_entry_64x64_sk4_bias_gelu(&o.a, &o.b, &o.bias, &o.c);
+  _mlir_ciface_runtime_test_entry_64x64_sk4_bias_gelu(&o.ua, &o.ub, &o.ubias, &o.uc);
   expect_matches_reference(w, Epilogue::bias_gelu);
   const std::size_t count = 200 * 192;
   std::vector<float> first(count), second(count);
   COALESCE_CUDA(cudaMemcpy(first.data(), w.c(), count * sizeof(float), cudaMemcpyDeviceToHost));
   w.poison_output();
-  _mlir_ciface_runtime_test_entry_64x64_sk4_bias_gelu(&o.a, &o.b, &o.bias, &o.c);
+  _mlir_ciface_runtime_test_entry_64x64_sk4_bias_gelu(&o.ua, &o.ub, &o.ubias, &o.uc);
   COALESCE_CUDA(cudaMemcpy(second.data(), w.c(), count * sizeof(float), cudaMemcpyDeviceToHost));
   EXPECT_EQ(std::memcmp(first.data(), second.data(), count * sizeof(float)), 0);
 }
@@ -161,7 +169,7 @@ TEST(Runtime, SplitKEntryWithoutBiasOnAnUnalignedN) {
   Workspace w(Problem{129, 31, 65, Dtype::f32, Epilogue::none}, 9, nullptr);
   Operands o(w);
   w.poison_output();
-  _mlir_ciface_runtime_test_entry_64x64_v1_sk3_none(&o.a, &o.b, &o.c);
+  _mlir_ciface_runtime_test_entry_64x64_v1_sk3_none(&o.ua, &o.ub, &o.uc);
   expect_matches_reference(w, Epilogue::none);
 }
 

@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "kernels/core/epilogue_reference.hpp"
 #include "kernels/core/gelu.hpp"
 
 namespace {
@@ -125,16 +127,41 @@ enum class Bug {
   relu_for_gelu,
   tile_without_bias,  // one 16 x 16 tile of C misses its bias
   wrong_edge_tile,    // the last tile column stores its neighbour's values
+  residual_twice,     // the residual added twice
+  missing_residual,   // the residual never added
+  tanh_for_erf,       // the tanh GELU where the epilogue's is the erf GELU
+  erf_for_tanh,       // and the other way round
 };
+
+// The activation as an f32 kernel computes it (standard-library f32 functions standing in for
+// the device's), with the planted GELU swaps.
+float kernel_activation(Activation a, float x, Bug bug) {
+  if (bug == Bug::tanh_for_erf && a == Activation::gelu_erf) a = Activation::gelu_tanh;
+  else if (bug == Bug::erf_for_tanh && a == Activation::gelu_tanh) a = Activation::gelu_erf;
+  switch (a) {
+    case Activation::identity: return x;
+    case Activation::relu: return std::max(x, 0.0f);
+    case Activation::gelu_erf: return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(gelu::kInvSqrt2)));
+    case Activation::gelu_tanh:
+      return 0.5f * x *
+             (1.0f + std::tanh(static_cast<float>(gelu::kSqrt2OverPi) * (x + static_cast<float>(gelu::kCubic) * x * x * x)));
+    case Activation::silu: return x / (1.0f + std::exp(-x));
+  }
+  return x;
+}
 
 struct Simulation {
   ErrorFigures figures;
   Tolerance tolerance;
 };
 
-// One output of an M x N x K bias+GELU problem in `dtype`, as the harness would check it.
-Simulation simulate(Dtype dtype, int m, int n, int k, Bug bug, bool bend, unsigned seed) {
-  const Problem p{m, n, k, dtype, Epilogue::bias_gelu};
+// One output of an M x N x K problem in `dtype` with `epilogue`, as the harness would check it:
+// the reference is the registry's (kernels/core/epilogue_reference.hpp), the residual (where the
+// epilogue reads one) drawn like the other inputs and stored in C's type.
+Simulation simulate(Dtype dtype, int m, int n, int k, Bug bug, bool bend, unsigned seed,
+                    Epilogue epilogue = Epilogue::bias_gelu) {
+  const Problem p{m, n, k, dtype, epilogue};
+  const EpilogueSpec& spec = epilogue_spec(epilogue);
   const GemmTypes t = p.types();
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -143,8 +170,9 @@ Simulation simulate(Dtype dtype, int m, int n, int k, Bug bug, bool bend, unsign
   for (float& v : a) v = to_storage(uniform(rng) * a_scale, t.a);
   for (float& v : b) v = to_storage(uniform(rng), t.b);
   for (float& v : bias) v = to_storage(uniform(rng), t.bias);
+  std::vector<float> residual(spec.reads.residual ? static_cast<std::size_t>(m) * n : 0);
+  for (float& v : residual) v = to_storage(uniform(rng), t.c);
 
-  auto gelu = [](double x) { return 0.5 * x * (1.0 + std::erf(x * gelu::kInvSqrt2)); };
   std::vector<double> pre(static_cast<std::size_t>(m) * n), ref(pre.size());
   std::vector<float> out(pre.size());
   double sum_sq_pre = 0;
@@ -160,15 +188,17 @@ Simulation simulate(Dtype dtype, int m, int n, int k, Bug bug, bool bend, unsign
         acc = std::fma(to_math(a[i * k + kk], t.math), to_math(bv, t.math), acc);
       }
       const std::size_t at = static_cast<std::size_t>(i) * n + j;
+      const double r = spec.reads.residual ? residual[at] : 0.0;
       pre[at] = exact + bias[j];
-      ref[at] = gelu(pre[at]);
+      ref[at] = reference_epilogue(epilogue, exact, bias[j], r);
       sum_sq_pre += pre[at] * pre[at];
       float bias_used = bias[j];
       if (bug == Bug::missing_bias || (bug == Bug::tile_without_bias && i < 16 && j < 16)) bias_used = 0;
       if (bug == Bug::doubled_bias) bias_used = 2 * bias[j];
       const float x = acc + bias_used;
-      const float y = bug == Bug::relu_for_gelu ? std::max(x, 0.0f)
-                                                : 0.5f * x * (1.0f + std::erf(x * static_cast<float>(gelu::kInvSqrt2)));
+      float y = bug == Bug::relu_for_gelu ? std::max(x, 0.0f) : kernel_activation(spec.activation, x, bug);
+      const int residual_adds = bug == Bug::residual_twice ? 2 : bug == Bug::missing_residual ? 0 : 1;
+      if (spec.reads.residual) y += static_cast<float>(residual_adds) * residual[at];
       out[at] = to_storage(y, t.c);
     }
   if (bug == Bug::wrong_edge_tile)
@@ -185,7 +215,8 @@ Simulation simulate(Dtype dtype, int m, int n, int k, Bug bug, bool bend, unsign
     sq_ref += ref[i] * ref[i];
     f.max_abs_err = std::max(f.max_abs_err, e);
     f.max_abs_ref = std::max(f.max_abs_ref, std::fabs(ref[i]));
-    f.max_scaled_err = std::max(f.max_scaled_err, e / (std::fabs(pre[i]) + rms));
+    const double r = residual.empty() ? 0.0 : std::fabs(static_cast<double>(residual[i]));
+    f.max_scaled_err = std::max(f.max_scaled_err, e / (std::fabs(pre[i]) + r + rms));
   }
   f.rel_frobenius = std::sqrt(sq_err / sq_ref);
   return {f, tolerance_for(p)};
@@ -232,6 +263,26 @@ TEST_P(PlantedBugs, EveryBugFails) {
   EXPECT_FALSE(judge(relu.figures, relu.tolerance).passed) << "scaled " << relu.figures.max_scaled_err;
 }
 
+// The registry's newer epilogues: a correct kernel passes with the same room; a residual added
+// twice or not at all fails in every dtype.
+TEST_P(PlantedBugs, NewEpiloguesPassAndTheirResidualBugsFail) {
+  const Case c = GetParam();
+  for (Epilogue e : {Epilogue::bias_gelu_tanh, Epilogue::bias_silu, Epilogue::bias_gelu_residual})
+    for (bool bend : {false, true}) {
+      const Simulation s = simulate(c.dtype, 64, 64, c.k, Bug::none, bend, 21, e);
+      const CheckResult r = judge(s.figures, s.tolerance);
+      EXPECT_TRUE(r.passed) << to_string(e) << ": " << r.why;
+      EXPECT_LT(s.figures.rel_frobenius, 0.5 * s.tolerance.rel_frobenius) << to_string(e) << " bend " << bend;
+      EXPECT_LT(s.figures.max_scaled_err, 0.7 * s.tolerance.max_scaled) << to_string(e) << " bend " << bend;
+    }
+  for (Bug bug : {Bug::residual_twice, Bug::missing_residual}) {
+    const Simulation s = simulate(c.dtype, 64, 64, c.k, bug, false, 22, Epilogue::bias_gelu_residual);
+    EXPECT_FALSE(judge(s.figures, s.tolerance).passed)
+        << "bug " << static_cast<int>(bug) << ": rel " << s.figures.rel_frobenius << ", scaled "
+        << s.figures.max_scaled_err;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EachDtypeAtSmallAndLargeK, PlantedBugs,
                          ::testing::Values(Case{Dtype::f32, 256}, Case{Dtype::f32, 8192}, Case{Dtype::tf32, 256},
                                            Case{Dtype::tf32, 8192}, Case{Dtype::bf16, 256}, Case{Dtype::bf16, 8192},
@@ -239,5 +290,115 @@ INSTANTIATE_TEST_SUITE_P(EachDtypeAtSmallAndLargeK, PlantedBugs,
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::string(to_string(info.param.dtype)) + "_k" + std::to_string(info.param.k);
                          });
+
+// A gated epilogue (swiglu, geglu) as the GPU check judges it (harness/workspace.cu): the kernel
+// multiplies the interleaved gate/up B in the dtype's math, stores C[m][j] = act(g) * u rounded
+// once; the reference is reference_gated() of the exact products; the elementwise figure divides
+// by (|g| + rms)(|u| + rms), rms over all M x N products. The planted bugs: the activation on the
+// wrong column of the pair (act(u) * g), the two halves of a merged [Wg | Wu] read as if
+// interleaved (gate column j, up column j + N/2), and no activation at all.
+enum class GatedBug { none, gate_on_up, halves_not_pairs, no_activation };
+
+Simulation simulate_gated(Dtype dtype, int m, int n, int k, GatedBug bug, bool bend, unsigned seed, Epilogue epilogue) {
+  const Problem p{m, n, k, dtype, epilogue};
+  const EpilogueSpec& spec = epilogue_spec(epilogue);
+  const GemmTypes t = p.types();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const float a_scale = bend ? static_cast<float>(3.0 / std::sqrt(static_cast<double>(k))) : 1.0f;
+  std::vector<float> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
+  for (float& v : a) v = to_storage(uniform(rng) * a_scale, t.a);
+  for (float& v : b) v = to_storage(uniform(rng), t.b);
+  std::vector<double> exact(static_cast<std::size_t>(m) * n);
+  std::vector<float> acc(exact.size());
+  double sum_sq = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double e = 0;
+      float s = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        e += static_cast<double>(a[i * k + kk]) * b[kk * n + j];
+        s = std::fma(to_math(a[i * k + kk], t.math), to_math(b[kk * n + j], t.math), s);
+      }
+      exact[static_cast<std::size_t>(i) * n + j] = e;
+      acc[static_cast<std::size_t>(i) * n + j] = s;
+      sum_sq += e * e;
+    }
+  const double rms = std::sqrt(sum_sq / static_cast<double>(exact.size()));
+  const int half = p.c_cols();
+  double sq_err = 0, sq_ref = 0;
+  ErrorFigures f;
+  f.count = p.c_elements();
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < half; ++j) {
+      const std::size_t g = static_cast<std::size_t>(i) * n + 2 * j;
+      const double ref = reference_gated(spec.activation, exact[g], exact[g + 1]);
+      float gate = acc[g], up = acc[g + 1];
+      if (bug == GatedBug::gate_on_up) std::swap(gate, up);
+      if (bug == GatedBug::halves_not_pairs) {
+        gate = acc[static_cast<std::size_t>(i) * n + j];
+        up = acc[static_cast<std::size_t>(i) * n + j + half];
+      }
+      const float y = bug == GatedBug::no_activation ? gate * up : kernel_activation(spec.activation, gate, Bug::none) * up;
+      const double e = std::fabs(static_cast<double>(to_storage(y, t.c)) - ref);
+      sq_err += e * e;
+      sq_ref += ref * ref;
+      f.max_abs_err = std::max(f.max_abs_err, e);
+      f.max_abs_ref = std::max(f.max_abs_ref, std::fabs(ref));
+      f.max_scaled_err = std::max(f.max_scaled_err, e / ((std::fabs(exact[g]) + rms) * (std::fabs(exact[g + 1]) + rms)));
+    }
+  f.rel_frobenius = std::sqrt(sq_err / sq_ref);
+  return {f, tolerance_for(p)};
+}
+
+// The correct gated kernel passes with the room of the other epilogues; each planted bug fails
+// in every dtype at small and large K, on normal and bend inputs.
+TEST_P(PlantedBugs, GatedEpiloguesPassAndAGateOnTheWrongColumnFails) {
+  const Case c = GetParam();
+  for (Epilogue e : {Epilogue::swiglu, Epilogue::geglu})
+    for (bool bend : {false, true}) {
+      const Simulation s = simulate_gated(c.dtype, 32, 64, c.k, GatedBug::none, bend, 41, e);
+      const CheckResult r = judge(s.figures, s.tolerance);
+      EXPECT_TRUE(r.passed) << to_string(e) << ": " << r.why;
+      EXPECT_LT(s.figures.rel_frobenius, 0.5 * s.tolerance.rel_frobenius) << to_string(e) << " bend " << bend;
+      EXPECT_LT(s.figures.max_scaled_err, 0.7 * s.tolerance.max_scaled) << to_string(e) << " bend " << bend;
+      for (GatedBug bug : {GatedBug::gate_on_up, GatedBug::halves_not_pairs, GatedBug::no_activation}) {
+        const Simulation wrong = simulate_gated(c.dtype, 32, 64, c.k, bug, bend, 42, e);
+        EXPECT_FALSE(judge(wrong.figures, wrong.tolerance).passed)
+            << to_string(e) << " bug " << static_cast<int>(bug) << " bend " << bend << ": rel "
+            << wrong.figures.rel_frobenius << " (tol " << wrong.tolerance.rel_frobenius << "), scaled "
+            << wrong.figures.max_scaled_err << " (tol " << wrong.tolerance.max_scaled << ")";
+      }
+    }
+}
+
+// A gated epilogue's bound counts the accumulation error of both products (check.cpp).
+TEST(Tolerance, AGatedEpilogueCountsBothProducts) {
+  const double u24 = std::ldexp(1.0, -24), u8 = std::ldexp(1.0, -8);
+  const Tolerance t = tolerance_for({4096, 28672, 4096, Dtype::bf16, Epilogue::swiglu});
+  EXPECT_DOUBLE_EQ(t.rel_frobenius, 3 * (u8 / std::sqrt(3.0) + 2 * 64 * u24) + gelu::kMaxRelError);
+  EXPECT_DOUBLE_EQ(t.max_scaled, 1.13 * (u8 + 16 * 2 * 64 * u24) + gelu::kMaxRelError);
+}
+
+// The erf and tanh GELU differ by up to 4.7e-4 (at x = -2.7), 1.2e-4 of the check's scale on
+// bend inputs: f32's bounds (a few 1e-5 with the activation's 3e-6) tell them apart both ways,
+// at small and large K. The 16-bit and TF32 bounds (1e-3 and more) cannot, so a GPU test of the
+// swap runs in f32 (tests/gpu/epilogue_families_test.cu).
+TEST(PlantedGeluSwap, TanhAndErfAreToldApartInF32) {
+  for (int k : {256, 8192}) {
+    const Simulation tanh_for_erf = simulate(Dtype::f32, 64, 64, k, Bug::tanh_for_erf, true, 31, Epilogue::bias_gelu);
+    EXPECT_FALSE(judge(tanh_for_erf.figures, tanh_for_erf.tolerance).passed)
+        << "k " << k << ": rel " << tanh_for_erf.figures.rel_frobenius << " (tol "
+        << tanh_for_erf.tolerance.rel_frobenius << ")";
+    const Simulation erf_for_tanh =
+        simulate(Dtype::f32, 64, 64, k, Bug::erf_for_tanh, true, 32, Epilogue::bias_gelu_tanh);
+    EXPECT_FALSE(judge(erf_for_tanh.figures, erf_for_tanh.tolerance).passed)
+        << "k " << k << ": rel " << erf_for_tanh.figures.rel_frobenius;
+    // The same GELU residual epilogue with the wrong form fails as well.
+    const Simulation residual =
+        simulate(Dtype::f32, 64, 64, k, Bug::tanh_for_erf, true, 33, Epilogue::bias_gelu_residual);
+    EXPECT_FALSE(judge(residual.figures, residual.tolerance).passed) << "k " << k;
+  }
+}
 
 }  // namespace

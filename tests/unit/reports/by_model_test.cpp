@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "tests/unit/reports/fixture_copy.hpp"
 #include "reports/by_model.hpp"
 #include "reports/publish.hpp"
 
@@ -18,30 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fixture(const char* name) {
-  const char* dir = std::getenv("COALESCE_FIXTURE_DIR");
-  if (!dir) throw std::runtime_error("COALESCE_FIXTURE_DIR is not set (run through ctest)");
-  return fs::path(dir) / name;
-}
-
-/// A private copy of a fixture, changed by `sql` (several statements).
-class Copy {
- public:
-  Copy(const char* name, const std::string& sql) {
-    dir_ = fs::temp_directory_path() / ("by_model_test_" + std::to_string(::getpid()) + "_" + std::to_string(next_++));
-    fs::create_directories(dir_);
-    path_ = dir_ / name;
-    fs::copy_file(fixture(name), path_);
-    if (!sql.empty()) db::Database::open(path_, db::Mode::read_write).exec(sql);
-  }
-  ~Copy() { fs::remove_all(dir_); }
-  const fs::path& path() const { return path_; }
-  const fs::path& dir() const { return dir_; }
-
- private:
-  static inline int next_ = 0;
-  fs::path dir_, path_;
-};
+using coalesce::report::fixture_db::Copy;
+using coalesce::report::fixture_db::fixture;
 
 /// The fixture's device 1 as another device: `id`, its own UUID, and `max_sm_clock_mhz`.
 std::string twin_device(int id, int max_sm_clock_mhz) {
@@ -194,7 +173,7 @@ std::string tables_of(const fs::path& path) {
 // The published database reports as the lab's does (the answer, every problem, the runs behind
 // them), holds fewer rows, is a Coalesce database of the same schema, and the lab's file is not
 // changed by a byte. Publishing into the lab itself, or over a file that is no Coalesce database,
-// is refused with OUT as it was; --keep-run keeps a run's every row.
+// is refused with OUT as it was; --keep-run keeps a run's every row but its pruned candidates.
 TEST(Publish, KeepsWhatTheReportCitesAndNothingElse) {
   Copy lab("fixture_msweep.db", "");
   const std::string before = slurp(lab.path());
@@ -220,12 +199,13 @@ TEST(Publish, KeepsWhatTheReportCitesAndNothingElse) {
   EXPECT_EQ(slurp(text), "mine\n");
   EXPECT_THROW(publish_database({lab.path(), out, {999}}), std::invalid_argument);
 
-  // Again over the published file, keeping run 1 whole.
+  // Again over the published file, keeping run 1 whole but for its pruned candidates.
   const PublishResult kept = publish_database({lab.path(), out, {1}});
   auto db = db::Database::open(out, db::Mode::read_only);
   auto lab_db = db::Database::open(lab.path(), db::Mode::read_only);
-  const char* run_1 = "SELECT count(*) FROM measurements WHERE run_id = 1";
+  const char* run_1 = "SELECT count(*) FROM measurements WHERE run_id = 1 AND status <> 'pruned'";
   EXPECT_EQ(db::as_int(db.query(run_1).rows.at(0).at(0)), db::as_int(lab_db.query(run_1).rows.at(0).at(0)));
+  EXPECT_EQ(db::as_int(db.query("SELECT count(*) FROM measurements WHERE status = 'pruned'").rows.at(0).at(0)), 0);
   EXPECT_GT(kept.measurements, r.measurements);
 }
 

@@ -305,6 +305,21 @@ compare_file plots_figures.csv "$work/figures.csv"
 refused plots_msweep_without_python 1 "plots not drawn" plots --db fixture_msweep.db --out-dir plots_msweep --python /nonexistent/python3
 compare_file plots_msweep_by_model_m_sweep.csv plots_msweep/by_model_m_sweep.csv
 compare_file plots_msweep_by_model_shapes.csv plots_msweep/by_model_shapes.csv
+# The manifest of an earlier drawing (figures.csv) names the figures to remove; a name in it that is
+# not a PNG of the plot folder (another file, a path out of it) is never removed (issue 45).
+mkdir -p manifest/sub
+for f in keep.txt keep.db sub/x.png outside.png; do echo keep >"manifest/$f"; done
+echo keep >outside_manifest.png
+printf 'file,caption\nkeep.txt,a\nkeep.db,b\nsub/x.png,c\n../outside_manifest.png,d\n%s,e\nsub,f\n..,g\n.,h\nold.png,i\n' \
+  "$PWD/manifest/outside.png" >manifest/figures.csv
+echo stale >manifest/old.png
+"$report" plots --db fixture.db --out-dir manifest --python /nonexistent/python3 >/dev/null 2>"$work/stderr"
+if [ "$(cat manifest/keep.txt manifest/keep.db manifest/sub/x.png manifest/outside.png outside_manifest.png)" = \
+     "$(printf 'keep\nkeep\nkeep\nkeep\nkeep')" ] && [ ! -e manifest/old.png ]; then
+  pass "plots remove the PNGs of the previous manifest, and nothing else it names"
+else
+  flunk "plots removed a file the previous figures.csv named that is no PNG of the folder: $(ls -R manifest)"
+fi
 out=$("$report" --db fixture.db --plots plots --out with_plots.md --python /nonexistent/python3 2>"$work/stderr"); rc=$?
 if [ $rc -eq 0 ] && [ -z "$out" ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] && grep -q "^No plots: " with_plots.md \
    && ! grep -q '!\[' with_plots.md; then

@@ -3,7 +3,8 @@
 # the base database and the one with peers merge into a new OUT that reports as the peers
 # database does; merging again adds nothing; variant b's runs conflict (exit 1, each conflict
 # named, the rest merged); a newer-schema or foreign input is refused with one line and OUT is
-# neither created nor changed; the inputs are never changed; bad usage is status 2.
+# neither created nor changed; Ctrl-C says so in one line (status 130); the inputs are never
+# changed; bad usage is status 2.
 #
 # Usage: merge_cli_test.sh COALESCE_REPORT FIXTURE_DIR
 set -u
@@ -87,6 +88,22 @@ check "an input being written: status 1, one line naming its writer, nothing mer
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 rm -f busy.db busy.db-lock
+
+# --- Ctrl-C (issue 45: it exited 130 in silence): one line saying what OUT holds. The SIGINT is
+# made pending before the exec (blocked, then raised), so it lands as soon as merge listens -------
+interrupted_merge() {
+  python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+os.kill(os.getpid(), signal.SIGINT)
+os.execv(sys.argv[1], sys.argv[1:])' "$report" merge "$@" >out 2>err
+  rc=$?
+}
+interrupted_merge interrupted.db fixture.db
+check "Ctrl-C: status 130, one line, OUT not created" \
+  '[ $rc -eq 130 ] && lines 1 && says "^coalesce-report: interrupted before interrupted.db was opened: nothing was merged$" && [ ! -e interrupted.db ]'
+before=$(cksum merged.db)
+interrupted_merge merged.db fixture_b.db
+check "Ctrl-C: an existing OUT is not changed" '[ $rc -eq 130 ] && lines 1 && [ "$(cksum merged.db)" = "$before" ]'
 
 # --- bad usage -----------------------------------------------------------------------------------
 merge merged.db

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,6 +116,27 @@ class PureParts(unittest.TestCase):
         if peers.triton is not None:
             self.skipTest("triton is installed here and may import torch itself")
         self.assertNotIn("torch", sys.modules)
+
+    def test_epilogues_are_the_registrys_rows_in_order(self):
+        # kernels/core/epilogues.hpp's rows, in order, less those whose peers need a residual
+        # operand; the gated ones (EpilogueReads' third field) are GATED.
+        text = (REPO / "kernels" / "core" / "epilogues.hpp").read_text()
+        rows = re.findall(r'\{Epilogue::(\w+), "(\w+)", \{(true|false), (true|false), (true|false)\}', text)
+        self.assertGreater(len(rows), 4)
+        for enum_name, name, *_ in rows:
+            self.assertEqual(enum_name, name)
+        self.assertEqual(peers.EPILOGUES, tuple(name for _, name, _, residual, _ in rows if residual == "false"))
+        self.assertEqual(set(peers.GATED), {name for _, name, _, _, gated in rows if gated == "true"})
+        for name in peers.EPILOGUES:
+            peers.parse_args(["--epilogue", name, "--shape", "64"])
+
+    def test_gated_epilogues_run_torch_only_and_need_an_even_n(self):
+        args = peers.parse_args(["--epilogue", "swiglu", "--shape", "64x128x32"])
+        self.assertEqual(args.methods, ["torch_eager", "torch_compile"])
+        with self.assertRaisesRegex(peers.UsageError, "no gated epilogue"):
+            peers.parse_args(["--epilogue", "geglu", "--shape", "64", "--method", "triton"])
+        with self.assertRaisesRegex(peers.UsageError, "must be even"):
+            peers.parse_args(["--epilogue", "swiglu", "--shape", "64x127x32"])
 
     def test_parse_shape(self):
         self.assertEqual(peers.parse_shape("4096"), (4096, 4096, 4096))

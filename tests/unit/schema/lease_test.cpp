@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -219,9 +220,8 @@ TEST(Lease, KilledWriterMidCheckpointIsRecoveredFromItsWal) {
 // creates a table and fills it through a two-page cache, then dies before the commit. Opening
 // the database to write must roll the transaction back (SQLite's recovery, which only a
 // writable connection runs) and find the file as it was.
-TEST(Lease, KilledWriterMidTransactionIsRolledBack) {
-  TempDir dir;
-  auto path = dir / "j.db";
+/// Leaves `path` (a fresh database) with the hot journal of a writer killed mid-transaction.
+void leave_hot_journal(const std::filesystem::path& path) {
   { auto db = Database::open(path, Mode::read_write); }
   const std::string before = testing::contents(path);
   pid_t child = fork();
@@ -239,13 +239,50 @@ TEST(Lease, KilledWriterMidTransactionIsRolledBack) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child writer failed";
-  ASSERT_TRUE(std::filesystem::exists(dir / "j.db-journal")) << "the child left no journal";
+  ASSERT_TRUE(std::filesystem::exists(path.string() + "-journal")) << "the child left no journal";
   ASSERT_NE(testing::contents(path), before) << "the child's transaction never reached the file";
+}
+
+TEST(Lease, KilledWriterMidTransactionIsRolledBack) {
+  TempDir dir;
+  auto path = dir / "j.db";
+  ASSERT_NO_FATAL_FAILURE(leave_hot_journal(path));
 
   auto db = Database::open(path, Mode::read_write);
   EXPECT_EQ(as_text(db.query("PRAGMA integrity_check").rows.at(0).at(0)), "ok");
   EXPECT_EQ(as_int(db.query("SELECT count(*) FROM sqlite_schema WHERE name = 'scratch'").rows[0][0]), 0);
   EXPECT_EQ(as_int(db.query("SELECT count(*) FROM measurements").rows[0][0]), 0);
+}
+
+// A reader cannot roll a hot journal back (only a writable connection's first read does), and
+// SQLite's own word for that is "attempt to write a readonly database" (issue 45): every
+// read-only open says instead that a killed writer left the file mid-write and how to recover,
+// and leaves the file and its journal as they were.
+TEST(Lease, KilledWriterMidTransactionIsToldToAReader) {
+  TempDir dir;
+  auto path = dir / "j.db";
+  ASSERT_NO_FATAL_FAILURE(leave_hot_journal(path));
+  const std::string file = testing::contents(path);
+  const std::string journal = testing::contents(path.string() + "-journal");
+  for (const auto& open : std::vector<std::function<void()>>{
+           [&] { Database::open(path, Mode::read_only); }, [&] { schema_version_of(path); },
+           [&] { copy_database(path, dir / "copy.db"); }}) {
+    try {
+      open();
+      ADD_FAILURE() << "a database with a hot journal was read";
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.rfind(path.string() + " was left mid-write by a killed writer", 0), 0u) << msg;
+      EXPECT_NE(msg.find("sqlite3 " + path.string() + " 'PRAGMA integrity_check'"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find("readonly"), std::string::npos) << msg;
+    }
+  }
+  EXPECT_EQ(testing::contents(path), file);
+  EXPECT_EQ(testing::contents(path.string() + "-journal"), journal);
+
+  // What the message advises works: a writable open rolls the transaction back.
+  auto db = Database::open(path, Mode::read_write);
+  EXPECT_EQ(as_text(db.query("PRAGMA integrity_check").rows.at(0).at(0)), "ok");
 }
 
 }  // namespace

@@ -366,7 +366,7 @@ TEST(Merge, InputsAreOnlyRead) {
   EXPECT_EQ(contents(dir / "b.db"), b);
   EXPECT_EQ(dir.listing(), "a.db,b.db,out.db");
   // The private copies are gone.
-  const std::string prefix = "coalesce-merge-" + std::to_string(::getpid()) + "-";
+  const std::string prefix = "coalesce-copy-" + std::to_string(::getpid()) + "-";
   for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
     EXPECT_NE(e.path().filename().string().rfind(prefix, 0), 0u) << e.path();
 }
@@ -460,6 +460,35 @@ TEST(Merge, AnInputIsMergedWholeOrNotAtAll) {
   }
   EXPECT_EQ(count(out, "devices"), 0);
   EXPECT_EQ(count(out, "runs"), 0);
+}
+
+// Ctrl-C on `coalesce-report merge` (issue 45: it exited 130 in silence): the caller's `stop`
+// is asked before the input is read and between tables; once it says stop, whatever tables were
+// merged already are rolled back with the rest, and the output holds nothing of the input. The
+// same merge afterwards takes every row.
+TEST(Merge, AStoppedMergeIsRolledBack) {
+  TempDir dir;
+  write_shard_a(dir / "a.db");
+  auto out = Database::open(dir / "out.db", Mode::read_write);
+  Merger merger(out);
+  for (int stop_at : {1, 2, 5}) {
+    int asked = 0;
+    try {
+      merger.merge(dir / "a.db", [&] { return ++asked >= stop_at; });
+      FAIL() << "not stopped at question " << stop_at;
+    } catch (const MergeInterrupted& e) {
+      EXPECT_EQ(std::string(e.what()), "merging " + (dir / "a.db").string() + " into " + (dir / "out.db").string() +
+                                           " was interrupted and rolled back");
+    }
+    EXPECT_EQ(asked, stop_at);
+    for (const char* table : {"devices", "runs", "problems", "configs", "builds", "measurements"})
+      EXPECT_EQ(count(out, table), 0) << table << " after stopping at question " << stop_at;
+  }
+  int asked = 0;
+  const MergeResult all = merger.merge(dir / "a.db", [&] { return ++asked < 0; });
+  EXPECT_GT(asked, 5) << "stop is asked between tables";
+  EXPECT_EQ(tally(all, "measurements"), "3/0/0/0");
+  EXPECT_EQ(count(out, "measurements"), 3);
 }
 
 /// Nsight Compute's view of a kernel of a shard: of `config` (a tuned kernel) or of the library

@@ -485,6 +485,29 @@ TEST(Migrations, ZeroByteFileIsNotReadable) {
   EXPECT_EQ(contents(path), "");
 }
 
+// A file cut short (a copy interrupted, a full disk) is told as truncated, with its header's
+// size and the file's, by every open (issue 45): not "malformed", nor "not an SQLite file".
+TEST(Migrations, TruncatedFileIsToldAsTruncated) {
+  TempDir dir;
+  auto path = dir / "cut.db";
+  { Database::open(path, Mode::read_write); }
+  const std::string whole = contents(path);
+  ASSERT_GT(whole.size(), 8192u);
+  for (std::size_t size : {std::size_t(100), whole.size() / 2 + 7, whole.size() - 4096}) {
+    write_file(path, whole.substr(0, size));
+    for (Mode mode : {Mode::read_only, Mode::read_write}) {
+      const auto msg = error_of<Error>(path, mode);
+      EXPECT_EQ(msg.rfind(path.string() + " is truncated: its header counts", 0), 0u) << msg;
+      EXPECT_NE(msg.find("the file holds " + std::to_string(size)), std::string::npos) << msg;
+      EXPECT_EQ(contents(path), whole.substr(0, size));
+    }
+    EXPECT_EQ(dir.listing(), "cut.db");
+  }
+  EXPECT_EQ(truncation_of(dir / "missing.db"), "");
+  write_file(path, whole);
+  EXPECT_EQ(truncation_of(path), "");
+}
+
 TEST(Migrations, NewerSchemaIsRefusedAndUntouched) {
   TempDir dir;
   auto path = dir / "newer.db";

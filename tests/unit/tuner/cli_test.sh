@@ -257,6 +257,21 @@ check "space --max-workspace 2: splits above 2 MiB of partials are pruned as wor
 out=$("$tune" space --shape 64 --max-workspace -1 2>&1); rc=$?
 check "space --max-workspace -1: refused" '[ $rc -eq 2 ]'
 
+# The gated epilogues (swiglu, geglu; N is the merged gate/up GEMM's): mma, wgmma and gemv list
+# candidates, simt is refused with the reason, and an odd N is refused in every family.
+csv=$("$tune" space --shape 128x256x64 --dtype bf16 --epilogue swiglu --format csv 2>/dev/null); rc=$?
+check "space --epilogue swiglu: mma candidates, legal" \
+  '[ $rc -eq 0 ] && printf "%s\n" "$csv" | grep -q "^128,256,64,bf16,swiglu,mma,mma_bf16_[^,]*_swiglu,legal,"'
+csv=$("$tune" space --shape 128x256x64 --epilogue geglu --format csv 2>/dev/null); rc=$?
+check "space --epilogue geglu: simt refused, saying it stores no gated epilogue" \
+  '[ $rc -eq 0 ] && printf "%s\n" "$csv" | grep -q "^128,256,64,f32,geglu,simt,,refused,,,,epilogue,.*store no gated epilogue"'
+csv=$("$tune" space --shape 128x255x64 --dtype bf16 --epilogue swiglu --format csv 2>/dev/null); rc=$?
+check "space --epilogue swiglu at an odd N: every family refused, saying N must be even" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$csv" | tail -n +2 | grep -vc ",refused,")" -eq 0 ] && printf "%s\n" "$csv" | grep -q "^128,255,64,bf16,swiglu,mma,,refused,,,,divisibility,.*even N"'
+out=$("$tune" sweep --shape 16x28672x4096 --dtype bf16 --epilogue swiglu --family mma --strategy random --budget 1 --seed 1 --dry-run --db "$work/dry-gated.db" --cache-dir "$work/gated-cache" 2>/dev/null); rc=$?
+check "sweep --epilogue swiglu --dry-run: compiles the drawn mma config, writes no database" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 1 ] && printf "%s\n" "$out" | grep -q "mma_bf16_.*_swiglu" && [ ! -e "$work/dry-gated.db" ]'
+
 # A bad --cache-dir is refused before any work (no compile, no database), naming the flag.
 out=$("$tune" sweep --shape 128 --dry-run --cache-dir "$db" 2>&1); rc=$?
 check "sweep --cache-dir FILE: status 1, one line naming the flag, before any work" \

@@ -3,6 +3,7 @@
 // under its key are refused, and a device, problem or config the database does not hold, or a
 // page that does not fit the flags, is refused in one sentence with nothing written.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <fstream>
@@ -270,6 +271,28 @@ TEST(RecordProfile, APageThatDoesNotFitTheFlagsIsRefused) {
   EXPECT_EQ(input_error(mma_target(), when.dump()),
             "the profile on stdin: \"profiled_at\" '30/11/2026' is not a UTC time like 2026-11-30T13:10:40Z");
   EXPECT_EQ(s.profiles(), 0);
+}
+
+// A database of an older schema is checked through a migrated private copy: a refusal leaves
+// every byte of it as it was (issue 45: the writing connection migrated it first) and no copy
+// behind in the temporary directory.
+TEST(RecordProfile, ARefusalLeavesAnOlderSchemaAsItWas) {
+  Swept s;
+  std::filesystem::remove(s.path);
+  { db::Database::open(s.path, db::Mode::read_write, db::builtin_migrations().first(4)); }
+  ASSERT_EQ(db::schema_version_of(s.path), 4);
+  const auto copies = [] {
+    const std::string prefix = "coalesce-copy-" + std::to_string(::getpid()) + "-";
+    std::size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+      n += e.path().filename().string().rfind(prefix, 0) == 0;
+    return n;
+  };
+  EXPECT_EQ(refusal<ProfileRefused>(s, mma_target(), mma_page().dump()),
+            "no device " + std::string(kUuid) + " in " + s.path.string() +
+                ": a profile belongs to a GPU the database holds");
+  EXPECT_EQ(db::schema_version_of(s.path), 4);
+  EXPECT_EQ(copies(), 0u);
 }
 
 // A store never creates a database.

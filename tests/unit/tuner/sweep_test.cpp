@@ -359,6 +359,42 @@ TEST_F(StandInSweep, FamilyAllMeasuresTheFamiliesThatCanTakeAShapeTheOthersRefus
   EXPECT_NE(e.out.find("no config of wgmma measured ok"), std::string::npos) << e.out;
 }
 
+// A problem no config of any family swept can run (issue 39: it ended `completed`, exit 0, with
+// no kernel) fails the sweep: status 1, one line saying so and one per family with its prune
+// reasons counted; the other problem is still measured, every pruned row is stored, and the run
+// ends `failed`. The same command again fails the same way (it does not say "nothing to do").
+// Every shape has an mma config now (2-byte copies), so the family swept is wgmma, whose TMA
+// strides refuse an odd K or N: a `--family` that cannot run the problem.
+TEST_F(StandInSweep, AProblemNoConfigCanRunFailsTheSweepAndSaysWhy) {
+  const fs::path db = dir_ / "none.db";
+  const std::vector<std::string> command = {"sweep", "--shape", "7x9x13", "--shape", "256", "--dtype", "f16",
+                                            "--family", "wgmma", "--strategy", "random", "--budget", "1",
+                                            "--db", db.string(), "--cache-dir", cache().string()};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Exit e = run(COALESCE_TUNE, command, {kStandIn}, true);
+    EXPECT_EQ(e.code, 1) << e.out << e.err;
+    EXPECT_NE(e.err.find("coalesce-tune: no config can run 7x9x13 f16 bias_gelu on sm_90a: every candidate of wgmma "
+                         "is pruned before compiling (the run ends failed)\n  wgmma: 1440 pruned (divisibility "),
+              std::string::npos)
+        << e.err;
+    EXPECT_EQ(e.out.find("nothing to do"), std::string::npos) << e.out;
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 7 AND status = 'pruned'"), 1440);
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 7 AND status <> 'pruned'"), 0);
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 256 AND method = 'coalesce' AND status = 'ok'"), 1);
+  }
+  // The dry run says the same, and stores nothing.
+  std::vector<std::string> dry = {"sweep", "--dry-run", "--shape", "7x9x13", "--dtype", "f16", "--family", "wgmma",
+                                  "--cache-dir", cache().string()};
+  Exit e = run(COALESCE_TUNE, dry, {}, true);
+  EXPECT_EQ(e.code, 1) << e.out << e.err;
+  EXPECT_NE(e.err.find("coalesce-tune: no config can run 7x9x13 f16 bias_gelu on sm_90a: every candidate of wgmma "
+                       "is pruned before compiling\n  wgmma: 1440 pruned (divisibility "),
+            std::string::npos)
+      << e.err;
+}
+
 // A sweep that finds part of its work done (here: one more problem) opens a run for what is
 // new only: the done problem gets no baselines in it.
 TEST_F(StandInSweep, ASweepWithSomeWorkDoneMeasuresOnlyTheRest) {

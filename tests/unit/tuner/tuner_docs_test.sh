@@ -82,6 +82,23 @@ grep -q -- 'budget=${DRY_RUN_BUDGET:-32}' "$src/scripts/run.sh" && grep -q -- '-
 quoted scripts/run.sh "configs per family (32 unless set: $drawn at f32"
 quoted scripts/run.sh "DRY_RUN_ALL=1: $all, $(count simt legal --shape 4096 --family simt) simt and $(count mma legal --shape 4096 --family mma) mma)"
 
+# docs/tuner.md: the lines a sweep ends with when no config can run its problem (issue 39), as the
+# dry run prints them (it stops before compiling anything: every candidate is pruned).
+"$tune" sweep --dry-run --shape 7x9x13 --dtype f16 --family wgmma --cache-dir "$cache/kernels" >/dev/null 2>"$cache/no_config"
+rc=$?
+if [ $rc -ne 1 ]; then
+  flunk "sweep --dry-run --shape 7x9x13 --dtype f16 --family wgmma exits $rc, not 1"
+else
+  while IFS= read -r line; do
+    case $line in
+      "coalesce-tune: no config can run "*) line="$line (the run ends failed)" ;;
+      "  "*) line=${line#  } ;;
+      *) continue ;;
+    esac
+    quoted docs/tuner.md "$line"
+  done <"$cache/no_config"
+fi
+
 # docs/database.md: the "fastest at 2048³" example, run on the committed (published) database,
 # prints the number of rows its comment says ("N rows on the committed results/coalesce.db").
 example='# the fastest f32 bias+GELU config at 2048³ of each device, family and protocol'

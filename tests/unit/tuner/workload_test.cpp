@@ -116,7 +116,8 @@ TEST(Workload, EachBadFieldIsOneSentenceNamingTheLine) {
   EXPECT_EQ(error_of("1,2,3,f64,bias\n"),
             "w.csv:1: dtype 'f64' is not a dtype (f32, tf32, bf16, f16; empty: the tool's --dtype)");
   EXPECT_EQ(error_of("1,2,3,,swish\n"),
-            "w.csv:1: epilogue 'swish' is not an epilogue (none, bias, bias_relu, bias_gelu; empty: the tool's "
+            "w.csv:1: epilogue 'swish' is not an epilogue (none, bias, bias_relu, bias_gelu, bias_gelu_tanh, bias_silu, "
+            "bias_gelu_residual, swiglu, geglu; empty: the tool's "
             "--epilogue)");
   const std::string count = ": expected a whole number from 1 to 2147483647 (how many times the workload runs the "
                             "problem; empty: 1)";

@@ -120,6 +120,7 @@ TEST(WorkloadPresets, EveryPresetIsListedHereAndParses) {
   std::set<std::string> listed;
   for (const Published& p : kPublished) listed.insert(p.file);
   listed.insert("tiny.csv");
+  listed.insert("llama3-8b-mlp.csv");
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(WORKLOADS_DIR)) {
     if (entry.path().extension() != ".csv") continue;
@@ -151,6 +152,50 @@ TEST(WorkloadPresets, EachModelFollowsItsPublishedConfiguration) {
     EXPECT_NE(text.find(p.activation), std::string::npos) << p.activation;
     EXPECT_NE(text.find("exact erf"), std::string::npos);
     if (p.fused_qkv) EXPECT_NE(text.find("tanh"), std::string::npos) << "gelu_new is the tanh approximation";
+  }
+}
+
+// The gated MLP preset (Llama-3-8B): per token count the merged gate/up GEMM (N = 2·ff, swiglu,
+// C of ff columns) and the down projection ff -> d (no bias), each counted once per layer; its
+// citation quotes the configuration's numbers and Meta's derivation of 14336.
+TEST(WorkloadPresets, TheGatedMlpPresetFollowsLlama3_8B) {
+  const fs::path path = fs::path(WORKLOADS_DIR) / "llama3-8b-mlp.csv";
+  const std::string text = text_of(path);
+  const auto dims = dims_of(text);
+  ASSERT_EQ(dims.size(), 5u) << "a '# dims: d= ff= layers= mlp= tokens=' line";
+  const int d = std::stoi(dims.at("d")), ff = std::stoi(dims.at("ff")), layers = std::stoi(dims.at("layers"));
+  EXPECT_EQ(d, 4096);
+  EXPECT_EQ(ff, 14336);
+  EXPECT_EQ(layers, 32);
+  EXPECT_EQ(dims.at("mlp"), "gated");
+  for (const char* quoted : {"hidden_size 4096", "intermediate_size 14336", "num_hidden_layers 32", "\"silu\"",
+                             "huggingface.co/meta-llama/Meta-Llama-3-8B", "ffn_dim_multiplier 1.3", "multiple_of 1024"})
+    EXPECT_NE(text.find(quoted), std::string::npos) << quoted;
+  const Workload w = read_workload(path.string());
+  const std::vector<int> tokens = numbers(dims.at("tokens"));
+  EXPECT_EQ(tokens, (std::vector<int>{1, 16, 128, 1024, 4096, 8192}));
+  ASSERT_EQ(w.lines.size(), 2 * tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const WorkloadLine& up = w.lines[2 * i];
+    const WorkloadLine& down = w.lines[2 * i + 1];
+    EXPECT_EQ(up.m, tokens[i]);
+    EXPECT_EQ(up.n, 2 * ff);
+    EXPECT_EQ(up.k, d);
+    ASSERT_TRUE(up.epilogue);
+    EXPECT_EQ(*up.epilogue, Epilogue::swiglu);
+    EXPECT_EQ(up.name, "mlp.gate_up_proj");
+    EXPECT_EQ(down.m, tokens[i]);
+    EXPECT_EQ(down.n, d);
+    EXPECT_EQ(down.k, ff);
+    ASSERT_TRUE(down.epilogue);
+    EXPECT_EQ(*down.epilogue, Epilogue::none);
+    EXPECT_EQ(down.name, "mlp.down_proj");
+    for (const WorkloadLine* l : {&up, &down}) {
+      EXPECT_FALSE(l->dtype) << "presets leave the dtype to --dtype";
+      EXPECT_EQ(l->count, layers);
+    }
+    // The gated GEMM's C is the down projection's A: tokens x ff.
+    EXPECT_EQ((Problem{up.m, up.n, up.k, Dtype::bf16, *up.epilogue}.c_cols()), down.k);
   }
 }
 

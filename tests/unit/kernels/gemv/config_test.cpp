@@ -6,6 +6,8 @@
 
 using coalesce::DeviceLimits;
 using coalesce::Dtype;
+using coalesce::element_bytes;
+using coalesce::gemm_types;
 using coalesce::GemvConfig;
 using coalesce::Violation;
 
@@ -38,7 +40,8 @@ TEST(GemvConfig, ShapeRules) {
   EXPECT_EQ(with([](GemvConfig& c) { c.mr = 33; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.warps = 0; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.warps = 33; }), Violation::shape);
-  EXPECT_EQ(with([](GemvConfig& c) { c.vec_bytes = 2; }), Violation::shape);
+  EXPECT_EQ(with([](GemvConfig& c) { c.vec_bytes = 2; }), Violation::none);  // one bf16/f16 (issue 39)
+  EXPECT_EQ(with([](GemvConfig& c) { c.vec_bytes = 1; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.vec_bytes = 32; }), Violation::shape);
   EXPECT_EQ(with([](GemvConfig& c) { c.lanes = 2; }), Violation::shape);  // under a sector per row
   EXPECT_EQ(with([](GemvConfig& c) { c.lanes = 12; }), Violation::shape);
@@ -99,6 +102,12 @@ TEST(GemvConfig, ProblemRules) {
   EXPECT_TRUE(narrow.check_problem(3, 1001, 7, Dtype::f32).ok());
   EXPECT_TRUE(narrow.check_problem(3, 1002, 7, Dtype::bf16).ok());
   EXPECT_EQ(narrow.check_problem(3, 1001, 7, Dtype::bf16).violation, Violation::divisibility);
+  GemvConfig two = c;  // one bf16/f16 element per load: any N in 16-bit, never f32 storage
+  two.vec_bytes = 2;
+  EXPECT_TRUE(two.check_problem(3, 1001, 7, Dtype::bf16).ok());
+  EXPECT_TRUE(two.check_problem(1, 1, 1, Dtype::f16).ok());
+  EXPECT_EQ(two.check_problem(3, 1001, 7, Dtype::f32).violation, Violation::shape);
+  EXPECT_EQ(two.check_problem(3, 1002, 7, Dtype::tf32).violation, Violation::shape);
   // The register model per element size: 32 rows x 4 f32 columns of accumulators fit a thread,
   // 32 x 8 bf16 columns do not; without a dtype the config is judged by f32's, the least.
   const GemvConfig tall{32, 4, 16, 8, 4};
@@ -119,8 +128,9 @@ TEST(GemvConfig, ProblemRules) {
   EXPECT_EQ(c.check_problem(1, 1 << 16, 1 << 15, Dtype::f32).violation, Violation::shape);
 }
 
-// The built-ins are legal on the H200 and an A100 at every M the family takes, the last one for
-// every N the family takes.
+// The built-ins are legal on the H200 and an A100 at every M the family takes (the 2-byte one in
+// bf16/f16, whose elements it loads), the last two for every N the family takes: the 4-byte one
+// in f32 and tf32 and for even N, the 2-byte one for any N in bf16/f16.
 TEST(GemvConfig, BuiltinsAreLegalForEveryM) {
   DeviceLimits a100;
   a100.smem_per_block_optin = 166912;
@@ -130,9 +140,15 @@ TEST(GemvConfig, BuiltinsAreLegalForEveryM) {
     EXPECT_TRUE(c.check(a100).ok());
     for (int m = 1; m <= GemvConfig::kMaxM; ++m)
       for (Dtype d : {Dtype::f32, Dtype::tf32, Dtype::bf16, Dtype::f16})
-        EXPECT_TRUE(c.check_problem(m, 4096, 4096, d).ok()) << m;
+        if (c.vec_bytes >= element_bytes(gemm_types(d).b)) EXPECT_TRUE(c.check_problem(m, 4096, 4096, d).ok()) << m;
   }
-  const GemvConfig& last = coalesce::gemv_builtin::kConfigs[coalesce::gemv_builtin::kCount - 1];
-  for (int n : {1, 2, 3, 1001, 1002})
-    EXPECT_TRUE(last.check_problem(5, n, 1030, n % 2 ? Dtype::f32 : Dtype::bf16).ok()) << n;
+  const GemvConfig& four = coalesce::gemv_builtin::kConfigs[coalesce::gemv_builtin::kCount - 2];
+  const GemvConfig& two = coalesce::gemv_builtin::kConfigs[coalesce::gemv_builtin::kCount - 1];
+  EXPECT_EQ(four.vec_bytes, 4);
+  EXPECT_EQ(two.vec_bytes, 2);
+  for (int n : {1, 2, 3, 1001, 1002}) {
+    EXPECT_TRUE(four.check_problem(5, n, 1030, n % 2 ? Dtype::f32 : Dtype::bf16).ok()) << n;
+    EXPECT_TRUE(two.check_problem(5, n, 1030, Dtype::bf16).ok()) << n;
+    EXPECT_TRUE(two.check_problem(5, n, 1030, Dtype::f16).ok()) << n;
+  }
 }

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/core/epilogues.hpp"
 
 #include "kernels/gemv/builtin.hpp"
 #include "kernels/gemv/family.hpp"
@@ -77,6 +81,26 @@ TEST(GemvFamily, SplitSlicesKInTheGridAndIsNamedOnlyWhenItSplits) {
   EXPECT_EQ(check_schedule(gemv(), split, Problem{64, 4096, 4096, Dtype::f32}, h200).violation, Violation::schedule);
 }
 
+// gemv reads the M×N residual of an epilogue that adds one, as its last kernel parameter, in its
+// unsplit kernels only: a split config's reduce adds no residual.
+TEST(GemvFamily, ReadsTheResidualUnsplit) {
+  const std::vector<KernelArg>& args = gemv().kernel_args();
+  ASSERT_FALSE(args.empty());
+  EXPECT_EQ(args.back(), KernelArg::residual);
+  EXPECT_EQ(std::vector<KernelArg>(args.begin(), args.end() - 1),
+            (std::vector<KernelArg>{KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c, KernelArg::m,
+                                    KernelArg::n, KernelArg::k}));
+  EXPECT_TRUE(supports_epilogue(gemv(), Epilogue::bias_gelu_residual).ok());
+  const Problem residual{8, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
+  EXPECT_TRUE(gemv().check_problem(from_gemv(GemvConfig{}), residual).ok());
+  GemvConfig split;
+  split.split = 4;
+  const Verdict v = gemv().check_problem(from_gemv(split), residual);
+  EXPECT_EQ(v.violation, Violation::epilogue);
+  EXPECT_NE(std::string(v.why).find("residual"), std::string::npos);
+  EXPECT_TRUE(gemv().check_problem(from_gemv(split), {8, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}).ok());
+}
+
 TEST(GemvFamily, ComputesEveryDtypeOnSm80AndLater) {
   for (Dtype d : all_dtypes()) EXPECT_TRUE(gemv().supports(d).ok());
   EXPECT_TRUE(gemv().supports(Target{8, 0, false, {}}).ok());
@@ -132,7 +156,7 @@ TEST(GemvFamily, GeometryAndTemplateNames) {
             "COALESCE_DEFINE_GEMV_KERNEL(k, coalesce::GemvTile<4, 8, 16, 8, 4>, "
             "coalesce::GemmOf<coalesce::Dtype::tf32>, coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)");
   EXPECT_EQ(gemv().kernel_header(), "kernels/gemv/gemm.cuh");
-  EXPECT_EQ(gemv().kernel_args().size(), 7u);
+  EXPECT_EQ(gemv().kernel_args().size(), 8u);  // A, B, bias, C, M, N, K and the residual (ReadsTheResidualUnsplit)
 }
 
 TEST(GemvFamily, WidestLoadPerShapeAndDtype) {
@@ -140,7 +164,7 @@ TEST(GemvFamily, WidestLoadPerShapeAndDtype) {
   EXPECT_EQ(gemv_widest_vec({1, 1000, 1030, Dtype::f32}), 16);
   EXPECT_EQ(gemv_widest_vec({1, 1004, 1030, Dtype::bf16}), 8);
   EXPECT_EQ(gemv_widest_vec({1, 1002, 1030, Dtype::f16}), 4);
-  EXPECT_EQ(gemv_widest_vec({1, 1001, 1030, Dtype::f16}), 0);
+  EXPECT_EQ(gemv_widest_vec({1, 1001, 1030, Dtype::f16}), 2);  // one element per load (issue 39)
   EXPECT_EQ(gemv_widest_vec({1, 1001, 1030, Dtype::f32}), 4);
   // M above the family's range is no divisibility matter: the widest load is still named.
   EXPECT_EQ(gemv_widest_vec({4096, 4096, 4096, Dtype::f32}), 16);
@@ -171,7 +195,9 @@ TEST(GemvFamily, SweepIsTensOfConfigsAndRefusesLargeM) {
     EXPECT_GE(legal_count(p, DeviceLimits{}), static_cast<int>(configs.size()) * 3 / 4) << to_string(d);
   }
   EXPECT_EQ(legal_count({4096, 4096, 4096, Dtype::f32}, DeviceLimits{}), 0);
-  EXPECT_EQ(legal_count({1, 1001, 4096, Dtype::bf16}, DeviceLimits{}), 0);
+  // An odd N in bf16 takes 2-byte loads (issue 39).
+  EXPECT_GT(legal_count({1, 1001, 4096, Dtype::bf16}, DeviceLimits{}), 0);
+  for (const Config& c : gemv().sweep_configs({1, 1001, 4096, Dtype::bf16})) EXPECT_EQ(to_gemv(c).vec_bytes, 2);
 }
 
 TEST(GemvFamily, BuiltinsAreTheListsAndLegal) {
@@ -180,7 +206,9 @@ TEST(GemvFamily, BuiltinsAreTheListsAndLegal) {
   for (const Config& c : builtins) {
     EXPECT_TRUE(gemv().check(c, DeviceLimits{}, gemv().predict(c, DeviceLimits{}).registers).ok());
     for (Dtype d : all_dtypes())
-      for (int m : {1, 3, 8, 17, 64}) EXPECT_TRUE(gemv().check_problem(c, {m, 4096, 4096, d}).ok());
+      if (to_gemv(c).vec_bytes >= element_bytes(gemm_types(d).b))
+        for (int m : {1, 3, 8, 17, 64}) EXPECT_TRUE(gemv().check_problem(c, {m, 4096, 4096, d}).ok());
   }
-  EXPECT_EQ(to_gemv(builtins.back()).vec_bytes, 4);
+  EXPECT_EQ(to_gemv(builtins[builtins.size() - 2]).vec_bytes, 4);
+  EXPECT_EQ(to_gemv(builtins.back()).vec_bytes, 2);
 }

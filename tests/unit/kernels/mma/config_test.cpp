@@ -51,7 +51,8 @@ TEST(MmaConfig, ShapeRules) {
   EXPECT_EQ(with([](MmaConfig& c) { c.bk_bytes = 512; }), Violation::shape);
   EXPECT_EQ(with([](MmaConfig& c) { c.stages = 1; }), Violation::shape);
   EXPECT_EQ(with([](MmaConfig& c) { c.stages = 9; }), Violation::shape);
-  EXPECT_EQ(with([](MmaConfig& c) { c.vec_bytes = 2; }), Violation::shape);  // cp.async copies 4, 8, 16
+  EXPECT_EQ(with([](MmaConfig& c) { c.vec_bytes = 32; }), Violation::shape);  // cp.async copies 4, 8, 16; plain 2
+  EXPECT_EQ(with([](MmaConfig& c) { c.vec_bytes = 2; }), Violation::none);    // one bf16/f16 per plain load
   EXPECT_EQ(with([](MmaConfig& c) { c.swizzle = 2; }), Violation::shape);
   EXPECT_EQ(with([](MmaConfig& c) { c.group_m = 0; }), Violation::shape);
   EXPECT_EQ(with([](MmaConfig& c) { c.min_blocks = 0; }), Violation::shape);
@@ -173,10 +174,15 @@ TEST(MmaConfig, ProblemRulesDependOnTheDtype) {
   EXPECT_EQ(narrow.check_problem(1000, 1001, 1000, Dtype::f16).violation, Violation::divisibility);
   EXPECT_EQ(narrow.check_problem(1000, 1000, 999, Dtype::bf16).violation, Violation::divisibility);
   EXPECT_TRUE(narrow.check_problem(1000, 1001, 999, Dtype::tf32).ok());
-  // 2^31 bytes: a 32768 x 32768 bf16 matrix is exactly that, one row less is not.
-  EXPECT_EQ(c.check_problem(32768, 32768, 64, Dtype::bf16).violation, Violation::shape);
-  EXPECT_TRUE(c.check_problem(32767, 32768, 64, Dtype::bf16).ok());
-  EXPECT_EQ(c.check_problem(32767, 32768, 64, Dtype::tf32).violation, Violation::shape);
+  // No size rule: the kernel's offsets are 64-bit, so matrices of 2^31 elements or more run
+  // (issue 39), in every dtype.
+  EXPECT_TRUE(c.check_problem(32768, 32768, 64, Dtype::bf16).ok());
+  EXPECT_TRUE(c.check_problem(32767, 32768, 64, Dtype::tf32).ok());
+  EXPECT_TRUE(c.check_problem(131072, 131072, 8192, Dtype::tf32).ok());
+  // Unsplit, that is; split-K's f32 partials stay under 2^31 elements (the reduce's indexing).
+  MmaConfig split = c;
+  split.split = 2;
+  EXPECT_EQ(split.check_problem(32768, 32768, 64, Dtype::bf16).violation, Violation::shape);
 }
 
 TEST(MmaConfig, EveryRefusalHasASentence) {

@@ -119,7 +119,8 @@ TEST(MmaFamily, WidestCopyPerShapeAndDtype) {
   EXPECT_EQ(mma_widest_vec({4096, 4096, 4096, Dtype::bf16}), 16);
   EXPECT_EQ(mma_widest_vec({1000, 1000, 1004, Dtype::bf16}), 8);   // K: 2008 bytes
   EXPECT_EQ(mma_widest_vec({1000, 1002, 998, Dtype::f16}), 4);     // 2004 and 1996 bytes
-  EXPECT_EQ(mma_widest_vec({1000, 1001, 1000, Dtype::bf16}), 0);   // odd N: no copy width
+  EXPECT_EQ(mma_widest_vec({1000, 1001, 1000, Dtype::bf16}), 2);   // odd N: one element per plain load
+  EXPECT_EQ(mma_widest_vec({1, 1, 1, Dtype::f16}), 2);
   EXPECT_EQ(mma_widest_vec({1000, 1002, 998, Dtype::tf32}), 8);    // 4008 and 3992 bytes
   EXPECT_EQ(mma_widest_vec({1000, 1001, 999, Dtype::tf32}), 4);
 }
@@ -139,12 +140,16 @@ TEST(MmaFamily, SweepConfigsAreSizedForATenMinuteSweep) {
     EXPECT_GE(legal, 150) << to_string(d);
     EXPECT_LE(legal, 400) << to_string(d);
   }
-  // An odd N in bf16 has no legal config, each refused by the problem rule.
+  // An odd N in bf16 takes 2-byte plain loads (issue 39): legal configs, every one with them.
   const Problem odd{1000, 1001, 1000, Dtype::bf16, Epilogue::none};
-  for (const Config& c : mma().sweep_configs(odd))
-    if (mma().check(c).ok()) EXPECT_EQ(mma().check_problem(c, odd).violation, Violation::divisibility);
-  EXPECT_EQ(legal_count(odd, DeviceLimits{}), 0);
+  for (const Config& c : mma().sweep_configs(odd)) EXPECT_EQ(to_mma(c).vec_bytes, 2);
+  EXPECT_GT(legal_count(odd, DeviceLimits{}), 0);
   EXPECT_GT(legal_count({1000, 1002, 998, Dtype::bf16, Epilogue::none}, DeviceLimits{}), 0);
+  // 2-byte copies are for 2-byte elements: f32 storage always has 4-byte ones.
+  MmaConfig two;
+  two.vec_bytes = 2;
+  EXPECT_EQ(two.check_problem(64, 64, 64, Dtype::tf32).violation, Violation::shape);
+  EXPECT_TRUE(two.check_problem(7, 9, 13, Dtype::f16).ok());
 }
 
 // Every built-in config is legal on the H200 and on an A100, and the list ends with copies
@@ -161,10 +166,16 @@ TEST(MmaFamily, BuiltinsAreLegalAndCoverEveryAcceptedShape) {
     EXPECT_TRUE(mma().check(c, a100, mma().predict(c, a100).registers).ok());
   }
   EXPECT_TRUE(mma().check_problem(builtins.front(), {4096, 4096, 4096, Dtype::bf16}).ok());
-  EXPECT_EQ(to_mma(builtins.back()).vec_bytes, 4);
+  // The last two copy 4 and 2 bytes: any shape in tf32 and f32, and any shape in bf16/f16.
+  const Config four = builtins[builtins.size() - 2], two = builtins.back();
+  EXPECT_EQ(to_mma(four).vec_bytes, 4);
+  EXPECT_EQ(to_mma(two).vec_bytes, 2);
   for (const Problem& p : {Problem{1000, 1002, 998, Dtype::bf16}, Problem{1, 2, 2, Dtype::f16},
                            Problem{1000, 1001, 999, Dtype::tf32}, Problem{7, 3, 5, Dtype::tf32}})
-    EXPECT_TRUE(mma().check_problem(builtins.back(), p).ok()) << shape_string(p);
+    EXPECT_TRUE(mma().check_problem(four, p).ok()) << shape_string(p);
+  for (const Problem& p : {Problem{1000, 1001, 999, Dtype::bf16}, Problem{1, 1, 1, Dtype::f16},
+                           Problem{7, 9, 13, Dtype::bf16}, Problem{4095, 4097, 4100, Dtype::f16}})
+    EXPECT_TRUE(mma().check_problem(two, p).ok()) << shape_string(p);
 }
 
 // Split-K (kernels/core/family.hpp, kSplitParam): split = 1 is left out of names, params_json and

@@ -503,6 +503,7 @@ TEST(MmaLayout, BuiltinTiles) {
   COALESCE_REPLAY(64, 64, 64, 32, 32, 16);
   COALESCE_REPLAY(128, 128, 64, 64, 64, 8);
   COALESCE_REPLAY(128, 128, 64, 64, 64, 4);
+  COALESCE_REPLAY(128, 128, 64, 64, 32, 2);
 }
 
 // Every K slice, warp shape and copy width of the sweep's lists, and the extremes of the rule
@@ -518,6 +519,9 @@ TEST(MmaLayout, SweepTiles) {
   COALESCE_REPLAY(32, 64, 64, 16, 16, 8);
   COALESCE_REPLAY(64, 64, 128, 64, 64, 4);
   COALESCE_REPLAY(128, 64, 64, 32, 32, 4);
+  // 2-byte plain loads (an odd K or N in bf16/f16): one warp's row of B copies, many per thread.
+  COALESCE_REPLAY(32, 64, 64, 16, 16, 2);
+  COALESCE_REPLAY(256, 256, 128, 64, 64, 2);
 }
 
 }  // namespace

@@ -49,6 +49,10 @@ compiler::EmittedKernel unit_for(const Case& c) {
   return compiler::emit_fused_kernel(c.problem, c.config, c.target);
 }
 
+// The four epilogues every config compiles with here; the registry's newer ones compile under
+// NVRTC in gemv_nvrtc_test and run in every family in tests/gpu/epilogue_families_test.cu.
+constexpr Epilogue kEpilogues[] = {Epilogue::none, Epilogue::bias, Epilogue::bias_relu, Epilogue::bias_gelu};
+
 std::vector<Case> cases() {
   const Family& mma = mma_family();
   std::vector<Case> out;
@@ -58,7 +62,7 @@ std::vector<Case> cases() {
       auto legal = [&](const Config& c, const Problem& p) { return mma.check_problem(c, p).ok(); };
       for (const Config& c : mma.builtin_configs({4096, 4096, 4096, d}))
         if (legal(c, {4096, 4096, 4096, d}))
-          for (Epilogue e : all_epilogues()) out.push_back({target, {4096, 4096, 4096, d, e}, c, true});
+          for (Epilogue e : kEpilogues) out.push_back({target, {4096, 4096, 4096, d, e}, c, true});
       // Split-K: split = 2 is the kernel of every factor (kernel_config), at a shape the space
       // splits; its epilogue is the reduce's, so one epilogue covers it.
       const Problem skinny{64, 4096, 4096, d, Epilogue::bias_gelu};
@@ -70,7 +74,7 @@ std::vector<Case> cases() {
       const auto drawn = tuner::select(tuner::enumerate(mma, p, target), tuner::Strategy::random, d == Dtype::f32 ? 20 : 40,
                                        0x6d6d61u + static_cast<unsigned>(d));
       for (std::size_t i = 0; i < drawn.size(); ++i)
-        out.push_back({target, {4096, 4096, 4096, d, all_epilogues()[i % 4]}, drawn[i].config, false});
+        out.push_back({target, {4096, 4096, 4096, d, kEpilogues[i % 4]}, drawn[i].config, false});
     }
   return out;
 }
@@ -80,8 +84,9 @@ TEST(MmaNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90WithoutSpills) {
   fs::remove_all(cache);
   const tuner::Jit sm80(cache, "sm_80"), sm90(cache, "sm_90");
   const std::vector<Case> all = cases();
-  // f32: the two 64x32-warp built-ins (of mma_builtin::kCount) with every epilogue and split.
-  ASSERT_EQ(all.size(), 2u * (3u * (mma_builtin::kCount * 5u + 40u) + 2u * 5u + 20u));
+  // bf16 and f16: every built-in; tf32 all but the 2-byte one (bf16/f16 elements only); f32:
+  // the two 64x32-warp built-ins with 8- and 4-byte copies; each with every epilogue and split.
+  ASSERT_EQ(all.size(), 2u * (2u * (mma_builtin::kCount * 5u + 40u) + ((mma_builtin::kCount - 1) * 5u + 40u) + 2u * 5u + 20u));
 
   struct Outcome {
     std::string name, log;
@@ -141,6 +146,48 @@ TEST(MmaNvrtc, BuiltinAndSampledConfigsCompileForSm80AndSm90WithoutSpills) {
                   cfg.predicted_registers(), cfg.register_cap(), o.seconds);
   }
   std::printf("%zu compiles, %.2f s each on average, %.2f s at most\n", all.size(), total / all.size(), slowest);
+}
+
+// The gated epilogues (swiglu, geglu) compile for sm_90 through the compiler, as the tuner builds
+// them, with the built-in configs in every dtype (geglu in bf16) at Llama-3-8B's merged gate/up
+// shape, and split-K's kernel (its partials are raw sums: the reduce applies the gate), without
+// spills and within the launch bounds' register cap.
+TEST(MmaNvrtc, GatedEpiloguesCompileInEveryDtype) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-mma-gated-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const Target target{9, 0, false, DeviceLimits{}, 132};
+  const tuner::Jit jit(cache, mma_family().nvrtc_arch(target));
+  const Family& mma = mma_family();
+  int compiled = 0;
+  for (Dtype d : {Dtype::bf16, Dtype::f16, Dtype::tf32, Dtype::f32})
+    for (Epilogue e : {Epilogue::swiglu, Epilogue::geglu}) {
+      if (e == Epilogue::geglu && d != Dtype::bf16) continue;
+      const Problem p{1024, 28672, 4096, d, e};
+      ASSERT_TRUE(supports_epilogue(mma, p).ok());
+      std::vector<Config> configs;
+      for (const Config& c : mma.builtin_configs(p))
+        if (mma.check_problem(c, p).ok()) configs.push_back(c);
+      if (d == Dtype::bf16 && e == Epilogue::swiglu) {
+        const Problem skinny{16, 28672, 4096, d, e};
+        for (const Config& c : mma.builtin_configs(skinny))
+          if (mma.check_problem(c, skinny).ok()) {
+            configs.push_back(kernel_config(mma.with(c, kSplitParam, 4)));
+            break;
+          }
+      }
+      for (const Config& c : configs) {
+        SCOPED_TRACE(config_name(c, d, e));
+        const compiler::EmittedKernel k = compiler::emit_fused_kernel(p, c, target);
+        const tuner::CompileResult r = jit.compile(k.symbol, k.source);
+        ASSERT_TRUE(r.ok) << r.log;
+        ASSERT_TRUE(r.ptxas.has_value()) << r.log;
+        EXPECT_FALSE(r.ptxas->spills()) << r.log;
+        EXPECT_LE(r.ptxas->registers, to_mma(c).register_cap());
+        ++compiled;
+      }
+    }
+  EXPECT_GE(compiled, 6);
+  fs::remove_all(cache);
 }
 
 }  // namespace

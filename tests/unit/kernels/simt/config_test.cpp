@@ -7,6 +7,7 @@
 
 using coalesce::DeviceLimits;
 using coalesce::SimtConfig;
+using coalesce::needs_64bit_offsets;
 using coalesce::Violation;
 
 TEST(SimtConfig, DefaultIsValidOnH200) {
@@ -112,6 +113,24 @@ TEST(SimtConfig, VectorCopiesNeedAlignedRows) {
   EXPECT_TRUE(c.check_problem(1000, 4097, 4097).ok());
   EXPECT_EQ(c.check_problem(0, 1, 1).violation, Violation::shape);
   EXPECT_EQ(c.check_problem(65536, 65536, 1024).violation, Violation::shape);  // C has 2^32 elements
+}
+
+// Offsets are 32-bit unless the config says 64 (issue 39): a problem with a matrix of 2^31
+// elements or more needs index_bits = 64, which runs it, and which any problem may take.
+TEST(SimtConfig, IndexBitsFollowTheMatrices) {
+  EXPECT_FALSE(needs_64bit_offsets(46340, 46340, 46340));            // 2^31 - 1.9e5 elements each
+  EXPECT_TRUE(needs_64bit_offsets(65536, 32768, 1));                 // C: 2^31 elements
+  EXPECT_FALSE(needs_64bit_offsets(1, 1, 1 << 20));
+  EXPECT_TRUE(needs_64bit_offsets(1 << 20, 1, 1 << 11));             // A: 2^31 elements
+  EXPECT_TRUE(needs_64bit_offsets(1, 1 << 11, 1 << 20));             // B: 2^31 elements
+  SimtConfig c;
+  EXPECT_EQ(c.check_problem(131072, 131072, 8192).violation, Violation::shape);
+  c.index_bits = 64;
+  EXPECT_TRUE(c.check().ok());
+  EXPECT_TRUE(c.check_problem(131072, 131072, 8192).ok());
+  EXPECT_TRUE(c.check_problem(64, 64, 64).ok());
+  c.index_bits = 16;
+  EXPECT_EQ(c.check().violation, Violation::shape);
 }
 
 TEST(SimtConfig, EveryRefusalHasASentence) {

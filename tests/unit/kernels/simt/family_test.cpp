@@ -88,6 +88,28 @@ TEST(SimtFamily, GeometryAndTemplateNames) {
             "coalesce::EpilogueFor<coalesce::Epilogue::bias_gelu>)");
   EXPECT_THROW(simt().define_kernel(c, Dtype::bf16, Epilogue::none, "k"), std::invalid_argument);
   EXPECT_EQ(simt().kernel_header(), "kernels/simt/gemm.cuh");
+  // A 64-bit config spells its split (the template's positional argument before the bits) and
+  // its bits; its name carries them as `ix64`, and a 32-bit one's name is unchanged.
+  SimtConfig wide;
+  wide.index_bits = 64;
+  EXPECT_EQ(simt().tile_type(from_simt(wide)), "coalesce::SimtTile<128, 128, 16, 64, 32, 8, 8, 3, 4, 8, 2, 1, 64>");
+  EXPECT_NE(config_name(from_simt(wide), Dtype::f32, Epilogue::none).find("_ix64"), std::string::npos);
+  EXPECT_EQ(config_name(c, Dtype::f32, Epilogue::none).find("_ix"), std::string::npos);
+}
+
+// The space picks the index bits by the problem (issue 39): 64 only where a matrix needs them.
+TEST(SimtFamily, IndexBitsChosenByTheProblem) {
+  const Problem huge{131072, 131072, 8192, Dtype::f32, Epilogue::bias_gelu};
+  const Problem small{4096, 4096, 4096, Dtype::f32, Epilogue::bias_gelu};
+  EXPECT_EQ(simt_index_bits(huge), 64);
+  EXPECT_EQ(simt_index_bits(small), 32);
+  for (const Config& c : simt().sweep_configs(huge)) EXPECT_EQ(to_simt(c).index_bits, 64);
+  for (const Config& c : simt().sweep_configs(small)) EXPECT_EQ(to_simt(c).index_bits, 32);
+  for (const Config& c : simt().builtin_configs(huge)) {
+    EXPECT_EQ(to_simt(c).index_bits, 64);
+    EXPECT_TRUE(simt().check_problem(c, huge).ok()) << config_name(c, Dtype::f32, Epilogue::none);
+  }
+  EXPECT_EQ(simt_widest_vec(huge), 4);
 }
 
 // The sweep's list product, the widest copy per shape, and the built-in fallback list.

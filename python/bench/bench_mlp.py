@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Per-op and GPT-2 XL MLP block timings of coalesce against PyTorch (issue 41's benchmark; the
+lead runs it on the GPU host, docs/pytorch.md "On the GPU"). For each token count: the first
+linear + activation alone (coalesce op, eager, torch.compile) and the MLP block
+(Linear 1600->6400, GELU, Linear 6400->1600: eager, torch.compile, coalesce.fuse eager and under
+torch.compile), bf16 by default; then the host time per call of each single op. One line of TSV
+per measurement on stdout (and --out FILE): what, tokens, variant, median_us, p10_us, p90_us.
+
+Each sample: L2 flushed (a write of 2x the L2 size), then one call between two CUDA events;
+median and p10/p90 of --samples samples after --warmup calls. These are not the harness's
+numbers (coalesce-tune's protocol) and are not stored in the database."""
+import argparse
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import coalesce
+import models
+
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+ACTS = {"bias_gelu": lambda: nn.GELU(), "bias_gelu_tanh": lambda: nn.GELU(approximate="tanh"),
+        "bias_relu": lambda: nn.ReLU()}
+
+
+def timed(fn, samples, warmup, flush):
+    for _ in range(warmup):
+        fn()
+    start = [torch.cuda.Event(enable_timing=True) for _ in range(samples)]
+    end = [torch.cuda.Event(enable_timing=True) for _ in range(samples)]
+    for i in range(samples):
+        flush.zero_()
+        start[i].record()
+        fn()
+        end[i].record()
+    torch.cuda.synchronize()
+    us = sorted(s.elapsed_time(e) * 1000 for s, e in zip(start, end))
+    return statistics.median(us), us[len(us) // 10], us[(len(us) * 9) // 10]
+
+
+def host_us_per_call(fn, calls=2000):
+    """The host time to enqueue one call, the GPU kept busy so the queue never waits on it."""
+    fn()
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(2e9))  # ~1 s of GPU spin: the enqueues below never wait for the GPU
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
+
+
+def graph_us_per_call(fn, calls=100, replays=20):
+    """Host time per call when `calls` calls are captured in one CUDA graph and replayed."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(replays):
+        graph.replay()
+    elapsed = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    return elapsed / (replays * calls) * 1e6
+
+
+def whole_models(args, emit, flush):
+    """A whole forward of each of --models (models.py: random weights, built from config) at each
+    of --model-tokens: eager, torch.compile, coalesce.fuse and coalesce.fuse under torch.compile,
+    and the share of coalesce.fuse's GPU time in the fused ops."""
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        print("bench_mlp.py: transformers does not import: no whole-model forward", file=sys.stderr)
+        return
+    dtype = DTYPES[args.dtype]
+    for name in args.models:
+        preset = models.PRESETS[name]
+        eager, vocab = models.build(preset)
+        eager = eager.cuda().to(dtype)
+        fused, _ = models.build(preset)
+        fused = fused.cuda().to(dtype)
+        fused.load_state_dict(eager.state_dict())
+        replaced = coalesce.fuse(fused)
+        print(f"# {name}: {len(replaced)} layers fused ({replaced[0].epilogue if replaced else 'none'})",
+              file=sys.stderr)
+        variants = [("eager", eager), ("torch_compile", torch.compile(eager, mode=args.compile_mode)),
+                    ("coalesce_fuse", fused),
+                    ("coalesce_fuse_compile", torch.compile(fused, mode=args.compile_mode))]
+        with torch.inference_mode():
+            for tokens in args.model_tokens:
+                ids = torch.randint(0, vocab, models.batch_shape(preset, tokens), device="cuda")
+                for variant, model in variants:
+                    emit(f"{name}_forward", tokens, variant,
+                         timed(lambda: model(ids), max(5, args.samples // 5), 3, flush))
+                share = models.fused_fraction(lambda: fused(ids))
+                emit(f"{name}_fused_share", tokens, "coalesce_fuse", (share, share, share))
+
+
+def mlp(d_model, d_ff, epilogue, dtype):
+    return nn.Sequential(nn.Linear(d_model, d_ff), ACTS[epilogue](), nn.Linear(d_ff, d_model)).cuda().to(dtype).eval()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tokens", type=int, nargs="+", default=[1, 16, 128, 1024, 4096, 8192])
+    p.add_argument("--d-model", type=int, default=1600, help="GPT-2 XL's n_embd")
+    p.add_argument("--d-ff", type=int, default=6400, help="GPT-2 XL's 4 x n_embd")
+    p.add_argument("--dtype", choices=DTYPES, default="bf16")
+    p.add_argument("--epilogue", choices=ACTS, default="bias_gelu",
+                   help="GPT-2's own activation is tanh GELU (bias_gelu_tanh), where the runtime computes it")
+    p.add_argument("--samples", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--compile-mode", default="default", help="torch.compile mode (e.g. max-autotune-no-cudagraphs)")
+    p.add_argument("--table", help="a tuning table to load (else COALESCE_TUNING_TABLE's)")
+    p.add_argument("--out", help="also write the TSV here")
+    p.add_argument("--models", nargs="*", default=[], choices=sorted(models.PRESETS),
+                   help="also time a whole forward of these models (needs transformers; python/bench/models.py)")
+    p.add_argument("--model-tokens", type=int, nargs="+", default=[4096],
+                   help="tokens per whole-model forward (past the model's positions, a batch of full sequences)")
+    args = p.parse_args()
+    if not torch.cuda.is_available() or not coalesce.with_cuda():
+        print("bench_mlp.py: needs a CUDA device and coalesce built with COALESCE_WITH_CUDA=ON", file=sys.stderr)
+        return 3
+    if args.table:
+        coalesce.load_table(args.table)
+    dtype = DTYPES[args.dtype]
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, dtype=torch.float32,
+                        device="cuda")
+    lines = ["what\ttokens\tvariant\tmedian_us\tp10_us\tp90_us"]
+
+    def emit(what, tokens, variant, figures):
+        lines.append(f"{what}\t{tokens}\t{variant}\t" + "\t".join(f"{v:.2f}" for v in figures))
+        print(lines[-1], flush=True)
+
+    print(lines[0], flush=True)
+    eager_block = mlp(args.d_model, args.d_ff, args.epilogue, dtype)
+    fused_block = mlp(args.d_model, args.d_ff, args.epilogue, dtype)
+    fused_block.load_state_dict(eager_block.state_dict())
+    coalesce.fuse(fused_block)
+    w, b = eager_block[0].weight, eager_block[0].bias
+    wt = fused_block[0].weight  # the same values stored transposed (no copy per call)
+    act = ACTS[args.epilogue]()
+
+    def op_eager(x):
+        return act(F.linear(x, w, b))
+
+    op_compiled = torch.compile(op_eager, mode=args.compile_mode, fullgraph=True)
+    block_compiled = torch.compile(eager_block, mode=args.compile_mode, fullgraph=True)
+    fused_compiled = torch.compile(fused_block, mode=args.compile_mode, fullgraph=True)
+    with torch.inference_mode():
+        for tokens in args.tokens:
+            x = torch.randn(tokens, args.d_model, device="cuda", dtype=dtype)
+            for variant, fn in [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
+                                ("eager", lambda: op_eager(x)), ("torch_compile", lambda: op_compiled(x))]:
+                emit("op", tokens, variant, timed(fn, args.samples, args.warmup, flush))
+            for variant, fn in [("eager", lambda: eager_block(x)), ("torch_compile", lambda: block_compiled(x)),
+                                ("coalesce_fuse", lambda: fused_block(x)),
+                                ("coalesce_fuse_compile", lambda: fused_compiled(x))]:
+                emit("mlp_block", tokens, variant, timed(fn, args.samples, args.warmup, flush))
+        x = torch.randn(1, args.d_model, device="cuda", dtype=dtype)
+        for variant, fn in [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
+                            ("eager", lambda: op_eager(x))]:
+            us = host_us_per_call(fn)
+            emit("host_per_call", 1, variant, (us, us, us))
+    with torch.no_grad():  # the Autograd kernel decides, in C++, that nothing needs a gradient
+        us = host_us_per_call(lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue))
+        emit("host_per_call_no_grad", 1, "coalesce", (us, us, us))
+        emit("host_per_call_graph", 1, "coalesce", (graph_us_per_call(
+            lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),) * 3)
+    if args.models:
+        whole_models(args, emit, flush)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
