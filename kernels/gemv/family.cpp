@@ -11,12 +11,21 @@ namespace coalesce {
 
 namespace {
 
-const std::vector<ParamSpec> kParams = {
-    {"mr", "mr"}, {"warps", "w"}, {"vec_bytes", "v"}, {"lanes", "l"}, {"unroll", "u"}, {kSplitParam, "sk", 1},
-};
+// A function-local static, not a namespace-scope vector: a config name may be parsed while other
+// units' static objects are constructed (an emitted program's ahead-of-time cubins), before this
+// unit's dynamic initialisers have run.
+const std::vector<ParamSpec>& param_specs() {
+  static const std::vector<ParamSpec> all = {
+      {"mr", "mr"}, {"warps", "w"}, {"vec_bytes", "v"}, {"lanes", "l"}, {"unroll", "u"}, {kSplitParam, "sk", 1},
+  };
+  return all;
+}
 // The residual last, after the generic list: kernels of the other epilogues keep their code.
-const std::vector<KernelArg> kArgs = {KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c,
-                                      KernelArg::m, KernelArg::n, KernelArg::k, KernelArg::residual};
+const std::vector<KernelArg>& launch_args() {
+  static const std::vector<KernelArg> all = {KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c,
+                                             KernelArg::m, KernelArg::n, KernelArg::k, KernelArg::residual};
+  return all;
+}
 
 class GemvFamily final : public Family {
  public:
@@ -24,7 +33,7 @@ class GemvFamily final : public Family {
   std::string_view summary() const override {
     return "small-M GEMM (M <= 64) streaming B once with vector loads, f32 FMAs, every dtype (kernels/gemv/gemm.cuh)";
   }
-  const std::vector<ParamSpec>& params() const override { return kParams; }
+  const std::vector<ParamSpec>& params() const override { return param_specs(); }
 
   Verdict supports(Dtype) const override { return {}; }
   Verdict supports(const Target& target) const override {
@@ -74,7 +83,7 @@ class GemvFamily final : public Family {
   // The store takes a gated epilogue's column pairs from the block's sums; a split config's
   // reduce applies it.
   bool stores_gated() const override { return true; }
-  const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
+  const std::vector<KernelArg>& kernel_args() const override { return launch_args(); }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
     const GemvConfig c = to_gemv(config);
@@ -127,7 +136,7 @@ const Family& gemv_family() {
 }
 
 GemvConfig to_gemv(const Config& config) {
-  if (config.family != "gemv" || config.values.size() != kParams.size())
+  if (config.family != "gemv" || config.values.size() != param_specs().size())
     throw std::invalid_argument("not a gemv config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;

@@ -10,11 +10,17 @@ namespace coalesce {
 
 namespace {
 
-const std::vector<ParamSpec> kParams = {
-    {"bm", "bm"},     {"bn", "bn"},        {"bk_bytes", "kb"}, {"wm", "wm"},      {"wn", "wn"},
-    {"stages", "s"},  {"vec_bytes", "v"},  {"swizzle", "sw"},  {"group_m", "g"},  {"min_blocks", "o"},
-    {kSplitParam, "sk", 1},
-};
+// A function-local static, not a namespace-scope vector: a config name may be parsed while other
+// units' static objects are constructed (an emitted program's ahead-of-time cubins), before this
+// unit's dynamic initialisers have run.
+const std::vector<ParamSpec>& param_specs() {
+  static const std::vector<ParamSpec> all = {
+      {"bm", "bm"},     {"bn", "bn"},        {"bk_bytes", "kb"}, {"wm", "wm"},      {"wn", "wn"},
+      {"stages", "s"},  {"vec_bytes", "v"},  {"swizzle", "sw"},  {"group_m", "g"},  {"min_blocks", "o"},
+      {kSplitParam, "sk", 1},
+  };
+  return all;
+}
 
 class MmaFamily final : public Family {
  public:
@@ -23,7 +29,7 @@ class MmaFamily final : public Family {
     return "bf16/f16/tf32 GEMM, and f32 as 3xTF32, on the tensor cores through mma.sync, ldmatrix, cp.async "
            "pipeline (kernels/mma/gemm.cuh)";
   }
-  const std::vector<ParamSpec>& params() const override { return kParams; }
+  const std::vector<ParamSpec>& params() const override { return param_specs(); }
 
   // Every dtype: f32 as 3xTF32 (MmaMath<Math::f32>), checked against f32's own tolerance.
   Verdict supports(Dtype) const override { return {}; }
@@ -118,7 +124,7 @@ const Family& mma_family() {
 }
 
 MmaConfig to_mma(const Config& config) {
-  if (config.family != "mma" || config.values.size() != kParams.size())
+  if (config.family != "mma" || config.values.size() != param_specs().size())
     throw std::invalid_argument("not an mma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;

@@ -10,11 +10,17 @@ namespace coalesce {
 
 namespace {
 
-const std::vector<ParamSpec> kParams = {
-    {"bm", "bm"}, {"bn", "bn"}, {"bk", "bk"},      {"wm", "wm"},   {"wn", "wn"},          {"tm", "tm"},
-    {"tn", "tn"}, {"stages", "s"}, {"vec", "v"}, {"group_m", "g"}, {"min_blocks", "o"},
-    {kSplitParam, "sk", 1}, {"index_bits", "ix", 32},
-};
+// A function-local static, not a namespace-scope vector: a config name may be parsed while other
+// units' static objects are constructed (an emitted program's ahead-of-time cubins), before this
+// unit's dynamic initialisers have run.
+const std::vector<ParamSpec>& param_specs() {
+  static const std::vector<ParamSpec> all = {
+      {"bm", "bm"}, {"bn", "bn"}, {"bk", "bk"},      {"wm", "wm"},   {"wn", "wn"},          {"tm", "tm"},
+      {"tn", "tn"}, {"stages", "s"}, {"vec", "v"}, {"group_m", "g"}, {"min_blocks", "o"},
+      {kSplitParam, "sk", 1}, {"index_bits", "ix", 32},
+  };
+  return all;
+}
 
 class SimtFamily final : public Family {
  public:
@@ -22,7 +28,7 @@ class SimtFamily final : public Family {
   std::string_view summary() const override {
     return "FP32 GEMM on the CUDA cores, register-tiled, cp.async pipeline (kernels/simt/gemm.cuh)";
   }
-  const std::vector<ParamSpec>& params() const override { return kParams; }
+  const std::vector<ParamSpec>& params() const override { return param_specs(); }
 
   Verdict supports(Dtype dtype) const override {
     if (dtype != Dtype::f32)
@@ -121,7 +127,7 @@ const Family& simt_family() {
 }
 
 SimtConfig to_simt(const Config& config) {
-  if (config.family != "simt" || config.values.size() != kParams.size())
+  if (config.family != "simt" || config.values.size() != param_specs().size())
     throw std::invalid_argument("not a simt config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;

@@ -16,18 +16,29 @@ namespace {
 // The K steps of one tile (BK deep).
 long long steps(const WgmmaConfig& c, const Problem& problem) { return (problem.k + c.bk - 1) / c.bk; }
 
-const std::vector<ParamSpec> kParams = {
-    {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
-    {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
-    {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
-    {kStreamKParam, "stk", 0}, {"k_interleave", "ki", 0},
-    {"swap_ab", "sab", 0},
-};
+// A function-local static, not a namespace-scope vector: a config name may be parsed while other
+// units' static objects are constructed (an emitted program's ahead-of-time cubins), before this
+// unit's dynamic initialisers have run.
+const std::vector<ParamSpec>& param_specs() {
+  static const std::vector<ParamSpec> all = {
+      {"bm", "bm"},        {"bn", "bn"},        {"bk", "bk"},         {"stages", "s"},  {"consumers", "wg"},
+      {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
+      {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
+      {kStreamKParam, "stk", 0}, {"k_interleave", "ki", 0},
+      {"swap_ab", "sab", 0},
+  };
+  return all;
+}
 
 // The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
-const std::vector<KernelArg> kArgs = {KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map,
-                                      KernelArg::bias,         KernelArg::c,            KernelArg::workspace,
-                                      KernelArg::m,            KernelArg::n,            KernelArg::k};
+const std::vector<KernelArg>& launch_args() {
+  static const std::vector<KernelArg> all = {
+      KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map,
+      KernelArg::bias,         KernelArg::c,            KernelArg::workspace,
+      KernelArg::m,            KernelArg::n,            KernelArg::k,
+  };
+  return all;
+}
 
 class WgmmaFamily final : public Family {
  public:
@@ -36,7 +47,7 @@ class WgmmaFamily final : public Family {
     return "bf16/f16/tf32 GEMM on Hopper's warpgroup tensor cores: TMA into a swizzled mbarrier ring, "
            "warp-specialized wgmma (kernels/wgmma/gemm.cuh; sm_90a)";
   }
-  const std::vector<ParamSpec>& params() const override { return kParams; }
+  const std::vector<ParamSpec>& params() const override { return param_specs(); }
 
   Verdict supports(Dtype dtype) const override { return WgmmaConfig::check_dtype(dtype); }
   Verdict supports(const Target& target) const override {
@@ -195,7 +206,7 @@ class WgmmaFamily final : public Family {
     return {grid, c.stream_k_sharing(static_cast<int>(c.grid_blocks(problem.m, problem.n)),
                                      static_cast<int>(steps(c, problem)), static_cast<int>(grid))};
   }
-  const std::vector<KernelArg>& kernel_args() const override { return kArgs; }
+  const std::vector<KernelArg>& kernel_args() const override { return launch_args(); }
   TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const override {
     const WgmmaConfig c = to_wgmma(config);
     const GemmTypes t = problem.types();
@@ -254,7 +265,7 @@ const Family& wgmma_family() {
 }
 
 WgmmaConfig to_wgmma(const Config& config) {
-  if (config.family != "wgmma" || config.values.size() != kParams.size())
+  if (config.family != "wgmma" || config.values.size() != param_specs().size())
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;

@@ -805,8 +805,10 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
           // means col + 1 < N too.
           float2 v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
                                         : make_float2(0.0f, 0.0f);
+          // Another slice's sums, whichever block arrives last and reduces: a rule keyed to one
+          // slice missed the bug whenever that slice's block was the last one (split 2, H100).
           if constexpr (HAZARDS & kWgmmaHazardLostPartial)
-            if (z == 0 && me != 0) v = make_float2(0.0f, 0.0f);
+            if (z == (me + 1) % slices) v = make_float2(0.0f, 0.0f);
           if constexpr (HAZARDS & kWgmmaHazardDoubleEpilogue)
             if (z == me) {
               const float2 bb = b.pair(j);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "compiler/runtime/coalesce_runtime.h"
+#include "compiler/runtime/mlir_entry.h"
 
 namespace {
 
@@ -178,6 +179,20 @@ TEST(RuntimeAbi, RegisteringACubinChecksItsNameAndImage) {
   EXPECT_EQ(coalesce_register_cubin(kSimt, COALESCE_F32, "bias_gelu", nullptr, 0), COALESCE_INVALID_ARGUMENT);
   EXPECT_EQ(coalesce_register_cubin(nullptr, COALESCE_F32, "bias_gelu", image, sizeof image),
             COALESCE_INVALID_ARGUMENT);
+}
+
+// Registered while this executable's static objects are constructed, as an emitted program's
+// ahead-of-time cubins are (compiler/runtime/mlir_entry.h): the names must parse before the
+// library's own units have run their initialisers (the MLP examples failed here on the GPU host).
+const char kLoadTimeImage[] = "not loaded until the config's first call";
+const coalesce::runtime::AotCubin kLoadTimeWgmma("wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_bias_gelu",
+                                                 COALESCE_BF16, "bias_gelu", kLoadTimeImage, sizeof kLoadTimeImage);
+const coalesce::runtime::AotCubin kLoadTimeSimt("simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_sk2_bias_gelu",
+                                                COALESCE_F32, "bias_gelu", kLoadTimeImage, sizeof kLoadTimeImage);
+
+TEST(RuntimeAbi, AheadOfTimeCubinsRegisterWhileTheProgramLoads) {
+  EXPECT_TRUE(kLoadTimeWgmma.ok()) << kLoadTimeWgmma.message();
+  EXPECT_TRUE(kLoadTimeSimt.ok()) << kLoadTimeSimt.message();
 }
 
 TEST(RuntimeAbi, ATuningTableThatDoesNotLoadIsRefusedWithItsLine) {

@@ -2,10 +2,36 @@
 // simt family and the stand-in second family registered by this test.
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "kernels/core/family.hpp"
 #include "standin_family/standin_family.hpp"
 
 using namespace coalesce;
+
+namespace {
+
+// Parsed while this executable's static objects are constructed, before those of the library's
+// units (linked after this one) have run: what an emitted program's ahead-of-time cubins do when
+// they register (compiler/runtime/mlir_entry.h). Every built-in family's names must parse then.
+const char* const kLoadTimeNames[] = {
+    "simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu",
+    "mma_bf16_bm128_bn128_kb64_wm64_wn64_s4_v16_sw1_g8_o2_bias_gelu",
+    "wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_bias_gelu",
+    "gemv_bf16_mr4_w8_v16_l8_u4_bias",
+};
+const int kParsedAtLoad = [] {
+  int parsed = 0;
+  for (const char* name : kLoadTimeNames) parsed += parse_config_name(name).has_value() ? 1 : 0;
+  return parsed;
+}();
+
+}  // namespace
+
+TEST(ConfigName, ParsesWhileStaticObjectsAreConstructed) {
+  EXPECT_EQ(kParsedAtLoad, static_cast<int>(std::size(kLoadTimeNames)));
+  for (const char* name : kLoadTimeNames) EXPECT_TRUE(parse_config_name(name).has_value()) << name;
+}
 
 TEST(Registry, ListsTheBuiltInFamiliesFirst) {
   ASSERT_FALSE(families().empty());
