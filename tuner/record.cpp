@@ -177,10 +177,12 @@ ErrorFigures read_figures(const Fields& line, const char* key, const Problem& p)
   f.max_scaled_err = e.number("max_scaled_err", 0);
   f.count = e.integer("count", 0, LLONG_MAX);
   f.non_finite = e.integer("non_finite", 0, f.count);
-  const long long outputs = static_cast<long long>(p.m) * p.n;
+  // C's elements: M·N, or M·N/2 where a gated epilogue writes one column per gate/up pair.
+  const long long columns = output_columns(epilogue_spec(p.epilogue).reads, p.n);
+  const long long outputs = static_cast<long long>(p.m) * columns;
   if (f.count != outputs)
-    e.fail(e.name("count") + " is " + std::to_string(f.count) + ", not the problem's M·N = " +
-           std::to_string(outputs));
+    e.fail(e.name("count") + " is " + std::to_string(f.count) + ", not the number of C's elements, M·" +
+           (columns == p.n ? "N" : "N/2") + " = " + std::to_string(outputs));
   return f;
 }
 

@@ -312,7 +312,10 @@ TEST(Record, BadLinesAreRefusedWithTheirNumberAndTheDatabaseUnchanged) {
        "2 samples, fewer than the harness' min_samples (5)"},
       {h + without(ok, "samples_ms").dump() + "\n", "needs its samples"},
       {h + without(ok, "errors").dump() + "\n", "line 2: \"errors\" is missing"},
-      {h + big_count.dump() + "\n", "\"errors.count\" is 100, not the problem's M·N = 4096"},
+      {h + big_count.dump() + "\n", "\"errors.count\" is 100, not the number of C's elements, M·N = 4096"},
+      {h + with(with(ok, "problem", with(problem(), "epilogue", "swiglu")), "config", "torch_eager_f32_swiglu").dump() +
+           "\n",
+       "\"errors.count\" is 4096, not the number of C's elements, M·N/2 = 2048"},
       {h + typo.dump() + "\n", "unknown field \"sample_ms\" in a measurement line"},
       {h + with(ok, "status", "ok").dump() + "\n", "\"status\" 'ok' is not one a peer reports"},
       {h + with(ok, "status", "launch_failed").dump() + "\n", "a launch_failed line carries no \"samples_ms\""},
