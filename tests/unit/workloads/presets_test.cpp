@@ -39,6 +39,21 @@ const std::vector<Published> kPublished = {
 };
 const std::vector<int> kTokens = {1, 16, 128, 512, 2048, 8192};
 
+// The gated MLP presets: a model's published sizes and the words its citation must quote.
+struct PublishedGated {
+  std::string file;
+  int d, ff, layers;
+  std::vector<std::string> quoted;  ///< beyond the configuration's numbers under their own names
+};
+
+const std::vector<PublishedGated> kPublishedGated = {
+    {"llama3-8b-mlp.csv", 4096, 14336, 32,
+     {"huggingface.co/meta-llama/Meta-Llama-3-8B", "ffn_dim_multiplier 1.3", "multiple_of 1024"}},
+    {"llama3-70b-mlp.csv", 8192, 28672, 80, {"huggingface.co/meta-llama/Meta-Llama-3-70B"}},
+    {"mistral-7b-mlp.csv", 4096, 14336, 32, {"huggingface.co/mistralai/Mistral-7B-v0.1"}},
+    {"qwen2.5-7b-mlp.csv", 3584, 18944, 28, {"huggingface.co/Qwen/Qwen2.5-7B"}},
+};
+
 std::string text_of(const fs::path& p) {
   std::ifstream in(p);
   std::ostringstream s;
@@ -120,7 +135,7 @@ TEST(WorkloadPresets, EveryPresetIsListedHereAndParses) {
   std::set<std::string> listed;
   for (const Published& p : kPublished) listed.insert(p.file);
   listed.insert("tiny.csv");
-  listed.insert("llama3-8b-mlp.csv");
+  for (const PublishedGated& p : kPublishedGated) listed.insert(p.file);
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(WORKLOADS_DIR)) {
     if (entry.path().extension() != ".csv") continue;
@@ -155,47 +170,53 @@ TEST(WorkloadPresets, EachModelFollowsItsPublishedConfiguration) {
   }
 }
 
-// The gated MLP preset (Llama-3-8B): per token count the merged gate/up GEMM (N = 2·ff, swiglu,
-// C of ff columns) and the down projection ff -> d (no bias), each counted once per layer; its
-// citation quotes the configuration's numbers and Meta's derivation of 14336.
-TEST(WorkloadPresets, TheGatedMlpPresetFollowsLlama3_8B) {
-  const fs::path path = fs::path(WORKLOADS_DIR) / "llama3-8b-mlp.csv";
-  const std::string text = text_of(path);
-  const auto dims = dims_of(text);
-  ASSERT_EQ(dims.size(), 5u) << "a '# dims: d= ff= layers= mlp= tokens=' line";
-  const int d = std::stoi(dims.at("d")), ff = std::stoi(dims.at("ff")), layers = std::stoi(dims.at("layers"));
-  EXPECT_EQ(d, 4096);
-  EXPECT_EQ(ff, 14336);
-  EXPECT_EQ(layers, 32);
-  EXPECT_EQ(dims.at("mlp"), "gated");
-  for (const char* quoted : {"hidden_size 4096", "intermediate_size 14336", "num_hidden_layers 32", "\"silu\"",
-                             "huggingface.co/meta-llama/Meta-Llama-3-8B", "ffn_dim_multiplier 1.3", "multiple_of 1024"})
-    EXPECT_NE(text.find(quoted), std::string::npos) << quoted;
-  const Workload w = read_workload(path.string());
-  const std::vector<int> tokens = numbers(dims.at("tokens"));
-  EXPECT_EQ(tokens, (std::vector<int>{1, 16, 128, 1024, 4096, 8192}));
-  ASSERT_EQ(w.lines.size(), 2 * tokens.size());
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const WorkloadLine& up = w.lines[2 * i];
-    const WorkloadLine& down = w.lines[2 * i + 1];
-    EXPECT_EQ(up.m, tokens[i]);
-    EXPECT_EQ(up.n, 2 * ff);
-    EXPECT_EQ(up.k, d);
-    ASSERT_TRUE(up.epilogue);
-    EXPECT_EQ(*up.epilogue, Epilogue::swiglu);
-    EXPECT_EQ(up.name, "mlp.gate_up_proj");
-    EXPECT_EQ(down.m, tokens[i]);
-    EXPECT_EQ(down.n, d);
-    EXPECT_EQ(down.k, ff);
-    ASSERT_TRUE(down.epilogue);
-    EXPECT_EQ(*down.epilogue, Epilogue::none);
-    EXPECT_EQ(down.name, "mlp.down_proj");
-    for (const WorkloadLine* l : {&up, &down}) {
-      EXPECT_FALSE(l->dtype) << "presets leave the dtype to --dtype";
-      EXPECT_EQ(l->count, layers);
+// Each gated MLP preset: per token count the merged gate/up GEMM (N = 2·ff, swiglu, C of ff
+// columns) and the down projection ff -> d (no bias), each counted once per layer; its citation
+// quotes the configuration's numbers (and, for Llama-3-8B, Meta's derivation of 14336).
+TEST(WorkloadPresets, EachGatedMlpPresetFollowsItsPublishedConfiguration) {
+  for (const PublishedGated& p : kPublishedGated) {
+    SCOPED_TRACE(p.file);
+    const fs::path path = fs::path(WORKLOADS_DIR) / p.file;
+    const std::string text = text_of(path);
+    const auto dims = dims_of(text);
+    ASSERT_EQ(dims.size(), 5u) << "a '# dims: d= ff= layers= mlp= tokens=' line";
+    const int d = std::stoi(dims.at("d")), ff = std::stoi(dims.at("ff")), layers = std::stoi(dims.at("layers"));
+    EXPECT_EQ(d, p.d);
+    EXPECT_EQ(ff, p.ff);
+    EXPECT_EQ(layers, p.layers);
+    EXPECT_EQ(dims.at("mlp"), "gated");
+    std::vector<std::string> quoted = p.quoted;
+    quoted.push_back("hidden_size " + std::to_string(p.d));
+    quoted.push_back("intermediate_size " + std::to_string(p.ff));
+    quoted.push_back("num_hidden_layers " + std::to_string(p.layers));
+    quoted.push_back("\"silu\"");
+    for (const std::string& q : quoted) EXPECT_NE(text.find(q), std::string::npos) << q;
+    const Workload w = read_workload(path.string());
+    const std::vector<int> tokens = numbers(dims.at("tokens"));
+    EXPECT_EQ(tokens, (std::vector<int>{1, 16, 128, 1024, 4096, 8192}));
+    ASSERT_EQ(w.lines.size(), 2 * tokens.size());
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const WorkloadLine& up = w.lines[2 * i];
+      const WorkloadLine& down = w.lines[2 * i + 1];
+      EXPECT_EQ(up.m, tokens[i]);
+      EXPECT_EQ(up.n, 2 * ff);
+      EXPECT_EQ(up.k, d);
+      ASSERT_TRUE(up.epilogue);
+      EXPECT_EQ(*up.epilogue, Epilogue::swiglu);
+      EXPECT_EQ(up.name, "mlp.gate_up_proj");
+      EXPECT_EQ(down.m, tokens[i]);
+      EXPECT_EQ(down.n, d);
+      EXPECT_EQ(down.k, ff);
+      ASSERT_TRUE(down.epilogue);
+      EXPECT_EQ(*down.epilogue, Epilogue::none);
+      EXPECT_EQ(down.name, "mlp.down_proj");
+      for (const WorkloadLine* l : {&up, &down}) {
+        EXPECT_FALSE(l->dtype) << "presets leave the dtype to --dtype";
+        EXPECT_EQ(l->count, layers);
+      }
+      // The gated GEMM's C is the down projection's A: tokens x ff.
+      EXPECT_EQ((Problem{up.m, up.n, up.k, Dtype::bf16, *up.epilogue}.c_cols()), down.k);
     }
-    // The gated GEMM's C is the down projection's A: tokens x ff.
-    EXPECT_EQ((Problem{up.m, up.n, up.k, Dtype::bf16, *up.epilogue}.c_cols()), down.k);
   }
 }
 
