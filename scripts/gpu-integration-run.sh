@@ -36,7 +36,7 @@ timeout $((t / 2)) python3 -m pytest -q -p no:cacheprovider python/gpu_tests >"$
 echo "pytest: status $? after $(( $(date +%s) - start )) s" >>"$out/summary.txt"
 tail -n 3 "$out/pytest.log" >>"$out/summary.txt"
 t=$(left); [ "$t" -gt 30 ] || exit 0
-timeout "$t" python3 -u python/bench/bench_mlp.py --tokens ${BENCH_TOKENS:-4096 8192 16 1} --samples 30 \
+timeout "$t" python3 -u python/bench/bench_mlp.py --tokens ${BENCH_TOKENS:-4096 8192 1024 128 16 1} --samples 30 \
   ${BENCH_MODELS:+--models $BENCH_MODELS --model-tokens ${BENCH_MODEL_TOKENS:-4096}} \
   --out "$out/bench_mlp.tsv" >"$out/bench_mlp.log" 2>&1
 echo "bench_mlp: status $? after $(( $(date +%s) - start )) s" >>"$out/summary.txt"
