@@ -79,6 +79,28 @@ def graph_us_per_call(fn, calls=100, replays=20):
     return elapsed / (replays * calls) * 1e6
 
 
+def host_breakdown(x, w, wt, b, epilogue, emit):
+    """Where a call's host time goes (no_grad, one token, the GPU kept busy): coalesce::linear
+    from Python through the op packet and through its overload, PyTorch's own ops for scale (one
+    cuBLAS linear; one elementwise op, about the floor of any op called from Python), and, from
+    the library's probe where it has one, the op's CUDA kernel called from C++ (no Python, no
+    dispatcher) and its runtime call alone. The rest of a call from Python is the binding's and
+    the dispatcher's."""
+    linear = torch.ops.coalesce.linear.default
+    for variant, fn in [("coalesce_packet", lambda: torch.ops.coalesce.linear(x, wt, b, epilogue)),
+                        ("coalesce_overload", lambda: linear(x, wt, b, epilogue)),
+                        ("aten_linear", lambda: F.linear(x, w, b)), ("aten_relu", lambda: torch.relu(x))]:
+        us = host_us_per_call(fn)
+        emit("host_breakdown", 1, variant, (us, us, us))
+    if hasattr(torch.ops.coalesce, "_host_us"):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(int(2e9))
+        op_us, runtime_us = torch.ops.coalesce._host_us(x, wt, b, epilogue, 200)
+        torch.cuda.synchronize()
+        emit("host_breakdown", 1, "op_kernel_from_cpp", (op_us,) * 3)
+        emit("host_breakdown", 1, "runtime_call", (runtime_us,) * 3)
+
+
 def whole_models(args, emit, flush):
     """A whole forward of each of --models (models.py: random weights, built from config) at each
     of --model-tokens: eager, torch.compile, coalesce.fuse and coalesce.fuse under torch.compile,
@@ -129,6 +151,8 @@ def main():
     p.add_argument("--compile-mode", default="default", help="torch.compile mode (e.g. max-autotune-no-cudagraphs)")
     p.add_argument("--table", help="a tuning table to load (else COALESCE_TUNING_TABLE's)")
     p.add_argument("--out", help="also write the TSV here")
+    p.add_argument("--host-only", action="store_true",
+                   help="only the host time per call and its breakdown (no GPU timings, no torch.compile)")
     p.add_argument("--models", nargs="*", default=[], choices=sorted(models.PRESETS),
                    help="also time a whole forward of these models (needs transformers; python/bench/models.py)")
     p.add_argument("--model-tokens", type=int, nargs="+", default=[4096],
@@ -164,7 +188,7 @@ def main():
     block_compiled = torch.compile(eager_block, mode=args.compile_mode, fullgraph=True)
     fused_compiled = torch.compile(fused_block, mode=args.compile_mode, fullgraph=True)
     with torch.inference_mode():
-        for tokens in args.tokens:
+        for tokens in [] if args.host_only else args.tokens:
             x = torch.randn(tokens, args.d_model, device="cuda", dtype=dtype)
             for variant, fn in [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
                                 ("eager", lambda: op_eager(x)), ("torch_compile", lambda: op_compiled(x))]:
@@ -183,7 +207,8 @@ def main():
         emit("host_per_call_no_grad", 1, "coalesce", (us, us, us))
         emit("host_per_call_graph", 1, "coalesce", (graph_us_per_call(
             lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),) * 3)
-    if args.models:
+        host_breakdown(x, w, wt, b, args.epilogue, emit)
+    if args.models and not args.host_only:
         whole_models(args, emit, flush)
     if args.out:
         with open(args.out, "w") as f:

@@ -10,6 +10,7 @@
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -51,6 +52,7 @@ struct TableState {
   std::map<std::tuple<std::string, int, std::string, std::string, std::int64_t, std::int64_t, std::int64_t>,
            ConfigChoice>
       cache;
+  std::atomic<std::uint64_t> generation{0};  ///< table_generation()
 };
 
 TableState& table_state() {
@@ -97,6 +99,7 @@ int64_t load_tuning_table(std::string_view path) {
   s.source = path;
   s.loaded = true;
   s.cache.clear();
+  s.generation.fetch_add(1);
   return static_cast<int64_t>(s.entries.size());
 }
 
@@ -349,7 +352,10 @@ void mark_refused(const tuning::Device& device, const std::string& dtype, const 
   TableState& s = table_state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.cache[std::make_tuple(device.name, device.sm_count, dtype, epilogue, m, n, k)] = ConfigChoice{};
+  s.generation.fetch_add(1);
 }
+
+std::uint64_t table_generation() { return table_state().generation.load(); }
 
 }  // namespace coalesce::torch_ops
 
@@ -357,6 +363,8 @@ TORCH_LIBRARY(coalesce, m) {
   m.def("linear(Tensor x, Tensor weight, Tensor? bias, str epilogue) -> Tensor", {at::Tag::pt2_compliant_tag});
   m.def("gated_linear(Tensor x, Tensor weight, str epilogue) -> Tensor", {at::Tag::pt2_compliant_tag});
   m.def("load_tuning_table(str path) -> int", &coalesce::torch_ops::load_tuning_table);
+  // The host-time probe of bench_mlp.py (CUDA only; docs/pytorch.md, "Host time per call").
+  m.def("_host_us(Tensor x, Tensor weight, Tensor? bias, str epilogue, int calls) -> float[]");
   m.def("tuning_choice(str gpu_model, int sm_count, str dtype, str epilogue, int m, int n, int k) -> (str, str)",
         &coalesce::torch_ops::tuning_choice);
 }

@@ -76,6 +76,10 @@ ConfigChoice choose_config(const tuning::Device& device, const std::string& dtyp
 void mark_refused(const tuning::Device& device, const std::string& dtype, const std::string& epilogue,
                   std::int64_t m, std::int64_t n, std::int64_t k);
 
+/// A count that moves whenever a choice choose_config made may have changed (a table loaded, a
+/// config refused): the CUDA kernel's faster per-call cache (cuda_ops.cpp) starts over then.
+std::uint64_t table_generation();
+
 /// Writes one debug line to stderr when COALESCE_LOG=debug.
 void debug_log(const std::string& line);
 

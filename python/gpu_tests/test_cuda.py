@@ -72,6 +72,40 @@ def test_leading_dims_and_non_contiguous_inputs():
     torch.testing.assert_close(torch.ops.coalesce.linear(x, w.t().contiguous().t(), b, "bias_gelu"), expected)
 
 
+def test_descriptors_made_without_views_cover_every_layout():
+    # The CUDA kernel makes the runtime's descriptors from sizes and strides (cuda_ops.cpp): a
+    # contiguous x at an address off 16 bytes, a 1-D x, a strided bias and a weight stored either
+    # way each take their own branch; all must equal the contiguous, aligned call.
+    x64, w64, b64 = problem(41, 96, 63, "bf16", "bias_gelu")
+    x, w, b = (t.to(torch.bfloat16) for t in (x64, w64, b64))
+    expected = torch.ops.coalesce.linear(x, w, b, "bias_gelu")
+    padded = torch.empty(42 * 63, device="cuda", dtype=torch.bfloat16)
+    off = padded[63:].view(41, 63)  # 126 bytes past an aligned block: not 16-byte aligned
+    off.copy_(x)
+    assert off.is_contiguous() and off.data_ptr() % 16 != 0
+    torch.testing.assert_close(torch.ops.coalesce.linear(off, w, b, "bias_gelu"), expected)
+    wide = torch.zeros(41, 80, device="cuda", dtype=torch.bfloat16)
+    wide[:, :63] = x  # rows 80 apart: the runtime takes only contiguous rows, so this one is copied
+    torch.testing.assert_close(torch.ops.coalesce.linear(wide[:, :63], w, b, "bias_gelu"), expected)
+    strided_b = torch.zeros(2 * 96, device="cuda", dtype=torch.bfloat16)[::2]
+    strided_b.copy_(b)
+    torch.testing.assert_close(torch.ops.coalesce.linear(x, w, strided_b, "bias_gelu"), expected)
+    w_t = w.t().contiguous().t()  # stored transposed, as coalesce.fuse keeps it: no copy
+    torch.testing.assert_close(torch.ops.coalesce.linear(x, w_t, b, "bias_gelu"), expected)
+    row = torch.ops.coalesce.linear(x[5], w_t, b, "bias_gelu")
+    assert row.shape == (96,)
+    torch.testing.assert_close(row, expected[5])
+
+
+def test_host_probe_times_the_kernel_and_the_runtime_call():
+    x, w, b = (t.to(torch.bfloat16) for t in problem(1, 256, 128, "bf16", "bias_gelu"))
+    op_us, runtime_us = torch.ops.coalesce._host_us(x, w.t().contiguous().t(), b, "bias_gelu", 20)
+    torch.cuda.synchronize()
+    assert 0 < runtime_us < 10_000 and 0 < op_us < 10_000  # µs per call: figures, not timeouts
+    with pytest.raises(RuntimeError, match="calls must be at least 1"):
+        torch.ops.coalesce._host_us(x, w, b, "bias_gelu", 0)
+
+
 def test_opcheck_on_cuda():
     for epilogue in ("none", "bias", "bias_gelu"):
         x, w, b = (t if t is None else t.to(torch.bfloat16) for t in problem(33, 64, 48, "bf16", epilogue))
