@@ -138,6 +138,21 @@ CoalesceMemRef2D operand_b(const at::Tensor& weight, at::Tensor* copy) {
   return runtime_matrix(weight, weight.size(1), weight.size(0), weight.stride(1), weight.stride(0), copy);
 }
 
+/// The bias as the runtime reads it: its own data when contiguous and 16-byte aligned, else a
+/// contiguous copy kept in `*copy`.
+CoalesceMemRef1D bias_vector(const at::Tensor& b, at::Tensor* copy) {
+  void* data = b.data_ptr();
+  if (!(b.stride(0) == 1 && aligned16(data))) {
+    *copy = b.clone(at::MemoryFormat::Contiguous);
+    data = copy->data_ptr();
+  }
+  CoalesceMemRef1D d{};
+  d.allocated = d.aligned = data;
+  d.sizes[0] = b.size(0);
+  d.strides[0] = 1;
+  return d;
+}
+
 /// The output [..., N] (x's leading dims) and its descriptor as C[M, N], row-major.
 at::Tensor output(const at::Tensor& x, int64_t m, int64_t n, CoalesceMemRef2D* cd) {
   at::DimVector shape(x.sizes());
@@ -188,18 +203,7 @@ at::Tensor linear_cuda(const at::Tensor& x, const at::Tensor& weight, const std:
   const int64_t m = ad.sizes[0];
   CoalesceMemRef2D cd;
   at::Tensor c = output(x, m, n, &cd);
-  CoalesceMemRef1D biasd{};
-  if (spec.bias) {
-    const at::Tensor& b = *bias;
-    void* data = b.data_ptr();
-    if (!(b.stride(0) == 1 && aligned16(data))) {
-      bias_copy = b.clone(at::MemoryFormat::Contiguous);
-      data = bias_copy.data_ptr();
-    }
-    biasd.allocated = biasd.aligned = data;
-    biasd.sizes[0] = b.size(0);
-    biasd.strides[0] = 1;
-  }
+  const CoalesceMemRef1D biasd = spec.bias ? bias_vector(*bias, &bias_copy) : CoalesceMemRef1D{};
   run_fused("linear", ad, bd, spec.bias ? &biasd : nullptr, cd, dtype, dtype_name, spec.name.data(), m, n, k,
             x.get_device());
   return c;
@@ -250,13 +254,8 @@ std::vector<double> host_us(const at::Tensor& x, const at::Tensor& weight, const
   const CoalesceMemRef2D ad = operand_a(x, k, &a_copy), bd = operand_b(weight, &b_copy);
   CoalesceMemRef2D cd;
   const at::Tensor c = output(x, ad.sizes[0], n, &cd);
-  CoalesceMemRef1D biasd{};
-  if (spec.bias) {
-    TORCH_CHECK(bias->is_contiguous() && aligned16(bias->data_ptr()), "coalesce._host_us: give a contiguous bias");
-    biasd.allocated = biasd.aligned = bias->data_ptr();
-    biasd.sizes[0] = bias->size(0);
-    biasd.strides[0] = 1;
-  }
+  at::Tensor bias_copy;
+  const CoalesceMemRef1D biasd = spec.bias ? bias_vector(*bias, &bias_copy) : CoalesceMemRef1D{};
   const std::shared_ptr<const std::string> config =
       config_for({x.get_device(), dtype, spec.name.data(), ad.sizes[0], n, k}, dtype_name);
   void* stream = at::cuda::getCurrentCUDAStream(x.get_device()).stream();
