@@ -189,24 +189,44 @@ void run_fused(const char* op, const CoalesceMemRef2D& ad, const CoalesceMemRef2
               ": the runtime failed (status ", static_cast<int>(status), "): ", coalesce_last_error());
 }
 
+/// One coalesce::linear call made ready for the runtime: its descriptors, the copies they may
+/// point into, and the output they write. What linear_cuda and the host probe share.
+struct LinearCall {
+  const EpilogueSpec* spec;
+  coalesce_dtype dtype;
+  const char* dtype_name;
+  int64_t m, n, k;
+  at::Tensor a_copy, b_copy, bias_copy, c;
+  CoalesceMemRef2D ad, bd, cd;
+  CoalesceMemRef1D biasd;
+  const CoalesceMemRef1D* bias() const { return spec->bias ? &biasd : nullptr; }
+};
+
+/// Checks the arguments and prepares the call; false (and nothing prepared but spec) when there is
+/// nothing to multiply (a zero extent), which eager answers.
+bool prepare_linear(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                    std::string_view epilogue, LinearCall* call) {
+  call->spec = &check_linear(x, weight, bias, epilogue);
+  call->dtype = runtime_dtype(x.scalar_type(), &call->dtype_name);
+  call->k = weight.size(1);
+  call->n = weight.size(0);
+  if (call->k == 0 || x.numel() == 0 || call->n == 0) return false;
+  call->ad = operand_a(x, call->k, &call->a_copy);
+  call->bd = operand_b(weight, &call->b_copy);
+  call->m = call->ad.sizes[0];
+  call->c = output(x, call->m, call->n, &call->cd);
+  call->biasd = call->spec->bias ? bias_vector(*bias, &call->bias_copy) : CoalesceMemRef1D{};
+  return true;
+}
+
 at::Tensor linear_cuda(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
                        std::string_view epilogue) {
-  const EpilogueSpec& spec = check_linear(x, weight, bias, epilogue);
   const c10::cuda::CUDAGuard guard(x.device());
-  const char* dtype_name = nullptr;
-  const coalesce_dtype dtype = runtime_dtype(x.scalar_type(), &dtype_name);
-
-  const int64_t k = weight.size(1), n = weight.size(0);
-  if (k == 0 || x.numel() == 0 || n == 0) return linear_eager(x, weight, bias, spec);  // nothing to multiply
-  at::Tensor a_copy, b_copy, bias_copy;
-  const CoalesceMemRef2D ad = operand_a(x, k, &a_copy), bd = operand_b(weight, &b_copy);
-  const int64_t m = ad.sizes[0];
-  CoalesceMemRef2D cd;
-  at::Tensor c = output(x, m, n, &cd);
-  const CoalesceMemRef1D biasd = spec.bias ? bias_vector(*bias, &bias_copy) : CoalesceMemRef1D{};
-  run_fused("linear", ad, bd, spec.bias ? &biasd : nullptr, cd, dtype, dtype_name, spec.name.data(), m, n, k,
-            x.get_device());
-  return c;
+  LinearCall call;
+  if (!prepare_linear(x, weight, bias, epilogue, &call)) return linear_eager(x, weight, bias, *call.spec);
+  run_fused("linear", call.ad, call.bd, call.bias(), call.cd, call.dtype, call.dtype_name, call.spec->name.data(),
+            call.m, call.n, call.k, x.get_device());
+  return call.c;
 }
 
 /// coalesce::gated_linear on CUDA: one GEMM over the interleaved gate/up weight whose gated
@@ -245,25 +265,17 @@ std::vector<double> host_us(const at::Tensor& x, const at::Tensor& weight, const
   for (int64_t i = 0; i < calls; ++i) y = linear_cuda(x, weight, bias, epilogue);
   const double op_us = us_per_call(t0);
 
-  const EpilogueSpec& spec = check_linear(x, weight, bias, epilogue);
   const c10::cuda::CUDAGuard guard(x.device());
-  const char* dtype_name = nullptr;
-  const coalesce_dtype dtype = runtime_dtype(x.scalar_type(), &dtype_name);
-  const int64_t k = weight.size(1), n = weight.size(0);
-  at::Tensor a_copy, b_copy;
-  const CoalesceMemRef2D ad = operand_a(x, k, &a_copy), bd = operand_b(weight, &b_copy);
-  CoalesceMemRef2D cd;
-  const at::Tensor c = output(x, ad.sizes[0], n, &cd);
-  at::Tensor bias_copy;
-  const CoalesceMemRef1D biasd = spec.bias ? bias_vector(*bias, &bias_copy) : CoalesceMemRef1D{};
+  LinearCall call;
+  TORCH_CHECK(prepare_linear(x, weight, bias, epilogue, &call), "coalesce._host_us: a zero extent runs no kernel");
   const std::shared_ptr<const std::string> config =
-      config_for({x.get_device(), dtype, spec.name.data(), ad.sizes[0], n, k}, dtype_name);
+      config_for({x.get_device(), call.dtype, call.spec->name.data(), call.m, call.n, call.k}, call.dtype_name);
   void* stream = at::cuda::getCurrentCUDAStream(x.get_device()).stream();
   const char* name = config ? config->c_str() : nullptr;
   t0 = clock::now();
   for (int64_t i = 0; i < calls; ++i)
-    TORCH_CHECK(coalesce_fused_matmul(&ad, &bd, spec.bias ? &biasd : nullptr, &cd, dtype, spec.name.data(), name,
-                                      stream) == COALESCE_OK,
+    TORCH_CHECK(coalesce_fused_matmul(&call.ad, &call.bd, call.bias(), &call.cd, call.dtype, call.spec->name.data(),
+                                      name, stream) == COALESCE_OK,
                 "coalesce._host_us: ", coalesce_last_error());
   return {op_us, us_per_call(t0)};
 }
