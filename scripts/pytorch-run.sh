@@ -3,7 +3,9 @@
 # host time per call of this tree's wheel against a base wheel (dist/wheels-base, when carried:
 # the same bench script with each, twice, alternating, in one sitting), then bench_mlp.py's per-op
 # and MLP-block timings at BENCH_TOKENS and the whole-model forwards of BENCH_MODELS. Each step
-# is bounded so that what ran comes back; logs and TSVs under $OUT.
+# is bounded so that what ran comes back; logs and TSVs under $OUT. COMPILE_MODE may name several
+# torch.compile modes (e.g. "default max-autotune-no-cudagraphs"); EXTRA_MODE_TOKENS limits the
+# second and later to those token counts.
 #
 # Prepared here: the wheel(s) in dist/wheels (and dist/wheels-base), the tuning table
 #   build/bin/coalesce-report --db results/coalesce.db export --out dist/coalesce-tuning.tsv
@@ -47,7 +49,8 @@ fi
 
 t=$(left); [ "$t" -gt 30 ] || exit 0
 PYTHONPATH=/tmp/site-new timeout "$t" python3 -u python/bench/bench_mlp.py --tokens ${BENCH_TOKENS:-1 16 128 1024 4096 8192} \
-  --samples ${BENCH_SAMPLES:-30} --compile-mode "${COMPILE_MODE:-default}" \
+  --samples ${BENCH_SAMPLES:-30} --compile-mode ${COMPILE_MODE:-default} \
+  ${EXTRA_MODE_TOKENS:+--extra-mode-tokens $EXTRA_MODE_TOKENS} \
   ${BENCH_MODELS:+--models $BENCH_MODELS --model-tokens ${BENCH_MODEL_TOKENS:-4096}} \
   --out "$out/bench_mlp.tsv" >"$out/bench_mlp.log" 2>&1
 note "bench_mlp: status $?"

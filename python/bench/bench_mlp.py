@@ -121,9 +121,9 @@ def whole_models(args, emit, flush):
         replaced = coalesce.fuse(fused)
         print(f"# {name}: {len(replaced)} layers fused ({replaced[0].epilogue if replaced else 'none'})",
               file=sys.stderr)
-        variants = [("eager", eager), ("torch_compile", torch.compile(eager, mode=args.compile_mode)),
-                    ("coalesce_fuse", fused),
-                    ("coalesce_fuse_compile", torch.compile(fused, mode=args.compile_mode))]
+        mode = args.compile_mode[0]
+        variants = [("eager", eager), ("torch_compile", torch.compile(eager, mode=mode)),
+                    ("coalesce_fuse", fused), ("coalesce_fuse_compile", torch.compile(fused, mode=mode))]
         with torch.inference_mode():
             for tokens in args.model_tokens:
                 ids = torch.randint(0, vocab, models.batch_shape(preset, tokens), device="cuda")
@@ -148,7 +148,12 @@ def main():
                    help="GPT-2's own activation is tanh GELU (bias_gelu_tanh), where the runtime computes it")
     p.add_argument("--samples", type=int, default=50)
     p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--compile-mode", default="default", help="torch.compile mode (e.g. max-autotune-no-cudagraphs)")
+    p.add_argument("--compile-mode", nargs="+", default=["default"],
+                   help="torch.compile modes: the first is `torch_compile` in the TSV, each other one "
+                        "`torch_compile_<mode>` (e.g. default max-autotune); whole models use the first")
+    p.add_argument("--extra-mode-tokens", type=int, nargs="*",
+                   help="time the second and later compile modes only at these token counts (their autotuning "
+                        "takes minutes per shape); default: every --tokens")
     p.add_argument("--table", help="a tuning table to load (else COALESCE_TUNING_TABLE's)")
     p.add_argument("--out", help="also write the TSV here")
     p.add_argument("--host-only", action="store_true",
@@ -184,18 +189,28 @@ def main():
     def op_eager(x):
         return act(F.linear(x, w, b))
 
-    op_compiled = torch.compile(op_eager, mode=args.compile_mode, fullgraph=True)
-    block_compiled = torch.compile(eager_block, mode=args.compile_mode, fullgraph=True)
-    fused_compiled = torch.compile(fused_block, mode=args.compile_mode, fullgraph=True)
+    def suffix(mode):
+        return "" if mode == args.compile_mode[0] else "_" + mode.replace("-", "_")
+
+    # Per mode: the op, the block and the fused block compiled (fullgraph: a graph break is an error).
+    compiled = {mode: (torch.compile(op_eager, mode=mode, fullgraph=True),
+                       torch.compile(eager_block, mode=mode, fullgraph=True),
+                       torch.compile(fused_block, mode=mode, fullgraph=True)) for mode in args.compile_mode}
     with torch.inference_mode():
         for tokens in [] if args.host_only else args.tokens:
             x = torch.randn(tokens, args.d_model, device="cuda", dtype=dtype)
-            for variant, fn in [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
-                                ("eager", lambda: op_eager(x)), ("torch_compile", lambda: op_compiled(x))]:
+            modes = [m for i, m in enumerate(args.compile_mode)
+                     if i == 0 or args.extra_mode_tokens is None or tokens in args.extra_mode_tokens]
+            ops = [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
+                   ("eager", lambda: op_eager(x))]
+            ops += [("torch_compile" + suffix(m), lambda f=compiled[m][0]: f(x)) for m in modes]
+            for variant, fn in ops:
                 emit("op", tokens, variant, timed(fn, args.samples, args.warmup, flush))
-            for variant, fn in [("eager", lambda: eager_block(x)), ("torch_compile", lambda: block_compiled(x)),
-                                ("coalesce_fuse", lambda: fused_block(x)),
-                                ("coalesce_fuse_compile", lambda: fused_compiled(x))]:
+            blocks = [("eager", lambda: eager_block(x)), ("coalesce_fuse", lambda: fused_block(x))]
+            for m in modes:
+                blocks += [("torch_compile" + suffix(m), lambda f=compiled[m][1]: f(x)),
+                           ("coalesce_fuse_compile" + suffix(m), lambda f=compiled[m][2]: f(x))]
+            for variant, fn in blocks:
                 emit("mlp_block", tokens, variant, timed(fn, args.samples, args.warmup, flush))
         x = torch.randn(1, args.d_model, device="cuda", dtype=dtype)
         for variant, fn in [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
