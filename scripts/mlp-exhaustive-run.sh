@@ -31,7 +31,7 @@ done
 for step in $SHAPES; do
   shape=${step%%:*} epilogue=${step##*:}
   timeout -s INT "$(left 240)" "$TUNE" sweep --shape "$shape" --dtype bf16 --epilogue "$epilogue" \
-    --family wgmma --steady-top 3 -j 16 --db "$Z/exhaustive.db" > "$Z/logs/exhaustive-$shape.txt" 2>&1
+    --family wgmma --strategy exhaustive --steady-top 3 -j 16 --db "$Z/exhaustive.db" > "$Z/logs/exhaustive-$shape.txt" 2>&1
   echo "exhaustive $shape $epilogue $(stamp $?)" >> "$Z/logs/done.txt"
 done
 run_end

@@ -20,5 +20,5 @@ for dtype in bf16 f16 tf32; do
 done
 if [ "${MMA_PROBE_ALL:-0}" = 1 ]; then
   echo "== mma bf16 4096^3, every legal config"
-  "$bin/coalesce-tune" sweep --shape 4096 --dtype bf16 --family mma --db "$db" || exit $?
+  "$bin/coalesce-tune" sweep --shape 4096 --dtype bf16 --family mma --strategy exhaustive --db "$db" || exit $?
 fi

@@ -31,7 +31,7 @@ else
   out=$build/dry-run-4096.txt
   sample=(--strategy random --budget "$budget" --seed 1)
   what="a seeded random sample of $budget configs per family"
-  if [ "${DRY_RUN_ALL:-0}" = 1 ]; then sample=(); what="every config"; fi
+  if [ "${DRY_RUN_ALL:-0}" = 1 ]; then sample=(--strategy exhaustive); what="every config"; fi
   echo "run: no GPU here, so the sweep runs with --dry-run: it enumerates --shape 4096 and compiles"
   echo "     $what for sm_90 on $(nproc) cores (cached for the next run); it measures nothing and"
   echo "     writes no database. The per-config lines go to $out."

@@ -15,7 +15,7 @@ budget=${BUDGET:-64}
 mkdir -p "$logs"
 status=0
 for shape in $shapes; do
-  strategy=()
+  strategy=(--strategy exhaustive)
   if [ "$shape" -gt 4096 ]; then strategy=(--strategy random --budget "$budget" --seed 1); fi
   for dtype in ${DTYPES:-bf16 f16 tf32}; do
     log=$logs/sweep-$shape-$dtype.txt
