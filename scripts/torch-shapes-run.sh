@@ -5,9 +5,10 @@
 # the table had no row, so it ran the runtime's built-in default; decode-size calls (1-128 tokens)
 # got the 4096-token tile by the nearest-M rule; BERT-large's 4096x4096x1024 got another shape's.
 #
-#   1. a seeded random draw of TORCH_BUDGET configs (default 24) per family of each problem below
-#      (15 problems, mma, wgmma and gemv where it applies: about 1,000 configs; no steady-state
-#      re-timing, which would cost ~15 s per problem and family), into $Z/torch.db;
+#   1. the default (model-guided) sweep of each problem below, every family that applies (15
+#      problems; 5% of each space, at least 16 configs, learning from the published sweeps), bounded
+#      by --time-budget TORCH_TIME seconds (default 240) shared among them; no steady-state re-timing
+#      (~15 s per problem and family), into $Z/torch.db;
 #   2. that database merged into a copy of results/coalesce.db and exported as the tuning table
 #      by dist/bin/coalesce-report (the bundle leaves it out: copy it in, below);
 #   3. scripts/pytorch-run.sh with that table (BENCH_MODELS "gpt2-xl gpt2 bert-large").
@@ -33,8 +34,8 @@ shapes=$Z/shapes.csv
   echo "4096,3072,768,bf16,bias_gelu_tanh,gpt2.mlp.c_fc,1"
   echo "4096,4096,1024,bf16,bias_gelu,bert-large.intermediate,1"
 } > "$shapes"
-timeout -s INT "$(left 300)" "$TUNE" sweep --shapes-file "$shapes" --strategy random --budget "${TORCH_BUDGET:-24}" \
-  --seed 1 -j 16 --db "$Z/torch.db" > "$Z/logs/sweep.txt" 2>&1
+timeout -s INT "$(left 300)" "$TUNE" sweep --shapes-file "$shapes" --time-budget "${TORCH_TIME:-240}s" \
+  -j 16 --db "$Z/torch.db" > "$Z/logs/sweep.txt" 2>&1
 echo "sweep $(stamp $?)" >> "$Z/logs/done.txt"
 cp results/coalesce.db "$Z/table.db"
 "$REPORT" merge "$Z/table.db" "$Z/torch.db" > "$Z/logs/merge.txt" 2>&1 &&

@@ -2,7 +2,12 @@
 #include "history.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 #include <set>
 #include <tuple>
 
@@ -80,6 +85,101 @@ std::vector<StoredSweep> stored_sweeps(const db::Database& db) {
     for (const StoredConfig& c : s.configs) ok += c.median_ms.has_value();
     s.exhaustive = s.exhaustive && ok >= kMinTrainingConfigs && first_run[k] == s.run;
   }
+  return sweeps;
+}
+
+std::size_t write_sweeps_file(const std::vector<StoredSweep>& sweeps, std::ostream& out) {
+  out << kSweepsFileMagic << "\n"
+      << "# The model-guided strategy's training sweeps (docs/tuner.md, \"Strategies\"), written by "
+         "coalesce-tune history.\n"
+      << "# sweep RUN DEVICE M N K DTYPE EPILOGUE FAMILY PROTOCOL SM_COUNT EXHAUSTIVE, then CONFIG MEDIAN_MS per "
+         "config measured ok\n";
+  std::size_t written = 0;
+  for (const StoredSweep& s : sweeps) {
+    std::size_t ok = 0;
+    for (const StoredConfig& c : s.configs) ok += c.median_ms.has_value();
+    if (s.unparsed || ok < kMinTrainingConfigs) continue;
+    out << "sweep\t" << s.run << "\t" << s.device << "\t" << s.problem.m << "\t" << s.problem.n << "\t" << s.problem.k
+        << "\t" << to_string(s.problem.dtype) << "\t" << to_string(s.problem.epilogue) << "\t" << s.family << "\t"
+        << (s.protocol.empty() ? "-" : s.protocol) << "\t" << s.sm_count << "\t" << (s.exhaustive ? 1 : 0) << "\n";
+    for (const StoredConfig& c : s.configs) {
+      if (!c.median_ms) continue;
+      char median[32];
+      std::snprintf(median, sizeof median, "%.6g", *c.median_ms);
+      out << c.name << "\t" << median << "\n";
+    }
+    ++written;
+  }
+  return written;
+}
+
+bool is_sweeps_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string first;
+  return in && std::getline(in, first) && first == kSweepsFileMagic;
+}
+
+std::vector<StoredSweep> read_sweeps_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path.string() + ": cannot be read");
+  std::vector<StoredSweep> sweeps;
+  std::string line;
+  long long number = 0;
+  auto bad = [&](const std::string& why) {
+    return std::runtime_error(path.string() + ":" + std::to_string(number) + ": " + why);
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (number == 1) {
+      if (line != kSweepsFileMagic) throw bad("not a stored-sweeps file (its first line is not '" +
+                                              std::string(kSweepsFileMagic) + "')");
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
+    if (f[0] == "sweep") {
+      if (f.size() != 12) throw bad("a sweep line has 12 tab-separated fields, this one " + std::to_string(f.size()));
+      StoredSweep s;
+      try {
+        s.run = std::stoll(f[1]);
+        s.device = std::stoll(f[2]);
+        s.problem.m = std::stoi(f[3]);
+        s.problem.n = std::stoi(f[4]);
+        s.problem.k = std::stoi(f[5]);
+        s.sm_count = std::stoi(f[10]);
+      } catch (const std::exception&) {
+        throw bad("a sweep line's run, device, M, N, K and SM count are whole numbers");
+      }
+      const auto dtype = parse_dtype(f[6]);
+      const auto epilogue = parse_epilogue(f[7]);
+      if (!dtype || !epilogue) throw bad("'" + f[6] + " " + f[7] + "' is not a dtype and an epilogue");
+      if (s.problem.m < 1 || s.problem.n < 1 || s.problem.k < 1 || s.sm_count < 1)
+        throw bad("M, N, K and the SM count must be at least 1");
+      s.problem.dtype = *dtype;
+      s.problem.epilogue = *epilogue;
+      s.family = f[8];
+      s.protocol = f[9] == "-" ? "" : f[9];
+      s.exhaustive = f[11] == "1";
+      sweeps.push_back(std::move(s));
+      continue;
+    }
+    if (sweeps.empty()) throw bad("a config line before the first sweep line");
+    if (f.size() != 2) throw bad("a config line is NAME<TAB>MEDIAN_MS");
+    StoredConfig c;
+    c.name = f[0];
+    char* end = nullptr;
+    const double median = std::strtod(f[1].c_str(), &end);
+    if (end == f[1].c_str() || *end != '\0' || !(median > 0) || !std::isfinite(median))
+      throw bad("'" + f[1] + "' is not a median in ms (a number above 0)");
+    c.median_ms = median;
+    StoredSweep& s = sweeps.back();
+    if (auto named = parse_config_name(c.name)) c.config = named->config;
+    else s.unparsed = true;
+    s.configs.push_back(std::move(c));
+  }
+  if (number == 0) throw std::runtime_error(path.string() + ": empty, not a stored-sweeps file");
   return sweeps;
 }
 

@@ -3,7 +3,9 @@
 // model-guided strategy. Read-only.
 #pragma once
 
+#include <filesystem>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,27 @@ struct StoredSweep {
 
 /// Every sweep of the database with at least one legal candidate, by run, problem and family.
 std::vector<StoredSweep> stored_sweeps(const db::Database& db);
+
+/// The stored-sweeps file (`coalesce-tune history`): the sweeps that teach the model (at least
+/// kMinTrainingConfigs configs measured ok), each a header line and one line per config measured
+/// ok, so that the model's training travels without the database it came from (the published
+/// results/history.tsv). Tab-separated text:
+///   # coalesce stored sweeps 1                                   (first line; other '#' lines: comments)
+///   sweep RUN DEVICE M N K DTYPE EPILOGUE FAMILY PROTOCOL SM_COUNT EXHAUSTIVE(0|1)
+///   CONFIG_NAME MEDIAN_MS
+inline constexpr std::string_view kSweepsFileMagic = "# coalesce stored sweeps 1";
+
+/// Writes the sweeps of `sweeps` that teach the model (their configs measured ok) to `out`;
+/// returns how many sweeps it wrote.
+std::size_t write_sweeps_file(const std::vector<StoredSweep>& sweeps, std::ostream& out);
+
+/// Reads a stored-sweeps file; throws std::runtime_error naming the file and line of anything
+/// malformed. A config name no registered family parses marks its sweep `unparsed`, as a
+/// database's does.
+std::vector<StoredSweep> read_sweeps_file(const std::filesystem::path& path);
+
+/// Whether `path` is a stored-sweeps file (its first line is kSweepsFileMagic), not a database.
+bool is_sweeps_file(const std::filesystem::path& path);
 
 /// The training rows of `family` from `sweeps` (their `ok` configs, each relative to its sweep's
 /// mean log time), leaving out the sweeps `skip` says to.

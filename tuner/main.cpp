@@ -26,6 +26,7 @@
 
 #include "coalesce/version.h"
 #include "harness/device.hpp"
+#include "history.hpp"
 #include "jit.hpp"
 #include "kernel_cache.hpp"
 #include "record.hpp"
@@ -459,6 +460,22 @@ void configure_peers(tuner::SweepOptions& so, const std::string& modes, const st
                    "); pass --peers-script PATH");
 }
 
+// What a learning strategy learns from when no --history is given, beside --db: the project's
+// published database (results/coalesce.db, --db's default path) and its stored-sweeps file
+// (results/history.tsv, `coalesce-tune history`), each under the working directory, else under
+// the checkout this program was built in (two levels above build/bin/). Those found.
+std::vector<std::filesystem::path> published_history() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path checkout = exe.empty() ? std::filesystem::path() : exe.parent_path().parent_path().parent_path();
+  std::vector<std::filesystem::path> found;
+  for (const std::filesystem::path relative : {tuner::SweepOptions{}.db_path, std::filesystem::path("results/history.tsv")}) {
+    if (std::filesystem::is_regular_file(relative, ec)) found.push_back(std::filesystem::absolute(relative, ec));
+    else if (!checkout.empty() && std::filesystem::is_regular_file(checkout / relative, ec)) found.push_back(checkout / relative);
+  }
+  return found;
+}
+
 // The strategies `sweep --strategy` takes: those that search (steady-top is --steady-top's).
 std::string search_strategy_names() {
   std::string names;
@@ -541,7 +558,8 @@ int main(int argc, char** argv) {
                     "stop measuring once this much time is spent (e.g. 60s, 90, 5m; shared evenly among the problems and "
                     "families) and say how close the strategy expects the best to be");
   sweep->add_option("--history", history_dbs,
-                    "database a learning strategy (model) learns from, read only (repeatable; default: --db)");
+                    "database or stored-sweeps file (coalesce-tune history) a learning strategy (model) learns from, read "
+                    "only (repeatable; default: --db, the published results/coalesce.db and results/history.tsv)");
   sweep->add_option("--config", so.configs, "only this config (its name; repeatable): re-measure a known config");
   sweep->add_flag("--dry-run", so.dry_run, "enumerate and compile only: no GPU, no database");
   std::optional<int> sweep_device;
@@ -653,6 +671,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   replay->add_option("--family", replay_options.family, "only this family's sweeps");
 
+  std::vector<std::string> history_in;
+  std::string history_out;
+  auto* history = app.add_subcommand(
+      "history", "Write the stored sweeps the model-guided strategy learns from (those with at least 16 configs "
+                 "measured ok) to a text file that a sweep's --history reads like a database");
+  history->add_option("--db", history_in, "database to read (repeatable); read only")->required();
+  history->add_option("--out", history_out, "the file to write (whole or not at all), e.g. results/history.tsv")
+      ->required();
+
   // The measuring worker the sweep starts (worker.hpp); not for people.
   auto* worker = app.add_subcommand("worker", "")->group("");
 
@@ -715,6 +742,8 @@ int main(int argc, char** argv) {
     if (*sweep) {
       so.problems = sweep_problem.problems();
       so.families = {sweep_problem.family};
+      // --config names what to measure: without --strategy it measures every config it names.
+      if (!so.configs.empty() && sweep->count("--strategy") == 0) strategy = "exhaustive";
       const tuner::StrategyInfo* chosen = tuner::find_strategy(strategy);
       if (!chosen || !chosen->searches)
         throw UsageError("--strategy '" + strategy + "' is not a strategy (" + search_strategy_names() + ")");
@@ -732,6 +761,7 @@ int main(int argc, char** argv) {
         if (h.empty()) throw UsageError("--history must name a file");
         so.history.push_back(h);
       }
+      if (chosen->reads_history && history_dbs.empty()) so.published_history = published_history();
       // inf and nan pass a "> 0" test; a worker's deadline is then no time at all (issue 45).
       if (!(so.timeout_s > 0 && so.timeout_s <= kMaxTimeoutSeconds))
         throw UsageError("--timeout " + sweep->get_option("--timeout")->as<std::string>() +
@@ -816,6 +846,28 @@ int main(int argc, char** argv) {
       if (rc == 1)
         std::fprintf(stderr, "coalesce-tune: no exhaustive sweep in the databases given (docs/tuner.md, \"Exhaustive sweeps\")\n");
       return rc;
+    }
+    if (*history) {
+      std::vector<files::Input> read;
+      for (const std::string& d : history_in) {
+        if (d.empty()) throw UsageError("--db must name a file");
+        read.push_back({d, "the database (--db)", true});
+      }
+      if (history_out.empty()) throw UsageError("--out must name a file");
+      files::refuse_output_onto_inputs("--out", history_out, read);
+      std::vector<tuner::StoredSweep> sweeps;
+      for (const std::string& d : history_in) {
+        std::vector<tuner::StoredSweep> more = tuner::stored_sweeps(db::Database::open(d, db::Mode::read_only));
+        sweeps.insert(sweeps.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+      }
+      files::PendingFile out(history_out);
+      const std::size_t written = tuner::write_sweeps_file(sweeps, out.stream());
+      if (written == 0)
+        throw std::runtime_error("no stored sweep with 16 or more configs measured ok in the databases given: " +
+                                 history_out + " not written");
+      out.commit();
+      std::printf("history: %zu of %zu stored sweeps written to %s\n", written, sweeps.size(), history_out.c_str());
+      return 0;
     }
     if (*record) {
       if (record_db.empty()) throw UsageError("--db must name a file");

@@ -21,6 +21,8 @@ std::vector<const StrategyInfo*>& builtin_strategy_list() {
   return list;
 }
 
-std::string_view default_strategy() { return "exhaustive"; }
+// The model-guided search: within 2% of the exhaustive best in a few percent of the space
+// (docs/tuner.md, "Strategies"); `--strategy exhaustive` measures every legal config.
+std::string_view default_strategy() { return "model"; }
 
 }  // namespace coalesce::tuner

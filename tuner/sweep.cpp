@@ -818,7 +818,7 @@ class Sweep {
       context.candidates = p.legal;
       context.seed = o_.seed;
       if (o_.budget >= 0) context.budget = o_.budget;
-      if (info->reads_history) context.history = history_for(*family);
+      if (info->reads_history && !p.legal.empty()) context.history = history_for(*family);
       p.strategy = info->make(context);
       p.chosen_index = p.strategy->ask();
       if (shared_) shared_->board->add_total(lane_, p.strategy->budget());
@@ -1043,21 +1043,55 @@ class Sweep {
   }
 
   // What a strategy that learns (StrategyInfo::reads_history) learns from: the sweeps of the
-  // --history databases, else of this sweep's own database (none on a dry run without --history).
+  // --history databases and stored-sweeps files, else of this sweep's own database and the
+  // published ones (any may be absent: a dry run opens no database). Prints, once per family,
+  // how much it learns from and where from.
   std::vector<TrainingRow> history_for(const Family& family) {
     if (!stored_) {
       stored_.emplace();
+      std::vector<fs::path> paths = o_.history;
+      std::error_code ec;
+      if (paths.empty())
+        for (const fs::path& p : o_.published_history)
+          if (!(db_ && fs::exists(o_.db_path, ec) && fs::equivalent(o_.db_path, p, ec))) paths.push_back(p);
       std::vector<db::Database> opened;
-      for (const fs::path& path : o_.history) opened.push_back(db::Database::open(path, db::Mode::read_only));
       std::vector<const db::Database*> sources;
+      if (o_.history.empty() && db_) {
+        sources.push_back(db_);
+        history_sources_.push_back(o_.db_path.string() + " (--db)");
+      }
+      for (const fs::path& path : paths) {
+        history_sources_.push_back(path.string());
+        if (is_sweeps_file(path)) {
+          std::vector<StoredSweep> more = read_sweeps_file(path);
+          stored_->insert(stored_->end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        } else {
+          opened.push_back(db::Database::open(path, db::Mode::read_only));
+        }
+      }
       for (const db::Database& d : opened) sources.push_back(&d);
-      if (o_.history.empty() && db_) sources.push_back(db_);
       for (const db::Database* d : sources) {
         std::vector<StoredSweep> more = stored_sweeps(*d);
         stored_->insert(stored_->end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
       }
     }
-    return training_rows(*stored_, family.name(), [](const StoredSweep&) { return false; });
+    std::vector<TrainingRow> rows = training_rows(*stored_, family.name(), [](const StoredSweep&) { return false; });
+    if (told_history_.insert(std::string(family.name())).second) {
+      std::size_t sweeps = 0;  // counted here: sweeps of two sources may share a run number, hence a group name
+      for (const StoredSweep& s : *stored_) {
+        std::size_t ok = 0;
+        for (const StoredConfig& c : s.configs) ok += c.median_ms.has_value();
+        sweeps += s.family == family.name() && !s.unparsed && ok >= kMinTrainingConfigs;
+      }
+      std::string from;
+      for (const std::string& source : history_sources_) from += (from.empty() ? "" : ", ") + source;
+      out_ << device_tag() << o_.strategy << ": learns from " << rows.size() << " measured configs of "
+           << family.name() << " in " << sweeps << " stored sweeps ("
+           << (from.empty() ? "no database" : from) << ")"
+           << (rows.empty() ? "; with none, it starts from a seeded order and learns from this sweep's measurements" : "")
+           << "\n";
+    }
+    return rows;
   }
 
   // Returns what became of the candidate: a status name or "already measured"; `median` its
@@ -1283,6 +1317,8 @@ class Sweep {
   db::RunId run_ = 0;
   db::ProblemId problem_id_ = 0;
   std::optional<std::vector<StoredSweep>> stored_;  // history_for's sweeps, read once
+  std::vector<std::string> history_sources_;         // where they came from, for the line it prints
+  std::set<std::string> told_history_;               // the families that line was printed for
   Clock::time_point started_ = Clock::now();
   std::size_t families_left_ = 0;  // (problem, family) pairs not yet swept, for --time-budget's shares
   Problem problem_;                 // the problem being swept

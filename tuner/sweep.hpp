@@ -33,9 +33,13 @@ struct SweepOptions {
   /// each problem and family gets an even share of what is left when it starts, and stops
   /// measuring when its share is spent, saying how close its strategy expects the best to be.
   std::optional<double> time_budget_s;
-  /// `--history`: databases whose sweeps a learning strategy learns from (read only); empty:
-  /// the sweep's own database.
+  /// `--history`: databases or stored-sweeps files (history.hpp) whose sweeps a learning
+  /// strategy learns from (read only); empty: the sweep's own database and `published_history`.
   std::vector<std::filesystem::path> history;
+  /// The project's published database and stored-sweeps file (results/coalesce.db,
+  /// results/history.tsv), which a learning strategy also learns from when no --history is
+  /// given; read only, and a file that is the sweep's own database is left out.
+  std::vector<std::filesystem::path> published_history;
   bool dry_run = false;     ///< enumerate and compile only: no GPU, no database
   int device = 0;
   /// Several GPUs of this host (`--devices`): problem i of the shard is measured on

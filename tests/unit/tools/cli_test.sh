@@ -43,7 +43,7 @@ run "$tune"
 check "tune without a command: status 2, one line asking for one" 'usage "coalesce-tune: A subcommand is required"'
 run "$tune" foo
 check "tune foo: status 2, names foo and lists the commands" \
-  'usage "coalesce-tune: '"'"'foo'"'"' is not a command (env, space, sweep, cache, record, record-profile, replay)"'
+  'usage "coalesce-tune: '"'"'foo'"'"' is not a command (env, space, sweep, cache, record, record-profile, replay, history)"'
 run "$tune" env --device x
 check "tune env --device x: status 2, one line naming it" 'usage "--device = x"'
 run "$tune" sweep --shape 4096 --device 99 --db /nonexistent/dir/x.db

@@ -47,7 +47,7 @@ done <<'CASES'
 --shape 4096 --devices all --dry-run|a --dry-run measures nothing
 --shape 4096 --strategy greedy|--strategy 'greedy' is not a strategy
 --shape 4096 --strategy random|--strategy random needs --budget
---shape 4096 --budget 5|--budget needs --strategy random
+--shape 4096 --strategy exhaustive --budget 5|--budget needs --strategy random or model
 --shape 4096 --strategy random --budget 0|--budget must be at least 1
 --shape 4096 --timeout 0|--timeout 0: give the seconds one measurement may take, more than 0 and at most 86400 (a day)
 --shape 4096 --timeout inf|--timeout inf: give the seconds one measurement may take, more than 0 and at most 86400
@@ -79,6 +79,7 @@ done <<'CASES'
 --shape 4096 --family simt
 --shape 4096 --epilogue bias_relu
 --shape 4096 --strategy exhaustive
+--shape 4096 --budget 5
 --shape 4096 --strategy random --budget 1
 --shape 4096 --timeout 0.5
 --shape 4096 --timeout 86400
@@ -297,6 +298,26 @@ check "dry run without --db says nothing of it" '! printf "%s\n" "$err" | grep -
 check "dry run fills the kernel cache" '[ "$(find "$work/cache" -name "*.cubin" | wc -l)" -eq 2 ]'
 out=$("$tune" sweep --shape 128 --family simt --strategy random --budget 2 --seed 1 --dry-run --db "$dry" --cache-dir "$work/cache" 2>/dev/null)
 check "a second dry run is served from the cache" '[ "$(printf "%s\n" "$out" | grep -c "(cached)")" -eq 2 ]'
+
+# The model-guided strategy (the default) learns from a stored-sweeps file given as --history: a
+# hand-written sweep of 16 simt configs, and it says so once per family; a file that is neither a
+# database nor such a file is refused, exit 1. `history` refuses to write over its input (and,
+# in the bad-input suite, to write a file of no sweep).
+names=$("$tune" space --shape 128 --family simt --format csv 2>/dev/null | awk -F, 'NR > 1 && $8 == "legal" {print $7}' | head -n 16)
+{ echo "# coalesce stored sweeps 1"
+  printf 'sweep\t7\t1\t128\t128\t128\tf32\tbias_gelu\tsimt\tflush_b2b\t132\t1\n'
+  i=0; for n in $names; do i=$((i + 1)); printf '%s\t0.%02d\n' "$n" "$((10 + i))"; done; } > "$work/history.tsv"
+out=$("$tune" sweep --shape 128 --family simt --budget 2 --dry-run --history "$work/history.tsv" --cache-dir "$work/model-cache" 2>/dev/null); rc=$?
+check "model dry run with a stored-sweeps file: exit 0, learns from its 16 configs" \
+  '[ $rc -eq 0 ] && [ "$(printf "%s\n" "$names" | wc -l)" -eq 16 ] &&
+   [ "$(printf "%s\n" "$out" | grep -c "^model: learns from 16 measured configs of simt in 1 stored sweeps ($work/history.tsv)$")" -eq 1 ]'
+check "model dry run compiles its budget" '[ "$(printf "%s\n" "$out" | grep -c "  registers [0-9]* (predicted ")" -eq 2 ]'
+printf 'not a database\n' > "$work/notes.txt"
+out=$("$tune" sweep --shape 128 --family simt --budget 2 --dry-run --history "$work/notes.txt" --cache-dir "$work/model-cache" 2>&1 >/dev/null); rc=$?
+check "model dry run with a --history that is no database: exit 1, the last line names it" \
+  '[ $rc -eq 1 ] && [ "$(printf "%s\n" "$out" | tail -n 1)" = "coalesce-tune: $work/notes.txt is not a Coalesce database (not an SQLite file)" ]'
+out=$("$tune" history --db "$db" --out "$db" 2>&1 >/dev/null); rc=$?
+check "history --out onto its --db: exit 2, database untouched" '[ $rc -eq 2 ] && [ "$(sha256sum "$db")" = "$sum" ]'
 
 # Ctrl-C during a dry run: status 130 and one line on stderr saying what stopped and what stays
 # (issue 45: it died silently).

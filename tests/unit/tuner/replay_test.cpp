@@ -3,6 +3,7 @@
 // strategy needs to reach each sweep's best.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "kernels/mma/family.hpp"
@@ -101,6 +102,69 @@ TEST(StoredSweeps, TrainingRowsLeaveOutWhatTheyAreTold) {
   EXPECT_EQ(from_first, 0u);
   EXPECT_EQ(rows.size(), 40u + 20u + 30u);  // 2048³, the random 1024³, the interrupted 512³
   EXPECT_TRUE(training_rows(sweeps, "wgmma", [](const StoredSweep&) { return false; }).empty());
+}
+
+// The stored-sweeps file (`coalesce-tune history`) carries the sweeps that teach the model, and
+// its training rows are the database's.
+TEST(SweepsFile, RoundTripsTheSweepsThatTeach) {
+  Fixture f;
+  const std::vector<StoredSweep> sweeps = stored_sweeps(db::Database::open(f.path, db::Mode::read_only));
+  const std::filesystem::path file = f.dir / "history.tsv";
+  {
+    std::ofstream out(file);
+    EXPECT_EQ(write_sweeps_file(sweeps, out), 4u);  // every sweep but the 5-config one
+  }
+  EXPECT_TRUE(is_sweeps_file(file));
+  EXPECT_FALSE(is_sweeps_file(f.path));
+  const std::vector<StoredSweep> read = read_sweeps_file(file);
+  ASSERT_EQ(read.size(), 4u);
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    SCOPED_TRACE(sweeps[i].key());
+    EXPECT_EQ(read[i].key(), sweeps[i].key());
+    EXPECT_EQ(read[i].exhaustive, sweeps[i].exhaustive);
+    EXPECT_EQ(read[i].sm_count, sweeps[i].sm_count);
+    EXPECT_FALSE(read[i].unparsed);
+  }
+  EXPECT_EQ(read[0].configs.size(), 40u);  // the compile failure taught nothing and is not written
+  EXPECT_EQ(read[0].best_ms(), 0.5);
+  const auto from_db = training_rows(sweeps, "mma", [](const StoredSweep&) { return false; });
+  const auto from_file = training_rows(read, "mma", [](const StoredSweep&) { return false; });
+  ASSERT_EQ(from_file.size(), from_db.size());
+  for (std::size_t i = 0; i < from_db.size(); ++i) {
+    EXPECT_EQ(config_name(from_file[i].config, from_file[i].problem.dtype, from_file[i].problem.epilogue),
+              config_name(from_db[i].config, from_db[i].problem.dtype, from_db[i].problem.epilogue));
+    EXPECT_NEAR(from_file[i].rel_log_ms, from_db[i].rel_log_ms, 1e-5);
+  }
+}
+
+TEST(SweepsFile, RefusesWhatItCannotRead) {
+  TempDir dir;
+  auto refused = [&](const std::string& text) -> std::string {
+    const std::filesystem::path file = dir / "bad.tsv";
+    std::ofstream(file) << text;
+    try {
+      read_sweeps_file(file);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "read";
+  };
+  const std::string magic = std::string(kSweepsFileMagic) + "\n";
+  const std::string header = "sweep\t1\t1\t64\t64\t64\tbf16\tbias_gelu\tmma\tflush_b2b\t132\t1\n";
+  EXPECT_NE(refused("sweep\t1\n").find(":1: not a stored-sweeps file"), std::string::npos);
+  EXPECT_NE(refused(magic + "sweep\t1\t1\n").find(":2: a sweep line has 12"), std::string::npos);
+  EXPECT_NE(refused(magic + "name\t0.5\n").find(":2: a config line before the first sweep"), std::string::npos);
+  EXPECT_NE(refused(magic + header + "name\t-1\n").find(":3: '-1' is not a median"), std::string::npos);
+  EXPECT_NE(refused(magic + header + "name\t0.5x\n").find(":3: '0.5x' is not a median"), std::string::npos);
+  EXPECT_NE(refused(magic + "sweep\t1\t1\t64\t64\t64\tf64\tbias_gelu\tmma\t-\t132\t1\n").find("f64 bias_gelu' is not"),
+            std::string::npos);
+  EXPECT_NE(refused("").find("empty"), std::string::npos);
+  // A name no family parses marks the sweep unparsed, as the database's do: it teaches nothing.
+  const std::filesystem::path file = dir / "old.tsv";
+  std::ofstream(file) << magic << header << "mma_bf16_from_an_older_space\t0.5\n";
+  const std::vector<StoredSweep> read = read_sweeps_file(file);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_TRUE(read[0].unparsed);
 }
 
 TEST(Replay, ExhaustiveNeedsTheBestsPosition) {
