@@ -163,6 +163,14 @@ def main():
     p.add_argument("--model-tokens", type=int, nargs="+", default=[4096],
                    help="tokens per whole-model forward (past the model's positions, a batch of full sequences)")
     args = p.parse_args()
+    # Two modes of one name (or of one TSV name: `a-b` and `a_b`) would share a variant's rows.
+    seen = {}
+    for mode in args.compile_mode:
+        variant = mode.replace("-", "_")
+        if variant in seen:
+            p.error(f"--compile-mode names '{mode}' twice" if seen[variant] == mode
+                    else f"--compile-mode '{seen[variant]}' and '{mode}' would share the TSV's variant name")
+        seen[variant] = mode
     if not torch.cuda.is_available() or not coalesce.with_cuda():
         print("bench_mlp.py: needs a CUDA device and coalesce built with COALESCE_WITH_CUDA=ON", file=sys.stderr)
         return 3
