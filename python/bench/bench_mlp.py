@@ -7,8 +7,11 @@ torch.compile), bf16 by default; then the host time per call of each single op. 
 per measurement on stdout (and --out FILE): what, tokens, variant, median_us, p10_us, p90_us.
 
 Each sample: L2 flushed (a write of 2x the L2 size), then one call between two CUDA events;
-median and p10/p90 of --samples samples after --warmup calls. These are not the harness's
-numbers (coalesce-tune's protocol) and are not stored in the database."""
+median and p10/p90 of --samples samples after --warmup calls. Where a call's kernels are shorter
+than its host work (decode sizes), that times the host: at --graph-tokens the op and the block,
+eager and coalesce, are also timed as one CUDA-graph replay per sample (`op_graph`,
+`mlp_block_graph`), the GPU's time alone. These are not the harness's numbers (coalesce-tune's
+protocol) and are not stored in the database."""
 import argparse
 import statistics
 import sys
@@ -58,8 +61,9 @@ def host_us_per_call(fn, calls=200):
     return elapsed / calls * 1e6
 
 
-def graph_us_per_call(fn, calls=100, replays=20):
-    """Host time per call when `calls` calls are captured in one CUDA graph and replayed."""
+def captured(fn, calls=1):
+    """`calls` calls of `fn` captured in one CUDA graph (after a call on a side stream, as capture
+    needs): a replay launches the same kernels with no host work between them."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -69,6 +73,12 @@ def graph_us_per_call(fn, calls=100, replays=20):
     with torch.cuda.graph(graph):
         for _ in range(calls):
             fn()
+    return graph
+
+
+def graph_us_per_call(fn, calls=100, replays=20):
+    """Host time per call when `calls` calls are captured in one CUDA graph and replayed."""
+    graph = captured(fn, calls)
     graph.replay()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
@@ -154,6 +164,9 @@ def main():
     p.add_argument("--extra-mode-tokens", type=int, nargs="*",
                    help="time the second and later compile modes only at these token counts (their autotuning "
                         "takes minutes per shape); default: every --tokens")
+    p.add_argument("--graph-tokens", type=int, nargs="*", default=[1, 16, 128],
+                   help="token counts (of --tokens) whose op and block, eager and coalesce, are also timed "
+                        "as CUDA-graph replays, without the host's launch time (default 1 16 128)")
     p.add_argument("--table", help="a tuning table to load (else COALESCE_TUNING_TABLE's)")
     p.add_argument("--out", help="also write the TSV here")
     p.add_argument("--host-only", action="store_true",
@@ -220,6 +233,10 @@ def main():
                            ("coalesce_fuse_compile" + suffix(m), lambda f=compiled[m][2]: f(x))]
             for variant, fn in blocks:
                 emit("mlp_block", tokens, variant, timed(fn, args.samples, args.warmup, flush))
+            if tokens in args.graph_tokens:
+                for what, runs in (("op_graph", ops[:2]), ("mlp_block_graph", blocks[:2])):
+                    for variant, fn in runs:
+                        emit(what, tokens, variant, timed(captured(fn).replay, args.samples, args.warmup, flush))
         x = torch.randn(1, args.d_model, device="cuda", dtype=dtype)
         for variant, fn in [("coalesce", lambda: torch.ops.coalesce.linear(x, wt, b, args.epilogue)),
                             ("eager", lambda: op_eager(x))]:
