@@ -117,7 +117,8 @@ def CoalesceLowerToLibrary : Pass<"coalesce-lower-to-library", "ModuleOp"> {
     Each coalesce op becomes a `func.call` to a private function declaration whose name the
     runtime library (compiler/runtime/) defines:
 
-      coalesce.matmul / bias_add / relu / gelu  -> coalesce_<op>_<dtype>
+      coalesce.matmul / bias_add / relu / gelu / gelu_tanh / silu / add  -> coalesce_<op>_<dtype>
+      coalesce.glu <activation>                 -> coalesce_glu_<activation>_<dtype>
       coalesce.fused_matmul without a tile      -> coalesce_fused_matmul_<dtype>_<epilogue>
       coalesce.fused_matmul with a tile         -> coalesce_fused_matmul_<config name>
 
@@ -129,9 +130,11 @@ def CoalesceLowerToLibrary : Pass<"coalesce-lower-to-library", "ModuleOp"> {
     ops (and its `memref.dealloc`) becomes a call to `coalesce_alloc_<rank>d_<dtype>` (and
     `coalesce_free_<rank>d_<dtype>`). An alloc used both by coalesce ops and by anything else
     has no single home and fails the pass. Every dtype of the runtime's C ABI lowers: f32, tf32
-    (f32 memrefs with `#coalesce.math<tensorfloat32>`), bf16 and f16; the unfused elementwise
-    ops (bias_add, relu, gelu) only in f32, the runtime's elementwise kernels' type (16-bit ones
-    fuse into their matmul first).
+    (f32 memrefs with `#coalesce.math<tensorfloat32>`), bf16 and f16, with every epilogue of the
+    registry (the entry's operands are the row's: a bias, then a residual, where it reads them);
+    the unfused elementwise ops only in f32, the runtime's elementwise kernels' type (16-bit ones
+    fuse into their matmul first), and a glu only of an activation a gated registry row applies
+    (silu, gelu: the runtime's act-and-multiply kernels are those rows').
 
     Before:
     ```mlir
