@@ -98,7 +98,9 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
   mlir::coalesce::MathKindAttr math;
   if (p.dtype == Dtype::tf32)
     math = mlir::coalesce::MathKindAttr::get(builder.getContext(), mlir::coalesce::MathKind::tensorfloat32);
-  if (activates && !ActivationOps::has(spec.activation)) {
+  const bool hasOps = spec.reads.gated ? mlir::coalesce::fromCoreActivation(spec.activation).has_value()
+                                       : !activates || ActivationOps::has(spec.activation);
+  if (!hasOps) {
     FusedMatmulOp::create(builder, loc, mlir::coalesce::fromCoreEpilogue(p.epilogue), argA, argB, argBias, argResidual,
                           argC, mlir::coalesce::TileConfigAttrInterface(), mlir::coalesce::TargetAttr(), math);
     func::ReturnOp::create(builder, loc);

@@ -32,12 +32,11 @@ struct Producer {
 
 std::optional<Producer> asProducer(Operation* op) {
   if (auto matmul = dyn_cast<MatmulOp>(op))
-    return Producer{matmul.getA(), matmul.getB(),       Value(),       Value(), matmul.getC(), EpilogueKind::none,
+    return Producer{matmul.getA(), matmul.getB(), Value(), Value(), matmul.getC(), EpilogueKind::none,
                     TileConfigAttrInterface(), TargetAttr(), matmul.getMathAttr()};
   if (auto fused = dyn_cast<FusedMatmulOp>(op))
-    return Producer{fused.getA(),        fused.getB(),        fused.getBias(),       fused.getResidual(),
-                    fused.getC(),        fused.getEpilogue(), fused.getTileAttr(), fused.getTargetAttr(),
-                    fused.getMathAttr()};
+    return Producer{fused.getA(), fused.getB(), fused.getBias(), fused.getResidual(), fused.getC(),
+                    fused.getEpilogue(), fused.getTileAttr(), fused.getTargetAttr(), fused.getMathAttr()};
   return std::nullopt;
 }
 
@@ -64,8 +63,8 @@ int stageOf(const ::coalesce::EpilogueSpec& spec) {
 
 // The steps an op may be folded as: one per input that can be the product (either of an add's).
 SmallVector<Step, 2> stepsOf(BiasAddOp op) {
-  Step step{op.getInput(), op.getBias(), Value(), {true, false, false}, ::coalesce::Activation::identity, kBiasStage};
-  return {step};
+  return {Step{op.getInput(), op.getBias(), Value(), {true, false, false}, ::coalesce::Activation::identity,
+               kBiasStage}};
 }
 template <class ActivationOp>
 SmallVector<Step, 2> stepsOf(ActivationOp op) {
