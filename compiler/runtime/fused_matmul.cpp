@@ -328,7 +328,8 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
     // The kernels read R[m][n] through a restrict pointer while they write C[m][n].
     const Matrix r = matrix("the residual", residuald, element_bytes(types.c));
     if (r.rows != c.rows || r.cols != c.cols)
-      throw Refusal(COALESCE_INVALID_ARGUMENT, "the residual is " + shape(r.rows, r.cols) + ", not C's " + shape(c.rows, c.cols));
+      throw Refusal(COALESCE_INVALID_ARGUMENT,
+                    "the residual is " + shape(r.rows, r.cols) + ", not C's " + shape(c.rows, c.cols));
     if (r.data == c.data && c.rows > 0 && c.cols > 0)
       throw Refusal(COALESCE_INVALID_ARGUMENT, "the residual is C itself; the kernels read it while they write C");
     residual = r.data;

@@ -1,8 +1,8 @@
 // The Coalesce runtime library's nvcc-compiled part (coalesce_runtime.h): the f32 entries
 // coalesce-lower-to-library calls (the fused and matmul ones through coalesce_fused_matmul,
-// fused_matmul.cpp; the elementwise ones, glu's act-and-multiply included, as grid-stride kernels), the simt built-in kernels
-// compiled in (kernels/simt/builtin.hpp), the descriptor checks every entry shares, and the
-// device allocator.
+// fused_matmul.cpp; the elementwise ones, glu's act-and-multiply included, as grid-stride
+// kernels), the simt built-in kernels compiled in (kernels/simt/builtin.hpp), the descriptor
+// checks every entry shares, and the device allocator.
 #include <cuda_runtime.h>
 
 #include <climits>

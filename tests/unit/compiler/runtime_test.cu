@@ -175,7 +175,9 @@ TEST(Runtime, Issue40FusedEntriesMatchTheReference) {
       const CoalesceMemRef2D r = untyped_matrix(w.residual(), p.m, p.n);
       w.poison_output();
       switch (e) {
-        case Epilogue::bias_gelu_tanh: _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_tanh(&o.ua, &o.ub, &o.ubias, &c); break;
+        case Epilogue::bias_gelu_tanh:
+          _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_tanh(&o.ua, &o.ub, &o.ubias, &c);
+          break;
         case Epilogue::bias_silu: _mlir_ciface_coalesce_fused_matmul_f32_bias_silu(&o.ua, &o.ub, &o.ubias, &c); break;
         case Epilogue::swiglu: _mlir_ciface_coalesce_fused_matmul_f32_swiglu(&o.ua, &o.ub, &c); break;
         case Epilogue::geglu: _mlir_ciface_coalesce_fused_matmul_f32_geglu(&o.ua, &o.ub, &c); break;
