@@ -55,6 +55,8 @@ def main():
         there = e.get(win)
         first = f"{(d[win] / e[best] - 1) * 100:+.1f}%"
         same = f"{(there / e[best] - 1) * 100:+.1f}%" if there else "-"
+        if erc != "rc=0":
+            erc += ", cut short: not the space's best"
         print(head, f"{len(e)} ({erc}) | {best} | {e[best]:.4f} | {f'{there:.4f}' if there else '-'} | {first} / {same} |")
 
 if __name__ == "__main__":
