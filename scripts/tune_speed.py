@@ -8,7 +8,7 @@ sweep (the same config timed again in the same sitting, which leaves out the noi
 two sweeps). Only rows of the `coalesce` method measured ok in the first-pass protocol count;
 the steady-state re-timing, if any, is not the search's.
 
-Usage: scripts/tune_speed.py RUN_DIR   (holds default.db, exhaustive.db, logs/times.txt, logs/done.txt)
+Usage: scripts/tune_speed.py RUN_DIR   (holds default.db, exhaustive.db and logs/times.txt)
 """
 import sqlite3
 import sys
@@ -32,11 +32,12 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
     run = Path(sys.argv[1])
+    # "STEP SHAPE DTYPE rc=N wall_s=T" per sweep, SHAPE as the databases name it (N is NxNxN).
     times = {}
     for line in (run / "logs" / "times.txt").read_text().splitlines():
-        words = line.split()
-        times[(words[1], words[2])] = dict(w.split("=") for w in words[3:])
-    done = (run / "logs" / "done.txt").read_text().splitlines()
+        step, shape, dtype, *fields = line.split()
+        shape = "x".join([shape] * 3) if "x" not in shape else shape
+        times[(step, shape, dtype)] = dict(f.split("=", 1) for f in fields)
     default, exhaustive = rows(run / "default.db"), rows(run / "exhaustive.db")
     print("| problem | default: wall s (rc) | configs | winner | median ms | exhaustive: configs (rc) | best | "
           "median ms | winner's median there | behind the best: first pass / same sweep |")
@@ -45,8 +46,8 @@ def main():
         shape, dtype, epilogue = key
         d, e = default[key], exhaustive.get(key, {})
         win = min(d, key=d.get)
-        t = times.get((shape, dtype), {})
-        erc = next((line.split()[-2] for line in done if line.startswith(f"exhaustive {shape} {dtype} ")), "?")
+        t = times.get(("default", shape, dtype), {})
+        erc = "rc=" + times.get(("exhaustive", shape, dtype), {}).get("rc", "?")
         head = f"| {shape} {dtype} {epilogue} | {t.get('wall_s', '?')} ({t.get('rc', '?')}) | {len(d)} | {win} | {d[win]:.4f} |"
         if not e:
             print(head, f"none ({erc}) | - | - | - | - |")
@@ -58,6 +59,7 @@ def main():
         if erc != "rc=0":
             erc += ", cut short: not the space's best"
         print(head, f"{len(e)} ({erc}) | {best} | {e[best]:.4f} | {f'{there:.4f}' if there else '-'} | {first} / {same} |")
+
 
 if __name__ == "__main__":
     main()
