@@ -14,7 +14,7 @@
 // CHECK-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_gemv_f16_mr4_w8_v16_l8_u4_bias, "gemv_f16_mr4_w8_v16_l8_u4_bias", COALESCE_F16, "bias", &kAot1)
 // CHECK: // wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none for sm_90a ({{[0-9]+}} bytes)
 // CHECK: static const ::coalesce::runtime::AotCubin kAot2("wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none", COALESCE_BF16, "none", kCubin2, sizeof kCubin2);
-// CHECK-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none, "wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none", COALESCE_BF16, &kAot2)
+// CHECK-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none, "wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none", COALESCE_BF16, "none", &kAot2)
 // CHECK-NOT: COALESCE_DEFINE
 
 // Without cubins the entries are the same, registering nothing: the runtime compiles each
@@ -26,7 +26,7 @@
 // ENTRIES-EMPTY:
 // ENTRIES-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_mma_bf16_bm128_bn128_kb64_wm64_wn64_s4_v16_sw1_g8_o2_bias_gelu, "mma_bf16_bm128_bn128_kb64_wm64_wn64_s4_v16_sw1_g8_o2_bias_gelu", COALESCE_BF16, "bias_gelu", nullptr)
 // ENTRIES-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_gemv_f16_mr4_w8_v16_l8_u4_bias, "gemv_f16_mr4_w8_v16_l8_u4_bias", COALESCE_F16, "bias", nullptr)
-// ENTRIES-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none, "wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none", COALESCE_BF16, nullptr)
+// ENTRIES-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none, "wgmma_bf16_bm128_bn128_bk64_s6_wg2_cm1_cn1_p1_g8_ts1_none", COALESCE_BF16, "none", nullptr)
 // ENTRIES-NOT: kCubin
 func.func @families(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %bias: memref<256xbf16>, %c: memref<256x256xbf16>,
                     %va: memref<4x128xf16>, %vb: memref<128x256xf16>, %vbias: memref<256xf16>, %vc: memref<4x256xf16>) {

@@ -32,7 +32,7 @@
 // HOST-NEXT: 0x7f, 0x45, 0x4c, 0x46,
 // HOST: };
 // HOST-NEXT: static const ::coalesce::runtime::AotCubin kAot1("simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_none", COALESCE_F32, "none", kCubin1, sizeof kCubin1);
-// HOST-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_none, "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_none", COALESCE_F32, &kAot1)
+// HOST-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_none, "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_none", COALESCE_F32, "none", &kAot1)
 // HOST-NOT: COALESCE_DEFINE
 // HOST-NOT: kCubin2
 func.func @kernels(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %c: memref<256x64xf32>,
