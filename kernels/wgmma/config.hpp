@@ -268,6 +268,10 @@ struct WgmmaConfig {
   /// The config's own rules, independent of device and problem.
   COALESCE_HD constexpr Verdict check() const {
     if (bm <= 0 || bn <= 0 || bk <= 0) return {Violation::shape, "every tile side must be positive"};
+    // Bounded before any rule forms a product of them (the accumulators are BM x BN / 128):
+    // 257 x 21282856 wraps in int.
+    if (bm > kMaxBox || bn > kMaxBox)
+      return {Violation::shape, "BM and BN must be at most 256 (a TMA box side, and wgmma's N)"};
     if (consumers != 1 && consumers != 2)
       return {Violation::threads, "consumers must be 1 or 2 warpgroups"};
     if (stages < 2 || stages > kMaxStages)
@@ -351,7 +355,6 @@ struct WgmmaConfig {
           (m_iters() != 1 && m_iters() != 2))
         return {Violation::divisibility,
                 "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong or k_interleave, 64 or 128)"};
-      if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
       if ((bn % kRowElements != 0 && bn != kNarrowBn) || bn > kMaxBox)
         return {Violation::divisibility, "BN must be 32, 64, 128, 192 or 256 (whole 128-byte rows of B, or one 64-byte row; wgmma N <= 256)"};
       // The narrow tile is built for the direct store and the plain schedules only: the TMA
