@@ -83,6 +83,7 @@ struct WgmmaConfig {
   static constexpr int kWgmmaK = 16;                              ///< K of one 16-bit wgmma
   static constexpr int kTf32WgmmaK = 8;                           ///< K of one tf32 wgmma
   static constexpr int kMaxBox = 256;                             ///< TMA box limit per dimension
+  static constexpr int kMaxTileSide = 4096;                       ///< bound before products of the sides
   static constexpr int kMaxStages = 16;                           ///< the deepest ring (a 64 x 64 ring of 13 fills 227 KB)
   /// Problems of at most this many 64 x 64 tiles also list the deep rings (wgmma_deep_rings).
   static constexpr int kDeepRingTiles = 256;
@@ -269,9 +270,8 @@ struct WgmmaConfig {
   COALESCE_HD constexpr Verdict check() const {
     if (bm <= 0 || bn <= 0 || bk <= 0) return {Violation::shape, "every tile side must be positive"};
     // Bounded before any rule forms a product of them (the accumulators are BM x BN / 128):
-    // 257 x 21282856 wraps in int.
-    if (bm > kMaxBox || bn > kMaxBox)
-      return {Violation::shape, "BM and BN must be at most 256 (a TMA box side, and wgmma's N)"};
+    // 257 x 21282856 wraps in int. The family's own limits (256) come below, by kind.
+    if (bm > kMaxTileSide || bn > kMaxTileSide) return {Violation::shape, "BM and BN must be at most 4096"};
     if (consumers != 1 && consumers != 2)
       return {Violation::threads, "consumers must be 1 or 2 warpgroups"};
     if (stages < 2 || stages > kMaxStages)
@@ -355,6 +355,7 @@ struct WgmmaConfig {
           (m_iters() != 1 && m_iters() != 2))
         return {Violation::divisibility,
                 "each consumer owns 64 or 128 rows: BM must be 64 or 128 times consumers (with pingpong or k_interleave, 64 or 128)"};
+      if (bm > kMaxBox) return {Violation::shape, "BM must be at most 256 (A's TMA box)"};
       if ((bn % kRowElements != 0 && bn != kNarrowBn) || bn > kMaxBox)
         return {Violation::divisibility, "BN must be 32, 64, 128, 192 or 256 (whole 128-byte rows of B, or one 64-byte row; wgmma N <= 256)"};
       // The narrow tile is built for the direct store and the plain schedules only: the TMA

@@ -106,10 +106,10 @@ TEST(RuntimeFusedMatmul, EveryFamilyAndDtypeMatchesTheReference) {
 TEST(RuntimeFusedMatmul, TheBestKnownConfigForEachDtypeAndEpilogue) {
   COALESCE_REQUIRE_GPU();
   std::vector<Problem> problems;
-  // A residual is read by gemv's kernels only (M <= 64): its epilogue runs at M = 8, in f32 and bf16.
-  for (Epilogue e : all_epilogues())
-    if (!epilogue_spec(e).reads.residual) problems.push_back({200, 136, 72, Dtype::f32, e});
-  for (Dtype d : {Dtype::f32, Dtype::bf16}) problems.push_back({8, 256, 512, d, Epilogue::bias_gelu_residual});
+  // The residual through coalesce_fused_matmul_residual (mma's kernels read it at any M, gemv's
+  // at decode sizes): f32 at the square edge shape, bf16 at M = 8.
+  for (Epilogue e : all_epilogues()) problems.push_back({200, 136, 72, Dtype::f32, e});
+  problems.push_back({8, 256, 512, Dtype::bf16, Epilogue::bias_gelu_residual});
   for (Dtype d : {Dtype::tf32, Dtype::bf16, Dtype::f16}) problems.push_back({200, 136, 72, d, Epilogue::bias_relu});
   // The gated pair in 16-bit: N = 136 is 68 gate and up columns interleaved, C 200 x 68.
   for (Dtype d : {Dtype::bf16, Dtype::f16}) problems.push_back({200, 136, 72, d, Epilogue::swiglu});

@@ -26,15 +26,3 @@ func.func @f32_1x1x1_small_smem(%a: memref<1x1xf32>, %b: memref<1x1xf32>, %bias:
       {target = #coalesce.target<arch = "sm_90", smem_per_block = 2048, regs_per_sm = 65536>}
   return
 }
-
-// -----
-
-// A residual epilogue at a size only families that read no residual run (gemv's kernels, which
-// read one, take a few rows of A): the error gives each family's reason (issue 40 item 5), and
-// the op keeps no tile rather than one that would drop the residual.
-func.func @residual_1024(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %bias: memref<1024xbf16>, %r: memref<1024x1024xbf16>, %c: memref<1024x1024xbf16>) {
-  // CHECK: error: no built-in config of any family (simt{{(, [a-z]+)*}}) is legal for 1024x1024x1024 bf16 bias_gelu_residual on sm_90a; simt: {{.*}}; mma: epilogue: the family's kernels read no M×N residual {{.*}}; gemv: {{.*}}
-  // DB: error: no built-in config of any family
-  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<1024x1024xbf16>, memref<1024x1024xbf16>) bias(%bias : memref<1024xbf16>) residual(%r : memref<1024x1024xbf16>) outs(%c : memref<1024x1024xbf16>)
-  return
-}

@@ -50,10 +50,11 @@ func.func @gated_mlp_bf16(%x: memref<256x128xbf16>, %wgu: memref<128x512xbf16>, 
 }
 
 // A decode step's projection with the residual connection, y = x + gelu(x W + b), at 4 tokens:
-// one bias_gelu_residual kernel (gemv, whose kernels read the residual) and no temporary.
+// one bias_gelu_residual kernel (the fallback's first family whose kernels read the residual,
+// mma; a tuning database's gemv row where it has one) and no temporary.
 // PIPELINE-LABEL: func.func @residual_decode_bf16
 // PIPELINE-NOT: coalesce_alloc
-// PIPELINE: call @coalesce_fused_matmul_gemv_bf16_{{.*}}_bias_gelu_residual({{.*}}) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>) -> ()
+// PIPELINE: call @coalesce_fused_matmul_mma_bf16_{{.*}}_bias_gelu_residual({{.*}}) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>) -> ()
 // PIPELINE-NOT: coalesce.
 func.func @residual_decode_bf16(%x: memref<4x128xbf16>, %w: memref<128x128xbf16>, %b: memref<128xbf16>,
                                 %y: memref<4x128xbf16>) {

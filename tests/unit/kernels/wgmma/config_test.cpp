@@ -171,10 +171,10 @@ TEST(WgmmaConfig, TileSidesAreBoundedBeforeTheirProduct) {
   c.stream_k = 4;
   c.persistent = 1;
   EXPECT_EQ(c.check().violation, Violation::shape);
-  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 256 (a TMA box side, and wgmma's N)");
+  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 4096");
   c.bm = 128;
-  c.bn = 512;
-  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 256 (a TMA box side, and wgmma's N)");
+  c.bn = 4097;
+  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 4096");
 }
 
 TEST(WgmmaConfig, ClustersOfTwoShareOneOperand) {
