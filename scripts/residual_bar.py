@@ -14,7 +14,7 @@ import sys
 
 QUERY = """
 SELECT m, n, k, dtype, epilogue, config_name, protocol, median_ms FROM v_measurements
-WHERE method = 'coalesce' AND status = 'ok' AND family = 'mma'
+WHERE method = 'coalesce' AND status = 'ok'
 """
 EPILOGUES = ("bias", "bias_gelu", "bias_gelu_residual")
 

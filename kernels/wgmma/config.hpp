@@ -430,6 +430,22 @@ struct WgmmaConfig {
       return {Violation::epilogue, "the cluster's split-K reduction (reduce = 2) stores no gated epilogue"};
     return {};
   }
+  /// EpilogueReads::residual: C = epilogue(acc, bias) + R[m][n]. The direct store from the
+  /// accumulators' registers adds it (epilogue_value: a thread's column pair of its rows, R read
+  /// beside C), and so do the paths that end in it for the tile's one owner: stream-K's fix-up
+  /// and k_interleave's halves. The others are refused: the TMA store's staging and the epilogue
+  /// warps read no residual, split-K's reduce kernels add none, and the tf32 and swapped tiles
+  /// store C^T from their own path.
+  COALESCE_HD constexpr Verdict check_residual() const {
+    if (transposed() || swapped())
+      return {Violation::epilogue, "a residual epilogue needs the untransposed tile (the tf32 and swapped tiles store "
+                                   "C^T from a path that adds no residual)"};
+    if (tma_store || epilogue_slots > 0)
+      return {Violation::epilogue, "a residual epilogue is stored from the registers (tma_store = 0, no epilogue "
+                                   "warps): the TMA store's staging adds no residual"};
+    if (split > 1) return {Violation::epilogue, "split-K's reduce adds no residual: the residual epilogue needs split = 1"};
+    return {};
+  }
   /// check_gated() and the gated problem's own rule: the C tensor map (a kernel argument even
   /// when unused) needs C's row stride, N/2 x 2 bytes, a multiple of 16 bytes.
   COALESCE_HD constexpr Verdict check_gated_problem(int n) const {
