@@ -131,9 +131,15 @@ Config best_known_config(const Problem& problem, const DeviceFacts& device) {
   for (const Family* family : families())
     for (const Config& config : family->builtin_configs(problem))
       if (fits(config, problem, device.target).ok()) return config;
+  // Where families cannot run the epilogue at all (a residual, a gate), their reasons say why.
+  std::string reasons;
+  for (const Family* family : families())
+    if (Verdict v = supports_epilogue(*family, problem); !v.ok())
+      reasons += "; " + std::string(family->name()) + ": " + v.why;
   throw Refusal(COALESCE_NO_CONFIG, "no config of any family (" + family_names() + ") is legal for " +
                                         shape_string(problem) + " " + std::string(to_string(problem.dtype)) +
-                                        " " + std::string(to_string(problem.epilogue)) + " on " + device.name);
+                                        " " + std::string(to_string(problem.epilogue)) + " on " + device.name +
+                                        reasons);
 }
 
 std::filesystem::path kernel_cache_dir() {
@@ -233,7 +239,8 @@ std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char
     named = named_config(config_name_or_null, problem.dtype, problem.epilogue);
     // The config's rules on the problem need no device, so they are judged before one is asked for.
     const Family* family = find_family(named->family);
-    for (const Verdict v : {family->check(*named), family->check_problem(*named, problem)})
+    for (const Verdict v :
+         {family->check(*named), supports_epilogue(*family, problem), family->check_problem(*named, problem)})
       if (!v.ok())
         throw Refusal(COALESCE_INVALID_ARGUMENT, "config '" + std::string(config_name_or_null) +
                                                      "' cannot run " + shape_string(problem) + " (" +
@@ -280,8 +287,8 @@ std::shared_ptr<const PreparedLaunch> prepared_launch(const Problem& problem, co
 }
 
 void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const CoalesceMemRef1D* biasd,
-                  const CoalesceMemRef2D* cd, coalesce_dtype dtype_code, const char* epilogue_name,
-                  const char* config_name_or_null, void* stream_handle) {
+                  const CoalesceMemRef2D* residuald, const CoalesceMemRef2D* cd, coalesce_dtype dtype_code,
+                  const char* epilogue_name, const char* config_name_or_null, void* stream_handle) {
   // Everything about the call is checked before the device is touched.
   const Dtype dtype = dtype_of(dtype_code);
   const Epilogue epilogue = epilogue_of(epilogue_name);
@@ -311,6 +318,22 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
                     "the bias has " + std::to_string(v.size) + " entries, not N = " + std::to_string(b.cols));
     bias = v.data;
   }
+  const void* residual = nullptr;
+  if (reads.residual != (residuald != nullptr))
+    throw Refusal(COALESCE_INVALID_ARGUMENT, "the " + std::string(to_string(epilogue)) + " epilogue " +
+                                                 (residuald ? "takes no residual, but one was given"
+                                                            : "needs an M x N residual (coalesce_fused_matmul_residual), "
+                                                              "but none was given"));
+  if (residuald) {
+    // The kernels read R[m][n] through a restrict pointer while they write C[m][n].
+    const Matrix r = matrix("the residual", residuald, element_bytes(types.c));
+    if (r.rows != c.rows || r.cols != c.cols)
+      throw Refusal(COALESCE_INVALID_ARGUMENT,
+                    "the residual is " + shape(r.rows, r.cols) + ", not C's " + shape(c.rows, c.cols));
+    if (r.data == c.data && c.rows > 0 && c.cols > 0)
+      throw Refusal(COALESCE_INVALID_ARGUMENT, "the residual is C itself; the kernels read it while they write C");
+    residual = r.data;
+  }
   const Problem problem{a.rows, b.cols, a.cols, dtype, epilogue};
   if (problem.m == 0 || problem.n == 0) return;
   if (problem.k == 0)
@@ -329,7 +352,8 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
                                              " bytes) failed: " + cudaGetErrorString(status));
     zero_workspace(plan, workspace.data, stream);
   }
-  const BoundLaunch launch(plan, prepared->kernel, LaunchBuffers{a.data, b.data, bias, c.data, workspace.data});
+  const BoundLaunch launch(plan, prepared->kernel,
+                           LaunchBuffers{a.data, b.data, bias, c.data, workspace.data, residual});
   launch.enqueue(stream);
 }
 
@@ -417,7 +441,14 @@ extern "C" {
 coalesce_status coalesce_fused_matmul(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
                                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* c, coalesce_dtype dtype,
                                       const char* epilogue, const char* config, void* stream) {
-  return guarded([&] { coalesce::runtime::fused_matmul(a, b, bias, c, dtype, epilogue, config, stream); });
+  return guarded([&] { coalesce::runtime::fused_matmul(a, b, bias, nullptr, c, dtype, epilogue, config, stream); });
+}
+
+coalesce_status coalesce_fused_matmul_residual(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
+                                               const CoalesceMemRef1D* bias, const CoalesceMemRef2D* residual,
+                                               const CoalesceMemRef2D* c, coalesce_dtype dtype, const char* epilogue,
+                                               const char* config, void* stream) {
+  return guarded([&] { coalesce::runtime::fused_matmul(a, b, bias, residual, c, dtype, epilogue, config, stream); });
 }
 
 coalesce_status coalesce_register_cubin(const char* config, coalesce_dtype dtype, const char* epilogue,

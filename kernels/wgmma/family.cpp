@@ -30,12 +30,13 @@ const std::vector<ParamSpec>& param_specs() {
   return all;
 }
 
-// The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
+// The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL); the residual
+// last, so the kernels of the other epilogues keep their code.
 const std::vector<KernelArg>& launch_args() {
   static const std::vector<KernelArg> all = {
       KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map,
       KernelArg::bias,         KernelArg::c,            KernelArg::workspace,
-      KernelArg::m,            KernelArg::n,            KernelArg::k,
+      KernelArg::m,            KernelArg::n,            KernelArg::k,            KernelArg::residual,
   };
   return all;
 }
@@ -145,6 +146,7 @@ class WgmmaFamily final : public Family {
     const WgmmaConfig c = to_wgmma(config);
     if (Verdict v = c.check_problem(problem.m, problem.n, problem.k, problem.dtype); !v.ok()) return v;
     if (epilogue_spec(problem.epilogue).reads.gated) return c.check_gated_problem(problem.n);
+    if (epilogue_spec(problem.epilogue).reads.residual) return c.check_residual();
     return {};
   }
   bool stores_gated() const override { return true; }

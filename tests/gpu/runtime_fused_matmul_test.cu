@@ -29,7 +29,7 @@ namespace {
 
 // The descriptors of one workspace's buffers.
 struct Operands {
-  CoalesceMemRef2D a, b, c;
+  CoalesceMemRef2D a, b, c, residual;
   CoalesceMemRef1D bias;
   explicit Operands(const Workspace& w) {
     const Problem& p = w.problem();
@@ -43,12 +43,14 @@ struct Operands {
     c = mat(w.c(), p.m, static_cast<int>(output_columns(epilogue_spec(p.epilogue).reads, p.n)));
     void* bias_data = const_cast<void*>(w.bias());
     bias = CoalesceMemRef1D{bias_data, bias_data, 0, {p.n}, {1}};
+    residual = mat(w.residual(), p.m, p.n);
   }
 };
 
 coalesce_dtype abi(Dtype d) { return static_cast<coalesce_dtype>(static_cast<int>(d)); }
 
-// Runs C = epilogue(A B + bias) through the C ABI with `config` (nullptr: the best known one) on a
+// Runs C = epilogue(A B + bias) [+ residual] through the C ABI (coalesce_fused_matmul_residual
+// where the epilogue reads a residual) with `config` (nullptr: the best known one) on a
 // stream of its own and checks it against the fp64 reference.
 void expect_runs_correctly(const Problem& p, const char* config) {
   cudaStream_t stream = nullptr;
@@ -56,9 +58,13 @@ void expect_runs_correctly(const Problem& p, const char* config) {
   Workspace w(p, 17, stream);
   Operands o(w);
   w.poison_output(stream);
+  const EpilogueReads reads = epilogue_spec(p.epilogue).reads;
+  const CoalesceMemRef1D* bias = reads.column_bias ? &o.bias : nullptr;
+  const std::string epilogue(to_string(p.epilogue));
   const coalesce_status status =
-      coalesce_fused_matmul(&o.a, &o.b, epilogue_spec(p.epilogue).reads.column_bias ? &o.bias : nullptr, &o.c, abi(p.dtype),
-                            std::string(to_string(p.epilogue)).c_str(), config, stream);
+      reads.residual ? coalesce_fused_matmul_residual(&o.a, &o.b, bias, &o.residual, &o.c, abi(p.dtype), epilogue.c_str(),
+                                                      config, stream)
+                     : coalesce_fused_matmul(&o.a, &o.b, bias, &o.c, abi(p.dtype), epilogue.c_str(), config, stream);
   ASSERT_EQ(status, COALESCE_OK) << coalesce_last_error();
   EXPECT_STREQ(coalesce_last_error(), "");
   COALESCE_CUDA(cudaStreamSynchronize(stream));
@@ -100,9 +106,10 @@ TEST(RuntimeFusedMatmul, EveryFamilyAndDtypeMatchesTheReference) {
 TEST(RuntimeFusedMatmul, TheBestKnownConfigForEachDtypeAndEpilogue) {
   COALESCE_REQUIRE_GPU();
   std::vector<Problem> problems;
-  // The C ABI takes no residual operand, so an epilogue that reads one is not called here.
-  for (Epilogue e : all_epilogues())
-    if (!epilogue_spec(e).reads.residual) problems.push_back({200, 136, 72, Dtype::f32, e});
+  // The residual through coalesce_fused_matmul_residual (mma's kernels read it at any M, gemv's
+  // at decode sizes): f32 at the square edge shape, bf16 at M = 8.
+  for (Epilogue e : all_epilogues()) problems.push_back({200, 136, 72, Dtype::f32, e});
+  problems.push_back({8, 256, 512, Dtype::bf16, Epilogue::bias_gelu_residual});
   for (Dtype d : {Dtype::tf32, Dtype::bf16, Dtype::f16}) problems.push_back({200, 136, 72, d, Epilogue::bias_relu});
   // The gated pair in 16-bit: N = 136 is 68 gate and up columns interleaved, C 200 x 68.
   for (Dtype d : {Dtype::bf16, Dtype::f16}) problems.push_back({200, 136, 72, d, Epilogue::swiglu});

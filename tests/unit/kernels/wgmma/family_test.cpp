@@ -484,9 +484,10 @@ TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
   const WgmmaConfig c{256, 128, 64, 4, 2, 1, 1, 0, 8, 1};
   const Problem p = problem(1024, 1000, 1032);
   const Config cfg = from_wgmma(c);
-  ASSERT_EQ(wgmma().kernel_args().size(), 9u);
+  ASSERT_EQ(wgmma().kernel_args().size(), 10u);
   EXPECT_EQ(wgmma().kernel_args()[0], KernelArg::a_tensor_map);
   EXPECT_EQ(wgmma().kernel_args()[5], KernelArg::workspace);  // split-K's partial sums and counters
+  EXPECT_EQ(wgmma().kernel_args()[9], KernelArg::residual);   // last: the other epilogues' kernels keep their code
   const TensorMapSpec a = wgmma().tensor_map(cfg, p, KernelArg::a_tensor_map);
   EXPECT_EQ(a, (TensorMapSpec{KernelArg::a, Element::bf16, 1024, 1032, 256, 64, 128}));
   const TensorMapSpec b = wgmma().tensor_map(cfg, p, KernelArg::b_tensor_map);
