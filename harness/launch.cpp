@@ -46,7 +46,7 @@ TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
       spec.rows = p.k;
       spec.cols = p.n;
       break;
-    case KernelArg::c: expect(spec.rows == k.m && spec.cols == k.n); break;
+    case KernelArg::c: expect(spec.rows == k.m && spec.cols == k.c_cols()); break;
     default: expect(false);
   }
   return spec;
@@ -54,7 +54,7 @@ TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
 
 }  // namespace
 
-LaunchPlan plan_launch(const Config& config, const Problem& problem, const Target& target) {
+LaunchPlan plan_launch(const Config& config, const Problem& problem, const Target& target, const RowStrides& strides) {
   const Family* family = find_family(config.family);
   if (!family) throw std::invalid_argument("no kernel family named '" + config.family + "'");
   LaunchPlan plan;
@@ -66,7 +66,11 @@ LaunchPlan plan_launch(const Config& config, const Problem& problem, const Targe
        {supports_epilogue(*family, problem), family->check(config), family->check_problem(config, problem)})
     if (!v.ok()) throw std::invalid_argument(plan.name + ": " + v.why);
   // From here on the kernel's problem: the padded one where the launch stages the rows.
-  plan.staging = staging_of(config, problem, target);
+  try {
+    plan.staging = staging_of(config, problem, target, strides);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(plan.name + ": " + e.what());
+  }
   const Problem& kernel = plan.staging.kernel;
   plan.geometry = family->geometry(config, kernel, target);
   const auto& kinds = family->kernel_args();
@@ -197,28 +201,33 @@ void BoundLaunch::stage(const LaunchPlan& plan, const LaunchBuffers& buffers) {
   const Problem& p = plan.problem;
   const GemmTypes t = p.types();
   char* base = static_cast<char*>(buffers.workspace);
-  auto rows = [](long long n) { return static_cast<std::size_t>(n); };
-  // The operand `from` (rows of `cols` elements of `bytes`) into its padded copy at `offset`
-  // (rows of `padded` elements), which the kernel then reads instead.
-  auto copy_in = [&](const void* from, long long offset, long long n_rows, long long cols, long long padded,
-                     int bytes) -> const void* {
+  auto size = [](long long n) { return static_cast<std::size_t>(n); };
+  auto stride = [](long long given, long long width) { return given > 0 ? given : width; };
+  // The operand `from` (n_rows rows of `cols` elements of `bytes`, `from_stride` elements apart)
+  // into its copy at `offset` (rows `padded` elements apart), which the kernel then reads instead.
+  auto copy_in = [&](const void* from, long long from_stride, long long offset, long long n_rows, long long cols,
+                     long long padded, int bytes) -> const void* {
     void* to = base + offset;
-    copies_in_.push_back({to, rows(padded * bytes), from, rows(cols * bytes), rows(cols * bytes), rows(n_rows)});
+    copies_in_.push_back({to, size(padded * bytes), from, size(from_stride * bytes), size(cols * bytes), size(n_rows)});
     return to;
   };
-  if (s.a) values_.a = copy_in(buffers.a, s.a_offset, p.m, p.k, s.kernel.k, element_bytes(t.a));
-  if (s.n) {
-    values_.b = copy_in(buffers.b, s.b_offset, p.k, p.n, s.kernel.n, element_bytes(t.b));
-    if (s.bias_offset >= 0) values_.bias = copy_in(buffers.bias, s.bias_offset, 1, p.n, s.kernel.n, element_bytes(t.bias));
-    if (s.residual_offset >= 0)
-      values_.residual = copy_in(buffers.residual, s.residual_offset, p.m, p.n, s.kernel.n, element_bytes(t.c));
-    // The kernel stores the padded C; its first N columns of each row are C.
+  const long long c_cols = p.c_cols(), kernel_c_cols = s.kernel.c_cols();
+  if (s.a)
+    values_.a = copy_in(buffers.a, stride(s.strides.a, p.k), s.a_offset, p.m, p.k, s.kernel.k, element_bytes(t.a));
+  if (s.b)
+    values_.b = copy_in(buffers.b, stride(s.strides.b, p.n), s.b_offset, p.k, p.n, s.kernel.n, element_bytes(t.b));
+  if (s.bias_offset >= 0)
+    values_.bias = copy_in(buffers.bias, p.n, s.bias_offset, 1, p.n, s.kernel.n, element_bytes(t.bias));
+  if (s.residual_offset >= 0)
+    values_.residual =
+        copy_in(buffers.residual, c_cols, s.residual_offset, p.m, c_cols, kernel_c_cols, element_bytes(t.c));
+  if (s.c) {
+    // The kernel stores rows of kernel_c_cols; the first c_cols of each are C's row.
     const int bytes = element_bytes(t.c);
     staged_c_ = base + s.c_offset;
     values_.c = staged_c_;
-    copies_out_.push_back({buffers.c, rows(static_cast<long long>(p.n) * bytes), staged_c_,
-                           rows(static_cast<long long>(s.kernel.n) * bytes), rows(static_cast<long long>(p.n) * bytes),
-                           rows(p.m)});
+    copies_out_.push_back({buffers.c, size(stride(s.strides.c, c_cols) * bytes), staged_c_, size(kernel_c_cols * bytes),
+                           size(c_cols * bytes), size(p.m)});
   }
 }
 

@@ -56,11 +56,13 @@ struct LaunchPlan {
   bool needs_residency = false;
 };
 
-/// The plan of `config` with `problem` (its dtype and epilogue) on `target`. Throws
+/// The plan of `config` with `problem` (its dtype and epilogue) on `target`, for operands whose
+/// rows are `strides` apart (0: contiguous; other strides are staged, Staging). Throws
 /// std::invalid_argument ("<config name>: <why>") when no family has the config's name or the
 /// family refuses the config or the problem, and std::logic_error when the family's own answers
 /// contradict each other (a grid whose z is not the split, counters without a workspace argument).
-LaunchPlan plan_launch(const Config& config, const Problem& problem, const Target& target);
+LaunchPlan plan_launch(const Config& config, const Problem& problem, const Target& target,
+                       const RowStrides& strides = {});
 
 /// Whether `config` can run `problem` on `target`, as the compiler's verifier judges a tile on
 /// a target: the family's rule, its problem rule, its architecture and the device's limits with

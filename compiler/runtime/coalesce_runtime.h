@@ -8,7 +8,9 @@
  * legacy default stream and, since MLIR's calls have no error channel, print one line naming
  * the entry point to stderr and exit with status 1 on a bad argument or a failing CUDA call.
  * Every buffer is in device memory, row-major with contiguous rows, 16-byte aligned
- * (coalesce_alloc_*, cudaMalloc and cudaMallocAsync give 256). Calls enqueue work and return at
+ * (coalesce_alloc_*, cudaMalloc and cudaMallocAsync give 256); coalesce_fused_matmul's A, B and
+ * C may be row slices of wider matrices (strides[0] larger than the width, strides[1] 1), which
+ * the launch copies through contiguous rows in its workspace. Calls enqueue work and return at
  * once: synchronize the stream before reading results on the host. Thread-safe.
  */
 #ifndef COALESCE_RUNTIME_H

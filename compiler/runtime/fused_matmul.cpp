@@ -214,9 +214,10 @@ struct PreparedKey {
   int m, n, k;
   Dtype dtype;
   Epilogue epilogue;
+  long long lda, ldb, ldc;  // RowStrides (0: contiguous)
   bool operator<(const PreparedKey& o) const {
-    return std::tie(device, config, m, n, k, dtype, epilogue) <
-           std::tie(o.device, o.config, o.m, o.n, o.k, o.dtype, o.epilogue);
+    return std::tie(device, config, m, n, k, dtype, epilogue, lda, ldb, ldc) <
+           std::tie(o.device, o.config, o.m, o.n, o.k, o.dtype, o.epilogue, o.lda, o.ldb, o.ldc);
   }
 };
 struct PreparedCache {
@@ -233,7 +234,8 @@ void forget_prepared_launches() {
   prepared_cache().entries.clear();
 }
 
-std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char* config_name_or_null) {
+std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const RowStrides& strides,
+                                              const char* config_name_or_null) {
   std::optional<Config> named;
   if (config_name_or_null) {
     named = named_config(config_name_or_null, problem.dtype, problem.epilogue);
@@ -255,7 +257,11 @@ std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char
                                                    "' cannot run " + shape_string(problem) + " on " + device.name +
                                                    " (" + violation_name(v.violation) + "): " + v.why);
   auto prepared = std::make_shared<PreparedLaunch>();
-  prepared->plan = plan_launch(config, problem, device.target);
+  try {
+    prepared->plan = plan_launch(config, problem, device.target, strides);
+  } catch (const std::invalid_argument& e) {
+    throw Refusal(COALESCE_INVALID_ARGUMENT, e.what());
+  }
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   // The config's own kernel where one was registered under its name, else its kernel config's
@@ -267,20 +273,24 @@ std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char
   return prepared;
 }
 
-std::shared_ptr<const PreparedLaunch> prepared_launch(const Problem& problem, const char* config_name_or_null) {
+std::shared_ptr<const PreparedLaunch> prepared_launch(const Problem& problem, const RowStrides& strides,
+                                                       const char* config_name_or_null) {
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();  // no device: prepare() judges the config, then says so
-    return prepare(problem, config_name_or_null);
+    return prepare(problem, strides, config_name_or_null);
   }
-  PreparedKey key{device, config_name_or_null ? config_name_or_null : "", problem.m, problem.n, problem.k,
-                  problem.dtype, problem.epilogue};
+  PreparedKey key{device,        config_name_or_null ? config_name_or_null : "",
+                  problem.m,     problem.n,
+                  problem.k,     problem.dtype,
+                  problem.epilogue, strides.a,
+                  strides.b,     strides.c};
   PreparedCache& cache = prepared_cache();
   {
     std::shared_lock lock(cache.mutex);
     if (auto it = cache.entries.find(key); it != cache.entries.end()) return it->second;
   }
-  std::shared_ptr<const PreparedLaunch> prepared = prepare(problem, config_name_or_null);
+  std::shared_ptr<const PreparedLaunch> prepared = prepare(problem, strides, config_name_or_null);
   std::unique_lock lock(cache.mutex);
   cache.entries.emplace(std::move(key), prepared);
   return prepared;
@@ -294,9 +304,11 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
   const Epilogue epilogue = epilogue_of(epilogue_name);
   const EpilogueReads reads = epilogue_spec(epilogue).reads;
   const GemmTypes types = gemm_types(dtype);
-  const Matrix a = matrix("A", ad, element_bytes(types.a));
-  const Matrix b = matrix("B", bd, element_bytes(types.b));
-  const Matrix c = matrix("C", cd, element_bytes(types.c));
+  // A, B and C may be row slices of wider matrices (rows further apart than their width): the
+  // launch copies them through contiguous rows (Staging, kernels/core/family.hpp).
+  const Matrix a = matrix("A", ad, element_bytes(types.a), /*strided_rows=*/true);
+  const Matrix b = matrix("B", bd, element_bytes(types.b), /*strided_rows=*/true);
+  const Matrix c = matrix("C", cd, element_bytes(types.c), /*strided_rows=*/true);
   if (a.cols != b.rows)
     throw Refusal(COALESCE_INVALID_ARGUMENT, "A is " + shape(a.rows, a.cols) + " but B is " + shape(b.rows, b.cols));
   // A gated epilogue's B holds gate and up columns interleaved and its C half as many columns.
@@ -338,7 +350,10 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
   if (problem.m == 0 || problem.n == 0) return;
   if (problem.k == 0)
     throw Refusal(COALESCE_INVALID_ARGUMENT, "K is 0: A is " + shape(a.rows, a.cols) + " (a product needs K >= 1)");
-  const std::shared_ptr<const PreparedLaunch> prepared = prepared_launch(problem, config_name_or_null);
+  // Strides only where rows are further apart than their width (0: contiguous, nothing staged).
+  auto apart = [](const Matrix& x) { return x.rows > 1 && x.stride != x.cols ? x.stride : 0LL; };
+  const RowStrides strides{apart(a), apart(b), apart(c)};
+  const std::shared_ptr<const PreparedLaunch> prepared = prepared_launch(problem, strides, config_name_or_null);
   const LaunchPlan& plan = prepared->plan;
 
   const auto stream = static_cast<cudaStream_t>(stream_handle);

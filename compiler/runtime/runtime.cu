@@ -49,7 +49,7 @@ Refusal invalid(const std::string& why) { return Refusal(COALESCE_INVALID_ARGUME
 // and read rows with 16-byte vectors: each extent at most kMaxExtent and each operand at most
 // INT_MAX elements (the compiler's verifier applies the same limits, CoalesceOps.h), rows
 // contiguous, the data 16-byte aligned.
-Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes) {
+Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes, bool strided_rows) {
   if (!d) throw invalid(std::string(name) + " is a null descriptor");
   const long long rows = d->sizes[0], cols = d->sizes[1];
   if (rows < 0 || cols < 0 || rows > kMaxExtent || cols > kMaxExtent)
@@ -57,14 +57,15 @@ Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes) {
                   std::to_string(kMaxExtent));
   if (rows * cols > INT_MAX)
     throw invalid(std::string(name) + " is " + shape(rows, cols) + ", more than INT_MAX elements");
-  if ((rows > 1 && d->strides[0] != cols) || (cols > 1 && d->strides[1] != 1))
-    throw invalid(std::string(name) + " is not row-major contiguous (strides " + std::to_string(d->strides[0]) +
-                  ", " + std::to_string(d->strides[1]) + ")");
+  const bool rows_apart = strided_rows ? d->strides[0] < cols : d->strides[0] != cols;
+  if ((rows > 1 && rows_apart) || (cols > 1 && d->strides[1] != 1))
+    throw invalid(std::string(name) + (strided_rows ? " does not have contiguous rows (strides " : " is not row-major contiguous (strides ") +
+                  std::to_string(d->strides[0]) + ", " + std::to_string(d->strides[1]) + ")");
   if (rows * cols > 0 && !d->aligned) throw invalid(std::string(name) + " has a null data pointer");
   char* data = static_cast<char*>(d->aligned) + d->offset * element_bytes;
   if (rows * cols > 0 && reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
     throw invalid(std::string(name) + " is not 16-byte aligned");
-  return {data, static_cast<int>(rows), static_cast<int>(cols)};
+  return {data, static_cast<int>(rows), static_cast<int>(cols), rows > 1 ? d->strides[0] : cols};
 }
 
 Vector vector(const char* name, const CoalesceMemRef1D* d, int element_bytes) {

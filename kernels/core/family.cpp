@@ -205,33 +205,44 @@ Problem kernel_problem(const Family& family, const Config& config, const Problem
   return kernel;
 }
 
-Staging staging_of(const Config& config, const Problem& problem, const Target& target) {
+Staging staging_of(const Config& config, const Problem& problem, const Target& target, const RowStrides& strides) {
   const Family& family = family_of(config);
   Staging s;
   s.kernel = kernel_problem(family, config, problem);
-  s.a = s.kernel.k != problem.k;
+  s.strides = strides;
+  const int c_cols = problem.c_cols();
+  auto strided = [](long long stride, long long width, const char* what) {
+    if (stride != 0 && stride < width)
+      throw std::invalid_argument(std::string(what) + "'s rows are " + std::to_string(stride) +
+                                  " elements apart, fewer than its " + std::to_string(width) + " columns");
+    return stride != 0 && stride != width;
+  };
+  const bool a_strided = strided(strides.a, problem.k, "A");
+  const bool b_strided = strided(strides.b, problem.n, "B");
+  const bool c_strided = strided(strides.c, c_cols, "C");
   s.n = s.kernel.n != problem.n;
+  s.a = a_strided || s.kernel.k != problem.k;
+  s.b = b_strided || s.n;
+  s.c = c_strided || s.n;
   s.family_bytes = family.workspace_bytes(config, s.kernel, target);
   s.bytes = s.family_bytes;
   if (!s.any()) return s;
   const EpilogueReads reads = epilogue_spec(problem.epilogue).reads;
-  if (reads.gated)
+  if (reads.gated && s.n)
     throw std::logic_error("the " + std::string(family.name()) +
-                           " family stages a gated problem, whose C has N/2 columns: its row_multiple() must be 1 there");
+                           " family pads a gated problem's N: its row_multiple() must be 1 there");
   const GemmTypes t = problem.types();
   auto place = [&s](long long bytes) {
     const long long at = (s.bytes + 255) / 256 * 256;
     s.bytes = at + bytes;
     return at;
   };
-  const long long m = problem.m, kernel_n = s.kernel.n;
+  const long long m = problem.m;
   if (s.a) s.a_offset = place(m * s.kernel.k * element_bytes(t.a));
-  if (s.n) {
-    s.b_offset = place(static_cast<long long>(problem.k) * kernel_n * element_bytes(t.b));
-    if (reads.column_bias) s.bias_offset = place(kernel_n * element_bytes(t.bias));
-    if (reads.residual) s.residual_offset = place(m * kernel_n * element_bytes(t.c));
-    s.c_offset = place(m * kernel_n * element_bytes(t.c));
-  }
+  if (s.b) s.b_offset = place(static_cast<long long>(problem.k) * s.kernel.n * element_bytes(t.b));
+  if (s.n && reads.column_bias) s.bias_offset = place(static_cast<long long>(s.kernel.n) * element_bytes(t.bias));
+  if (s.n && reads.residual) s.residual_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));
+  if (s.c) s.c_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));
   return s;
 }
 

@@ -259,29 +259,44 @@ bool workspace_needs_zeros(const Config& config);
 /// padded copies of a staged problem (Staging). The harness and the runtime library allocate it
 /// (counters and flags zeroed once; the kernel leaves them zero).
 long long workspace_bytes(const Config& config, const Problem& problem, const Target& target = Target{});
-/// How a problem runs whose rows the family cannot read in place (Family::row_multiple): the
-/// kernel computes `kernel`, the problem with N and K rounded up to the multiple, on padded
-/// copies in the workspace after the family's own part. With K padded, A is copied into rows of
-/// kernel.k elements; with N padded, B, the bias and the residual into rows of kernel.n, and
-/// the kernel's C is a padded buffer that is copied into C after the kernel (and split-K's
-/// reduce). The kernel's tensor maps keep the logical sides (K columns of A, K rows and N
-/// columns of B) over the padded rows, so the padding is read as TMA's zeros and never needs
-/// clearing; the padded columns of C are computed and dropped. The copies are part of the
-/// launch, and of its measured time (docs/kernels.md, "Unaligned shapes").
+/// Elements from one row of an operand to the next where they are not its width (a user's
+/// sliced tensor: lda > K, ldb > N, ldc > C's columns); 0: the width, rows contiguous.
+struct RowStrides {
+  long long a = 0, b = 0, c = 0;
+  bool operator==(const RowStrides& o) const { return a == o.a && b == o.b && c == o.c; }
+};
+
+/// How a problem runs whose rows the kernel cannot read in place: rows the family cannot read
+/// (Family::row_multiple) or rows apart by more than their width (RowStrides), which no
+/// family's kernel takes. The kernel computes `kernel`, the problem with N and K rounded up to
+/// the family's multiple, on copies in the workspace after the family's own part: A copied into
+/// rows of kernel.k elements (K padded, or A strided); B into rows of kernel.n (N padded, or B
+/// strided); with N padded, the bias and the residual into rows of kernel.n; and the kernel's C
+/// a buffer of rows of kernel.n (C's columns under a gated epilogue) that is copied into C after
+/// the kernel and split-K's reduce (N padded, or C strided). The kernel's tensor maps keep the
+/// logical sides (K columns of A, K rows and N columns of B) over the padded rows, so the
+/// padding is read as TMA's zeros and never needs clearing; the padded columns of C are computed
+/// and dropped. The copies are part of the launch, and of its measured time (docs/kernels.md,
+/// "Unaligned shapes").
 struct Staging {
   Problem kernel;          ///< the problem the kernel computes; the problem itself when nothing is staged
+  RowStrides strides;      ///< the operands' row strides as given (0: the width)
   bool a = false;          ///< A is copied into rows of kernel.k elements
-  bool n = false;          ///< B, bias, residual and C go through rows of kernel.n elements
+  bool b = false;          ///< B is copied into rows of kernel.n elements
+  bool c = false;          ///< the kernel stores a buffer of rows of kernel.c_cols(), then copied into C
+  bool n = false;          ///< N is padded: the bias and the residual are copied into rows of kernel.n too
   long long family_bytes = 0;  ///< the family's own workspace (Family::workspace_bytes on `kernel`), first
-  /// Byte offsets of the padded copies in the workspace (-1: not staged), each 256-byte aligned.
+  /// Byte offsets of the copies in the workspace (-1: not staged), each 256-byte aligned.
   long long a_offset = -1, b_offset = -1, bias_offset = -1, residual_offset = -1, c_offset = -1;
   long long bytes = 0;     ///< the whole workspace: family_bytes and the copies
-  bool any() const { return a || n; }
+  bool any() const { return a || b || c; }
 };
-/// The staging of `config` on `problem` (nothing staged when the rows are multiples of the
-/// family's row_multiple(), or it is 1).
-Staging staging_of(const Config& config, const Problem& problem, const Target& target = Target{});
-/// The problem the config's kernel computes: staging_of(...).kernel.
+/// The staging of `config` on `problem` with operands `strides` apart (nothing staged when every
+/// row is contiguous and a multiple of the family's row_multiple(), or it is 1). Throws
+/// std::invalid_argument when a stride is smaller than its row.
+Staging staging_of(const Config& config, const Problem& problem, const Target& target = Target{},
+                   const RowStrides& strides = {});
+/// The problem the config's kernel computes: N and K rounded up to the family's row_multiple().
 Problem kernel_problem(const Family& family, const Config& config, const Problem& problem);
 
 /// The config whose kernel runs `config`: split factors above 1 share one kernel (the factor is

@@ -54,9 +54,20 @@ TEST(RuntimeAbi, RefusesBadDescriptors) {
   Call c_shape;
   c_shape.c = matrix(64, 15);
   expect_invalid(c_shape, "C is 64x15, not 64x16");
-  Call strided;
-  strided.a.strides[0] = 64;
-  expect_invalid(strided, "A is not row-major contiguous (strides 64, 1)");
+  // A, B and C may be row slices (rows further apart than their width: the launch copies them),
+  // but rows closer than their width or with gaps inside are refused; the residual stays
+  // contiguous.
+  Call overlapping;
+  overlapping.a.strides[0] = 16;
+  expect_invalid(overlapping, "A does not have contiguous rows (strides 16, 1)");
+  Call column_gaps;
+  column_gaps.c.strides[1] = 2;
+  expect_invalid(column_gaps, "C does not have contiguous rows (strides 16, 2)");
+  Call strided_residual;
+  strided_residual.with_residual = true;
+  strided_residual.epilogue = "bias_gelu_residual";
+  strided_residual.residual.strides[0] = 32;
+  expect_invalid(strided_residual, "the residual is not row-major contiguous (strides 32, 1)");
   Call null_data;
   null_data.b = matrix(32, 16, nullptr);
   expect_invalid(null_data, "B has a null data pointer");

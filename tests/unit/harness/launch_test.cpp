@@ -140,6 +140,47 @@ TEST(LaunchPlan, WgmmaStagesUnalignedRowsIntoPaddedCopies) {
             std::string::npos);
 }
 
+// Row slices (rows further apart than their width) in a family that reads rows in place: A and
+// C are copied through contiguous rows, B (contiguous) is read in place, the kernel's problem is
+// the problem itself; a stride shorter than its row is refused.
+TEST(LaunchPlan, RowSlicesAreCopiedThroughContiguousRows) {
+  const Problem p{200, 136, 72, Dtype::f32, Epilogue::bias_gelu};
+  const Family& simt = *find_family("simt");
+  const Config c = simt.builtin_configs(p).front();
+  const LaunchPlan plan = plan_launch(c, p, h200(), RowStrides{96, 0, 140});
+  EXPECT_EQ(plan.staging.kernel, p);
+  EXPECT_TRUE(plan.staging.a);
+  EXPECT_FALSE(plan.staging.b);
+  EXPECT_TRUE(plan.staging.c);
+  EXPECT_FALSE(plan.staging.n);
+  EXPECT_EQ(plan.staging.a_offset, 0);
+  EXPECT_EQ(plan.staging.bias_offset, -1);
+  EXPECT_EQ(plan.staging.c_offset, (200LL * 72 * 4 + 255) / 256 * 256);
+  EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 200LL * 136 * 4);
+  // A stride equal to the width is a contiguous operand: nothing staged.
+  EXPECT_FALSE(plan_launch(c, p, h200(), RowStrides{72, 136, 136}).staging.any());
+  try {
+    plan_launch(c, p, h200(), RowStrides{0, 100, 0});
+    ADD_FAILURE() << "B's rows 100 apart with 136 columns were planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("B's rows are 100 elements apart, fewer than its 136 columns"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A gated C (N/2 columns) strided: the kernel's C is a buffer of N/2-column rows.
+TEST(LaunchPlan, AGatedCStridedIsCopiedByItsOwnColumns) {
+  const Problem p{64, 256, 128, Dtype::bf16, Epilogue::swiglu};
+  const Family& mma = *find_family("mma");
+  const auto c = first_config(mma, p, [](const Config& c) { return split_slices(c) == 1; });
+  ASSERT_TRUE(c);
+  const LaunchPlan plan = plan_launch(*c, p, h200(), RowStrides{0, 0, 200});
+  EXPECT_TRUE(plan.staging.c);
+  EXPECT_FALSE(plan.staging.a);
+  EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 64LL * 128 * 2);
+}
+
 // A staged split-K plan: the family's partials come first (on the padded N), the copies after,
 // and the kernel's workspace argument is the partials (C the padded copy).
 TEST(LaunchPlan, StagedSplitKKeepsItsPartialsFirst) {
