@@ -154,8 +154,9 @@ class WgmmaFamily final : public Family {
   }
   bool stores_gated() const override { return true; }
   // TMA reads and writes rows of 16-byte multiples. The untransposed 16-bit tile takes an
-  // unaligned problem through a padded copy; the tf32 and swapped tiles (whose maps cover C^T
-  // or swap A and B) and a gated C (N/2 columns) keep the divisibility rule.
+  // unaligned problem through a padded copy. The tf32 and swapped tiles (which compute C^T and
+  // store it from paths of their own) keep the divisibility rule until a GPU test has run them
+  // padded, and so does a gated C (N/2 columns, whose padding would interleave gate and up).
   int row_multiple(const Config& config, const Problem& problem) const override {
     const WgmmaConfig c = to_wgmma(config);
     if (problem.dtype != Dtype::bf16 && problem.dtype != Dtype::f16) return 1;
