@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The table of issue 39's speed bar from a scripts/unaligned-run.sh database.
+
+Per dtype, protocol and pair of shapes (an unaligned one and its aligned neighbour): the fastest
+`coalesce` row measured ok at each (any family), its TFLOPS, the unaligned shape's throughput
+as a fraction of the neighbour's (the bar: at least 0.90), and at the unaligned shape each
+baseline's and peer's median over ours (cuBLAS GEMM alone, cuBLASLt's fused epilogue, torch
+eager, torch.compile; the bar: above 1 for cuBLAS, cuBLASLt and torch.compile; for the LM-head
+shape, ours at least 0.90 of cuBLAS GEMM alone's throughput). All from the one run's sitting;
+each protocol (the first pass's flush_spin, the steady state's steady_spin) is a row of its own.
+
+Usage: scripts/unaligned_bar.py RUN_DB [ODD:EVEN ...]   (default: unaligned-run.sh's pairs)
+"""
+import sqlite3
+import sys
+
+PAIRS = ["4095x4097x4100:4096x4096x4096", "2047x8191x4095:2048x8192x4096", "8192x50257x768:8192x50256x768"]
+PEERS = ("cublas_gemm", "cublaslt_fused", "torch_eager", "torch_compile")
+QUERY = """
+SELECT m, n, k, dtype, method, protocol, MIN(median_ms) FROM v_measurements
+WHERE status = 'ok' AND epilogue = 'bias_gelu'
+GROUP BY m, n, k, dtype, method, protocol
+"""
+
+
+def shape(text):
+    parts = [int(x) for x in text.split("x")]
+    return tuple(parts * 3) if len(parts) == 1 else tuple(parts)
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        sys.exit(__doc__.strip().splitlines()[-1])
+    pairs = [tuple(shape(s) for s in p.split(":")) for p in (sys.argv[2:] or PAIRS)]
+    best = {}
+    with sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True) as c:
+        for m, n, k, dtype, method, protocol, median in c.execute(QUERY):
+            best[(m, n, k), dtype, method, protocol] = median
+    dtypes = sorted({key[1] for key in best})
+    protocols = sorted({key[3] for key in best})
+    print("| dtype | protocol | unaligned | ours ms | TFLOPS | aligned | TFLOPS | fraction | "
+          + " | ".join(f"{p} / ours" for p in PEERS) + " |")
+    print("|---|---|---|---:|---:|---|---:|---:|" + "---:|" * len(PEERS))
+    rows = 0
+    for dtype in dtypes:
+        for protocol in protocols:
+            for odd, even in pairs:
+                ours = best.get((odd, dtype, "coalesce", protocol))
+                if ours is None:
+                    continue
+                flops = 2.0 * odd[0] * odd[1] * odd[2]
+                tflops = flops / ours / 1e9
+                aligned = best.get((even, dtype, "coalesce", protocol))
+                even_tflops = 2.0 * even[0] * even[1] * even[2] / aligned / 1e9 if aligned else None
+                cells = [dtype, protocol, "x".join(map(str, odd)), f"{ours:.4f}", f"{tflops:.1f}",
+                         "x".join(map(str, even)), f"{even_tflops:.1f}" if even_tflops else "—",
+                         f"{tflops / even_tflops:.3f}" if even_tflops else "—"]
+                for peer in PEERS:
+                    theirs = best.get((odd, dtype, peer, protocol))
+                    cells.append(f"{theirs / ours:.3f}" if theirs else "—")
+                print("| " + " | ".join(cells) + " |")
+                rows += 1
+    if not rows:
+        print("\nno coalesce row at any unaligned shape of the pairs")
+    return 0 if rows else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
