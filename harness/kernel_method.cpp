@@ -22,7 +22,7 @@ Method kernel_method(const Config& config, Epilogue epilogue, const void* kernel
   // once, outside any timed region (the kernel leaves it zero).
   std::shared_ptr<DeviceBuffer<float>> workspace;
   if (plan.workspace_bytes > 0) {
-    workspace = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>(plan.workspace_bytes / 4));
+    workspace = std::make_shared<DeviceBuffer<float>>(static_cast<std::size_t>((plan.workspace_bytes + 3) / 4));
     zero_workspace(plan, workspace->get(), nullptr);
   }
   const BoundLaunch launch(plan, kernel,

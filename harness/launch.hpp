@@ -28,6 +28,10 @@ struct LaunchPlan {
   const Family* family = nullptr;
   Config config;
   Problem problem;   ///< with the epilogue the kernel applies
+  /// The padded copies of a problem whose rows the family cannot read in place (Staging in
+  /// kernels/core/family.hpp); staging.kernel is the problem the kernel, its grid, its tensor
+  /// maps and split-K's reduce compute.
+  Staging staging;
   std::string name;  ///< config_name(config, dtype, epilogue), for messages
   Geometry geometry;
   /// The kernel's parameters in order (Family::kernel_args()).
@@ -37,7 +41,8 @@ struct LaunchPlan {
   int slices = 1;  ///< split-K's factor (the grid's z extent), 1 unsplit
   /// Whether split-K's reduce kernel runs after the GEMM (split > 1, reduction not in the kernel).
   bool reduce_after = false;
-  /// Bytes of workspace the kernel needs (Family::workspace_bytes); 0 for none.
+  /// Bytes of workspace the launch needs (workspace_bytes(): the family's, then the staged
+  /// copies); 0 for none.
   long long workspace_bytes = 0;
   /// Whether the workspace is passed as the kernel's C (split-K's partials in a family without
   /// KernelArg::workspace) rather than as its own argument.
@@ -51,11 +56,13 @@ struct LaunchPlan {
   bool needs_residency = false;
 };
 
-/// The plan of `config` with `problem` (its dtype and epilogue) on `target`. Throws
+/// The plan of `config` with `problem` (its dtype and epilogue) on `target`, for operands whose
+/// rows are `strides` apart (0: contiguous; other strides are staged, Staging). Throws
 /// std::invalid_argument ("<config name>: <why>") when no family has the config's name or the
 /// family refuses the config or the problem, and std::logic_error when the family's own answers
 /// contradict each other (a grid whose z is not the split, counters without a workspace argument).
-LaunchPlan plan_launch(const Config& config, const Problem& problem, const Target& target);
+LaunchPlan plan_launch(const Config& config, const Problem& problem, const Target& target,
+                       const RowStrides& strides = {});
 
 /// Whether `config` can run `problem` on `target`, as the compiler's verifier judges a tile on
 /// a target: the family's rule, its problem rule, its architecture and the device's limits with
@@ -99,7 +106,9 @@ class BoundLaunch {
   BoundLaunch(const LaunchPlan& plan, const void* kernel, const LaunchBuffers& buffers);
 
   /// Enqueues the kernel on `stream` and, for split-K with a separate reduce, the reduce (a
-  /// programmatic dependent launch on sm_90 and later). Throws CudaError when a launch fails.
+  /// programmatic dependent launch on sm_90 and later); for a staged problem the copies into
+  /// the padded buffers first and the copy of C out of its padded rows last. Throws CudaError
+  /// when a launch or a copy fails.
   void enqueue(cudaStream_t stream) const;
 
   /// The pointer to each kernel argument's value, in the kernel's order (what cudaLaunchKernel
@@ -116,6 +125,9 @@ class BoundLaunch {
     const void* residual;
   };
   void fill_arguments(void** out) const;
+  void stage(const LaunchPlan& plan, const LaunchBuffers& buffers);
+  struct Copy;
+  void copy(const std::vector<Copy>& copies, cudaStream_t stream) const;
 
   const void* kernel_;
   Geometry geometry_;
@@ -131,6 +143,16 @@ class BoundLaunch {
   void* c_ = nullptr;
   int reduce_blocks_ = 0;
   bool programmatic_ = false;
+  // A staged problem's copies (cudaMemcpy2DAsync: rows of `width` bytes, `src_pitch` apart in
+  // the source and `dst_pitch` in the destination), before the kernel and after it.
+  struct Copy {
+    void* dst;
+    std::size_t dst_pitch;
+    const void* src;
+    std::size_t src_pitch, width, rows;
+  };
+  std::vector<Copy> copies_in_, copies_out_;
+  void* staged_c_ = nullptr;  // the padded C the kernel stores, or null
 };
 
 }  // namespace coalesce

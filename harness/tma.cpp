@@ -67,7 +67,9 @@ const char* matrix_name(KernelArg m) {
 
 std::string describe(const TensorMapSpec& s) {
   return std::string(matrix_name(s.matrix)) + ": " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " +
-         std::string(to_string(s.element)) + ", box " + std::to_string(s.box_rows) + "x" + std::to_string(s.box_cols) +
+         std::string(to_string(s.element)) +
+         (s.row_stride > 0 && s.row_stride != s.cols ? " in rows of " + std::to_string(s.row_stride) : std::string()) +
+         ", box " + std::to_string(s.box_rows) + "x" + std::to_string(s.box_cols) +
          ", " + std::to_string(s.swizzle_bytes) + "B swizzle";
 }
 
@@ -78,7 +80,8 @@ std::string tensor_map_refusal(const TensorMapSpec& s, const void* base) {
   if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0) return "the matrix must start 16-byte aligned";
   if (s.rows < 1 || s.cols < 1 || s.rows > (1LL << 32) || s.cols > (1LL << 32))
     return "each side of the matrix must be 1 to 2^32 elements";
-  if ((s.cols * bytes) % 16 != 0) return "the row stride (cols x element bytes) must be a multiple of 16 bytes";
+  if (s.row_stride != 0 && s.row_stride < s.cols) return "the row stride must hold a row (at least cols elements)";
+  if ((s.stride() * bytes) % 16 != 0) return "the row stride (elements x element bytes) must be a multiple of 16 bytes";
   if (s.box_rows < 1 || s.box_rows > 256 || s.box_cols < 1 || s.box_cols > 256)
     return "each side of the box must be 1 to 256 elements";
   if ((s.box_cols * bytes) % 16 != 0) return "the box's inner side must be a multiple of 16 bytes";
@@ -93,7 +96,7 @@ TensorMap encode_tensor_map(const TensorMapSpec& s, const void* base) {
   if (std::string why = tensor_map_refusal(s, base); !why.empty())
     throw std::invalid_argument("tensor map " + describe(s) + ": " + why);
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(s.cols), static_cast<cuuint64_t>(s.rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(s.cols * element_bytes(s.element))};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(s.stride() * element_bytes(s.element))};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(s.box_cols), static_cast<cuuint32_t>(s.box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   CUtensorMap map;  // aligned as the driver requires (64 bytes at least)

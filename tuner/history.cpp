@@ -26,6 +26,11 @@ std::optional<double> StoredSweep::best_ms() const {
   return best;
 }
 
+std::size_t StoredSweep::measured_ok() const {
+  return static_cast<std::size_t>(
+      std::count_if(configs.begin(), configs.end(), [](const StoredConfig& c) { return c.median_ms.has_value(); }));
+}
+
 std::vector<StoredSweep> stored_sweeps(const db::Database& db) {
   // Legal candidates: every row but those pruned before compiling (a pruned row with a build was
   // compiled, then refused by ptxas' figures: the sweep spent a compile on it).
@@ -81,9 +86,7 @@ std::vector<StoredSweep> stored_sweeps(const db::Database& db) {
   }
   for (StoredSweep& s : sweeps) {
     const auto k = std::make_tuple(s.device, s.key().substr(s.key().find(' ', 4)), s.family, s.protocol);
-    std::size_t ok = 0;
-    for (const StoredConfig& c : s.configs) ok += c.median_ms.has_value();
-    s.exhaustive = s.exhaustive && ok >= kMinTrainingConfigs && first_run[k] == s.run;
+    s.exhaustive = s.exhaustive && s.measured_ok() >= kMinTrainingConfigs && first_run[k] == s.run;
   }
   return sweeps;
 }
@@ -96,9 +99,7 @@ std::size_t write_sweeps_file(const std::vector<StoredSweep>& sweeps, std::ostre
          "config measured ok\n";
   std::size_t written = 0;
   for (const StoredSweep& s : sweeps) {
-    std::size_t ok = 0;
-    for (const StoredConfig& c : s.configs) ok += c.median_ms.has_value();
-    if (s.unparsed || ok < kMinTrainingConfigs) continue;
+    if (!s.teaches()) continue;
     out << "sweep\t" << s.run << "\t" << s.device << "\t" << s.problem.m << "\t" << s.problem.n << "\t" << s.problem.k
         << "\t" << to_string(s.problem.dtype) << "\t" << to_string(s.problem.epilogue) << "\t" << s.family << "\t"
         << (s.protocol.empty() ? "-" : s.protocol) << "\t" << s.sm_count << "\t" << (s.exhaustive ? 1 : 0) << "\n";

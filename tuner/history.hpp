@@ -48,6 +48,9 @@ struct StoredSweep {
   bool unparsed = false;
   std::string key() const;  ///< "run 8 4096x4096x4096 bf16 bias_gelu wgmma"
   std::optional<double> best_ms() const;
+  std::size_t measured_ok() const;  ///< how many of its configs have a median
+  /// Whether it teaches the model: parsed, with at least kMinTrainingConfigs configs measured ok.
+  bool teaches() const { return !unparsed && measured_ok() >= kMinTrainingConfigs; }
 };
 
 /// Every sweep of the database with at least one legal candidate, by run, problem and family.
@@ -92,13 +95,11 @@ template <class Skip>
 std::vector<TrainingRow> training_rows(const std::vector<StoredSweep>& sweeps, std::string_view family, Skip skip) {
   std::vector<TrainingRow> rows;
   for (const StoredSweep& s : sweeps) {
-    if (s.family != family || s.unparsed || skip(s)) continue;
+    if (s.family != family || !s.teaches() || skip(s)) continue;
     double sum = 0;
-    std::size_t ok = 0;
     for (const StoredConfig& c : s.configs)
-      if (c.median_ms) sum += std::log(*c.median_ms), ++ok;
-    if (ok < kMinTrainingConfigs) continue;
-    const double mean = sum / static_cast<double>(ok);
+      if (c.median_ms) sum += std::log(*c.median_ms);
+    const double mean = sum / static_cast<double>(s.measured_ok());
     for (const StoredConfig& c : s.configs)
       if (c.median_ms) rows.push_back({c.config, s.problem, s.sm_count, std::log(*c.median_ms) - mean, s.key()});
   }

@@ -26,6 +26,7 @@
 
 #include "coalesce/version.h"
 #include "harness/device.hpp"
+#include "checkout.hpp"
 #include "history.hpp"
 #include "jit.hpp"
 #include "kernel_cache.hpp"
@@ -451,23 +452,22 @@ void configure_peers(tuner::SweepOptions& so, const std::string& modes, const st
     so.peers.script = std::filesystem::absolute(script);
     return;
   }
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (auto found = tuner::find_peers_script(exe)) {
+  const std::filesystem::path checkout = tuner::program_checkout();
+  if (auto found = tuner::find_peers_script(checkout)) {
     so.peers.script = *found;
     return;
   }
-  throw UsageError("--peers: no scripts/torch_peers.py two levels above this program (" + exe.string() +
+  throw UsageError("--peers: no scripts/torch_peers.py in the checkout of this program (" + checkout.string() +
                    "); pass --peers-script PATH");
 }
 
 // What a learning strategy learns from when no --history is given, beside --db: the project's
 // published database (results/coalesce.db, --db's default path) and its stored-sweeps file
 // (results/history.tsv, `coalesce-tune history`), each under the working directory, else under
-// the checkout this program was built in (two levels above build/bin/). Those found.
+// the checkout this program was built in (tuner::program_checkout()). Those found.
 std::vector<std::filesystem::path> published_history() {
   std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::filesystem::path checkout = exe.empty() ? std::filesystem::path() : exe.parent_path().parent_path().parent_path();
+  const std::filesystem::path checkout = tuner::program_checkout();
   std::vector<std::filesystem::path> found;
   for (const std::filesystem::path relative : {tuner::SweepOptions{}.db_path, std::filesystem::path("results/history.tsv")}) {
     if (std::filesystem::is_regular_file(relative, ec)) found.push_back(std::filesystem::absolute(relative, ec));
@@ -674,8 +674,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> history_in;
   std::string history_out;
   auto* history = app.add_subcommand(
-      "history", "Write the stored sweeps the model-guided strategy learns from (those with at least 16 configs "
-                 "measured ok) to a text file that a sweep's --history reads like a database");
+      "history", "Write the stored sweeps the model-guided strategy learns from (those with at least " +
+                     std::to_string(tuner::kMinTrainingConfigs) +
+                     " configs measured ok) to a text file that a sweep's --history reads like a database");
   history->add_option("--db", history_in, "database to read (repeatable); read only")->required();
   history->add_option("--out", history_out, "the file to write (whole or not at all), e.g. results/history.tsv")
       ->required();
@@ -863,8 +864,8 @@ int main(int argc, char** argv) {
       files::PendingFile out(history_out);
       const std::size_t written = tuner::write_sweeps_file(sweeps, out.stream());
       if (written == 0)
-        throw std::runtime_error("no stored sweep with 16 or more configs measured ok in the databases given: " +
-                                 history_out + " not written");
+        throw std::runtime_error("no stored sweep with " + std::to_string(tuner::kMinTrainingConfigs) +
+                                 " or more configs measured ok in the databases given: " + history_out + " not written");
       out.commit();
       std::printf("history: %zu of %zu stored sweeps written to %s\n", written, sweeps.size(), history_out.c_str());
       return 0;

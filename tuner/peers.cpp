@@ -33,9 +33,10 @@ std::string number(double v) {
 
 }  // namespace
 
-std::optional<fs::path> find_peers_script(const fs::path& exe) {
+std::optional<fs::path> find_peers_script(const fs::path& checkout) {
+  if (checkout.empty()) return std::nullopt;
   std::error_code ec;
-  const fs::path script = exe.parent_path().parent_path().parent_path() / "scripts" / "torch_peers.py";
+  const fs::path script = checkout / "scripts" / "torch_peers.py";
   if (fs::is_regular_file(script, ec)) return script;
   return std::nullopt;
 }

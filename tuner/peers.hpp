@@ -33,9 +33,9 @@ struct PeersOptions {
   std::string python = "python3";
 };
 
-/// The script beside a build or a dist/ tree: <exe>/../../scripts/torch_peers.py (build/bin or
-/// dist/bin), if it exists.
-std::optional<std::filesystem::path> find_peers_script(const std::filesystem::path& exe);
+/// The script of a checkout (program_checkout(), checkout.hpp): <checkout>/scripts/torch_peers.py,
+/// if it exists.
+std::optional<std::filesystem::path> find_peers_script(const std::filesystem::path& checkout);
 
 /// What one invocation of the script is given: the database it records into, the tool it records
 /// through, the problem, the device and the sweep's timing settings (so that its rows fall in the

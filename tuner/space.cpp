@@ -29,11 +29,6 @@ std::string pruned_by_reason(const Space& space) {
 Verdict refused(const Family& family, const Problem& problem, const Target& target) {
   if (Verdict v = family.supports(problem.dtype); !v.ok()) return v;
   if (Verdict v = supports_epilogue(family, problem); !v.ok()) return v;
-  // The sweep builds its kernels through the compiler (compiler/lib/Emit), whose fused op has no
-  // residual operand yet (issue 40 item 5): refused here with that reason rather than one
-  // compile failure per config.
-  if (epilogue_spec(problem.epilogue).reads.residual)
-    return {Violation::epilogue, "the compiler has no residual operand yet (coalesce.fused_matmul), so no sweep kernel reads one"};
   return family.supports(target);
 }
 

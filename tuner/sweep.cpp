@@ -1075,14 +1075,13 @@ class Sweep {
         stored_->insert(stored_->end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
       }
     }
-    std::vector<TrainingRow> rows = training_rows(*stored_, family.name(), [](const StoredSweep&) { return false; });
-    if (told_history_.insert(std::string(family.name())).second) {
-      std::size_t sweeps = 0;  // counted here: sweeps of two sources may share a run number, hence a group name
-      for (const StoredSweep& s : *stored_) {
-        std::size_t ok = 0;
-        for (const StoredConfig& c : s.configs) ok += c.median_ms.has_value();
-        sweeps += s.family == family.name() && !s.unparsed && ok >= kMinTrainingConfigs;
-      }
+    auto [cached, fresh] = history_rows_.try_emplace(std::string(family.name()));
+    std::vector<TrainingRow>& rows = cached->second;
+    if (fresh) {
+      rows = training_rows(*stored_, family.name(), [](const StoredSweep&) { return false; });
+      // Counted here: sweeps of two sources may share a run number, hence a group name.
+      const auto sweeps = std::count_if(stored_->begin(), stored_->end(),
+                                        [&](const StoredSweep& s) { return s.family == family.name() && s.teaches(); });
       std::string from;
       for (const std::string& source : history_sources_) from += (from.empty() ? "" : ", ") + source;
       out_ << device_tag() << o_.strategy << ": learns from " << rows.size() << " measured configs of "
@@ -1317,8 +1316,8 @@ class Sweep {
   db::RunId run_ = 0;
   db::ProblemId problem_id_ = 0;
   std::optional<std::vector<StoredSweep>> stored_;  // history_for's sweeps, read once
+  std::map<std::string, std::vector<TrainingRow>> history_rows_;  // history_for's rows by family, built once
   std::vector<std::string> history_sources_;         // where they came from, for the line it prints
-  std::set<std::string> told_history_;               // the families that line was printed for
   Clock::time_point started_ = Clock::now();
   std::size_t families_left_ = 0;  // (problem, family) pairs not yet swept, for --time-budget's shares
   Problem problem_;                 // the problem being swept

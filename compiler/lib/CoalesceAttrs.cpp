@@ -40,6 +40,29 @@ EpilogueKind fromCoreEpilogue(::coalesce::Epilogue epilogue) {
   return *kind;
 }
 
+// ActivationKind numbers its cases as the registry's Activation (CoalesceAttrs.td).
+static_assert(static_cast<int>(ActivationKind::relu) == static_cast<int>(::coalesce::Activation::relu) &&
+              static_cast<int>(ActivationKind::gelu) == static_cast<int>(::coalesce::Activation::gelu_erf) &&
+              static_cast<int>(ActivationKind::gelu_tanh) == static_cast<int>(::coalesce::Activation::gelu_tanh) &&
+              static_cast<int>(ActivationKind::silu) == static_cast<int>(::coalesce::Activation::silu));
+
+::coalesce::Activation toCoreActivation(ActivationKind kind) {
+  return static_cast<::coalesce::Activation>(static_cast<int>(kind));
+}
+
+std::optional<ActivationKind> fromCoreActivation(::coalesce::Activation activation) {
+  return symbolizeActivationKind(static_cast<uint32_t>(activation));
+}
+
+std::optional<::coalesce::Epilogue> registryEpilogue(::coalesce::EpilogueReads reads,
+                                                     ::coalesce::Activation activation) {
+  for (const ::coalesce::EpilogueSpec& row : ::coalesce::kEpilogues)
+    if (row.reads.column_bias == reads.column_bias && row.reads.residual == reads.residual &&
+        row.reads.gated == reads.gated && row.activation == activation)
+      return row.id;
+  return std::nullopt;
+}
+
 std::optional<::coalesce::Dtype> dtypeOf(Type elementType, MathKindAttr math) {
   if (elementType.isF32()) return math ? ::coalesce::Dtype::tf32 : ::coalesce::Dtype::f32;
   if (math) return std::nullopt;

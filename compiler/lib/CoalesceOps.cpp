@@ -26,6 +26,27 @@ static void printEpilogueKind(OpAsmPrinter& printer, Operation*, EpilogueKindAtt
   printer << stringifyEpilogueKind(epilogue.getValue());
 }
 
+// The activation of a glu as its op's mnemonic: `coalesce.glu silu ins(...)`.
+static ParseResult parseActivationKind(OpAsmParser& parser, ActivationKindAttr& activation) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword)) return failure();
+  std::optional<ActivationKind> kind = symbolizeActivationKind(keyword);
+  if (!kind) {
+    std::string known;
+    for (uint32_t i = 0; i <= getMaxEnumValForActivationKind(); ++i)
+      if (std::optional<ActivationKind> k = symbolizeActivationKind(i))
+        known += (known.empty() ? "" : ", ") + stringifyActivationKind(*k).str();
+    return parser.emitError(loc, "expected an activation (" + known + "), got '") << keyword << "'";
+  }
+  activation = ActivationKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printActivationKind(OpAsmPrinter& printer, Operation*, ActivationKindAttr activation) {
+  printer << stringifyActivationKind(activation.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "Coalesce/CoalesceOps.cpp.inc"
 
@@ -138,14 +159,46 @@ LogicalResult BiasAddOp::verify() {
   return verifyBias(*this, getInput(), getBias());
 }
 
-LogicalResult ReluOp::verify() {
-  if (failed(verifyExtents(*this, {{"X", getInput()}, {"Y", getOutput()}}))) return failure();
-  return verifyElementwise(*this, getInput(), getOutput());
+template <class ActivationOp>
+static LogicalResult verifyActivation(ActivationOp op) {
+  if (failed(verifyExtents(op, {{"X", op.getInput()}, {"Y", op.getOutput()}}))) return failure();
+  return verifyElementwise(op, op.getInput(), op.getOutput());
 }
 
-LogicalResult GeluOp::verify() {
+LogicalResult ReluOp::verify() { return verifyActivation(*this); }
+LogicalResult GeluOp::verify() { return verifyActivation(*this); }
+LogicalResult GeluTanhOp::verify() { return verifyActivation(*this); }
+LogicalResult SiluOp::verify() { return verifyActivation(*this); }
+
+LogicalResult AddOp::verify() {
+  if (failed(verifyExtents(*this, {{"X1", getLhs()}, {"X2", getRhs()}, {"Y", getOutput()}}))) return failure();
+  if (failed(verifyElementwise(*this, getLhs(), getOutput()))) return failure();
+  MemRefType lhs = memrefOf(getLhs()), rhs = memrefOf(getRhs());
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("expects X1 and X2 to have the same element type");
+  if (!extentsAgree(lhs.getDimSize(0), rhs.getDimSize(0)) || !extentsAgree(lhs.getDimSize(1), rhs.getDimSize(1)))
+    return emitOpError("expects X2 to have X1's shape, got ") << shapeString(rhs) << " and " << shapeString(lhs);
+  return success();
+}
+
+// Y keeps act(gate) * up of each (gate, up) column pair of X: M x N/2, of X's element type. Y
+// cannot be X: output j is written while pair j/2's columns, at j and j+1, are still to be read.
+LogicalResult GluOp::verify() {
   if (failed(verifyExtents(*this, {{"X", getInput()}, {"Y", getOutput()}}))) return failure();
-  return verifyElementwise(*this, getInput(), getOutput());
+  MemRefType x = memrefOf(getInput()), y = memrefOf(getOutput());
+  if (x.getElementType() != y.getElementType())
+    return emitOpError("expects X and Y to have the same element type");
+  int64_t n = x.getDimSize(1);
+  if (!ShapedType::isDynamic(n)) {
+    if (n % 2 != 0)
+      return emitOpError("expects an even N for a glu (X's columns are gate and up pairs), got ") << extentString(n);
+    n /= 2;
+  }
+  if (!extentsAgree(x.getDimSize(0), y.getDimSize(0)) || !extentsAgree(n, y.getDimSize(1)))
+    return emitOpError("expects Y to be ")
+           << extentString(x.getDimSize(0)) << "x" << extentString(n) << " (N/2: gated), got " << shapeString(y);
+  if (getInput() == getOutput()) return emitOpError("expects Y to be a buffer other than X");
+  return success();
 }
 
 ::coalesce::Target FusedMatmulOp::getTargetOrDefault() {
@@ -166,13 +219,27 @@ int mlir::coalesce::coreExtent(int64_t extent) {
 }
 
 LogicalResult FusedMatmulOp::verify() {
-  if (failed(verifyExtents(*this, {{"A", getA()}, {"B", getB()}, {"bias", getBias()}, {"C", getC()}})))
+  if (failed(verifyExtents(
+          *this, {{"A", getA()}, {"B", getB()}, {"bias", getBias()}, {"residual", getResidual()}, {"C", getC()}})))
     return failure();
   const ::coalesce::EpilogueSpec& spec = ::coalesce::epilogue_spec(toCoreEpilogue(getEpilogue()));
   if (failed(verifyMatmul(*this, getA(), getB(), getC(), spec.reads.gated))) return failure();
   if (failed(verifyMath(*this, getA(), getMathAttr()))) return failure();
-  if (spec.reads.residual)
-    return emitOpError("epilogue '") << spec.name << "' reads an M x N residual, which fused_matmul has no operand for";
+  // The residual operand is there exactly when the registry row reads one: M x N like C, of C's
+  // element type, and not C itself (the kernels read R[m][n] through a restrict pointer while they
+  // write C).
+  if (spec.reads.residual && !getResidual())
+    return emitOpError("epilogue '") << spec.name << "' needs a residual operand (M x N, added after the activation)";
+  if (!spec.reads.residual && getResidual())
+    return emitOpError("epilogue '") << spec.name << "' takes no residual operand";
+  if (Value residual = getResidual()) {
+    MemRefType tr = memrefOf(residual), tc = memrefOf(getC());
+    if (tr.getElementType() != tc.getElementType())
+      return emitOpError("expects the residual to have C's element type");
+    if (!extentsAgree(tr.getDimSize(0), tc.getDimSize(0)) || !extentsAgree(tr.getDimSize(1), tc.getDimSize(1)))
+      return emitOpError("expects the residual to have C's shape (") << shapeString(tc) << "), got " << shapeString(tr);
+    if (residual == getC()) return emitOpError("expects C to be a buffer other than the residual");
+  }
   bool needsBias = spec.reads.column_bias;
   if (needsBias && !getBias())
     return emitOpError("epilogue '") << stringifyEpilogueKind(getEpilogue())
@@ -190,11 +257,12 @@ LogicalResult FusedMatmulOp::verify() {
   if (!onTarget.ok())
     return emitOpError("tile config does not fit the target (")
            << ::coalesce::violation_name(onTarget.violation) << "): " << onTarget.why;
-  // The family's dtype rule holds whatever the shape; its shape rules need static extents.
+  // The family's dtype and epilogue rules hold whatever the shape; its shape rules need static extents.
   ::coalesce::Problem typesOnly = problem;
   if (problem.m < 0 || problem.n < 0 || problem.k < 0) typesOnly.m = typesOnly.n = typesOnly.k = 1;
   ::coalesce::Verdict onProblem = tile.verifyProblem(typesOnly);
-  if (!onProblem.ok() && (onProblem.violation == ::coalesce::Violation::dtype || typesOnly == problem))
+  if (!onProblem.ok() && (onProblem.violation == ::coalesce::Violation::dtype ||
+                          onProblem.violation == ::coalesce::Violation::epilogue || typesOnly == problem))
     return emitOpError("tile config does not fit the problem ")
            << extentString(memrefOf(getA()).getDimSize(0)) << "x" << extentString(memrefOf(getB()).getDimSize(1))
            << "x" << extentString(memrefOf(getA()).getDimSize(1)) << " " << ::coalesce::to_string(problem.dtype)

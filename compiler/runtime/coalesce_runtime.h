@@ -8,7 +8,9 @@
  * legacy default stream and, since MLIR's calls have no error channel, print one line naming
  * the entry point to stderr and exit with status 1 on a bad argument or a failing CUDA call.
  * Every buffer is in device memory, row-major with contiguous rows, 16-byte aligned
- * (coalesce_alloc_*, cudaMalloc and cudaMallocAsync give 256). Calls enqueue work and return at
+ * (coalesce_alloc_*, cudaMalloc and cudaMallocAsync give 256); coalesce_fused_matmul's A, B and
+ * C may be row slices of wider matrices (strides[0] larger than the width, strides[1] 1), which
+ * the launch copies through contiguous rows in its workspace. Calls enqueue work and return at
  * once: synchronize the stream before reading results on the host. Thread-safe.
  */
 #ifndef COALESCE_RUNTIME_H
@@ -56,8 +58,8 @@ typedef struct {
  * A is M x K, B K x N, C M x N and the bias N long, each in `dtype`'s storage type (f32 for f32
  * and tf32; bf16; f16). `epilogue` is a name of the epilogue registry (kernels/core/epilogues.hpp:
  * "none", "bias", "bias_relu", "bias_gelu", "bias_gelu_tanh", "bias_silu", "swiglu", "geglu";
- * "bias_gelu_residual" needs a residual this entry does not take); `bias` is given exactly when
- * the epilogue reads one. The gated "swiglu" and "geglu" take B's gate and up columns
+ * "bias_gelu_residual" reads an M x N residual: coalesce_fused_matmul_residual); `bias` is given
+ * exactly when the epilogue reads one. The gated "swiglu" and "geglu" take B's gate and up columns
  * interleaved (column 2j gate j, 2j+1 up j; N even) and write C M x N/2, act(gate) * up, with no
  * bias. `config` is a config name (config_name(), e.g.
  * "wgmma_bf16_..._bias_gelu", whose dtype and epilogue must be the call's), or NULL for the best
@@ -73,6 +75,17 @@ coalesce_status coalesce_fused_matmul(const CoalesceMemRef2D* a, const CoalesceM
                                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* c,
                                       coalesce_dtype dtype, const char* epilogue, const char* config,
                                       void* stream);
+
+/* coalesce_fused_matmul with an M x N `residual` of C's storage type (row-major, 16-byte
+ * aligned, not C itself), given exactly when the epilogue reads one ("bias_gelu_residual":
+ * C = residual + gelu(A B + bias)). Only kernel families whose kernels read a residual run such
+ * an epilogue (gemv today: decode-sized M); for a problem none of them runs, the call returns
+ * COALESCE_NO_CONFIG (config NULL) or COALESCE_INVALID_ARGUMENT (a named config) with the
+ * families' reasons, and never falls back to an unfused sequence. */
+coalesce_status coalesce_fused_matmul_residual(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
+                                               const CoalesceMemRef1D* bias, const CoalesceMemRef2D* residual,
+                                               const CoalesceMemRef2D* c, coalesce_dtype dtype, const char* epilogue,
+                                               const char* config, void* stream);
 
 /* Makes the compiled kernel image (a cubin or fatbin of `bytes` bytes) of config name `config`
  * available, so that config runs without NVRTC. The image defines the extern "C" kernel named
@@ -109,8 +122,10 @@ typedef struct {
   int64_t strides[2];
 } CoalesceMemRef2DF32;
 
-/* Unfused ops. matmul: C = A B; bias_add: Y = X + bias[n]; relu/gelu (erf): Y = f(X).
- * Y may be X. The matmul is coalesce_fused_matmul with the "none" epilogue and config NULL. */
+/* Unfused ops. matmul: C = A B; bias_add: Y = X + bias[n]; relu, gelu (erf), gelu_tanh, silu:
+ * Y = f(X); add: Y = X1 + X2; glu_silu, glu_gelu (erf): Y[m][j] = f(X[m][2j]) * X[m][2j+1], X
+ * M x N with gate and up columns interleaved, Y M x N/2. Y may be X (either input of add), except
+ * for glu. The matmul is coalesce_fused_matmul with the "none" epilogue and config NULL. */
 void _mlir_ciface_coalesce_matmul_f32(const CoalesceMemRef2DF32* a, const CoalesceMemRef2DF32* b,
                                       const CoalesceMemRef2DF32* c);
 void _mlir_ciface_coalesce_bias_add_f32(const CoalesceMemRef2DF32* x,
@@ -118,6 +133,12 @@ void _mlir_ciface_coalesce_bias_add_f32(const CoalesceMemRef2DF32* x,
                                         const CoalesceMemRef2DF32* y);
 void _mlir_ciface_coalesce_relu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
 void _mlir_ciface_coalesce_gelu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
+void _mlir_ciface_coalesce_gelu_tanh_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
+void _mlir_ciface_coalesce_silu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
+void _mlir_ciface_coalesce_add_f32(const CoalesceMemRef2DF32* x1, const CoalesceMemRef2DF32* x2,
+                                   const CoalesceMemRef2DF32* y);
+void _mlir_ciface_coalesce_glu_silu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
+void _mlir_ciface_coalesce_glu_gelu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y);
 
 /* Fused matmuls without a tile config: coalesce_fused_matmul with config NULL on the legacy
  * default stream (the tuning table's config, else the first built-in config legal for the
@@ -152,9 +173,12 @@ void _mlir_ciface_coalesce_free_2d_f32(const CoalesceMemRef2DF32* buffer);
 /* The MLIR-facing entries of the other dtypes (compiler/runtime/mlir_entries.cpp), each a call
  * of coalesce_fused_matmul on the legacy default stream that, since MLIR calls have no error
  * channel, prints `coalesce runtime: <entry>: <coalesce_last_error()>` and exits with status 1
- * on failure. <dtype> is tf32, bf16 or f16; <epilogue> none, bias, bias_relu or bias_gelu.
+ * on failure. <dtype> is tf32, bf16 or f16 with every epilogue of the registry, and f32 with
+ * those after bias_gelu (bias_gelu_tanh, bias_silu, bias_gelu_residual, swiglu, geglu; the f32
+ * ones above take f32 descriptors). The operands are the epilogue's: a bias where it reads one,
+ * then a residual where it reads one (coalesce_fused_matmul_residual).
  *   _mlir_ciface_coalesce_matmul_<dtype>(A, B, C)                  config NULL, epilogue none
- *   _mlir_ciface_coalesce_fused_matmul_<dtype>_<epilogue>(A, B, [bias,] C)   config NULL
+ *   _mlir_ciface_coalesce_fused_matmul_<dtype>_<epilogue>(A, B, [bias,] [R,] C)   config NULL
  * and the allocator's 16-bit buffers, from the same pool as the f32 ones:
  *   _mlir_ciface_coalesce_{alloc,free}_{1,2}d_{bf16,f16}
  * A tiled fused matmul's entry `_mlir_ciface_coalesce_fused_matmul_<config name>` is defined by

@@ -131,9 +131,15 @@ Config best_known_config(const Problem& problem, const DeviceFacts& device) {
   for (const Family* family : families())
     for (const Config& config : family->builtin_configs(problem))
       if (fits(config, problem, device.target).ok()) return config;
+  // Where families cannot run the epilogue at all (a residual, a gate), their reasons say why.
+  std::string reasons;
+  for (const Family* family : families())
+    if (Verdict v = supports_epilogue(*family, problem); !v.ok())
+      reasons += "; " + std::string(family->name()) + ": " + v.why;
   throw Refusal(COALESCE_NO_CONFIG, "no config of any family (" + family_names() + ") is legal for " +
                                         shape_string(problem) + " " + std::string(to_string(problem.dtype)) +
-                                        " " + std::string(to_string(problem.epilogue)) + " on " + device.name);
+                                        " " + std::string(to_string(problem.epilogue)) + " on " + device.name +
+                                        reasons);
 }
 
 std::filesystem::path kernel_cache_dir() {
@@ -208,9 +214,10 @@ struct PreparedKey {
   int m, n, k;
   Dtype dtype;
   Epilogue epilogue;
+  long long lda, ldb, ldc;  // RowStrides (0: contiguous)
   bool operator<(const PreparedKey& o) const {
-    return std::tie(device, config, m, n, k, dtype, epilogue) <
-           std::tie(o.device, o.config, o.m, o.n, o.k, o.dtype, o.epilogue);
+    return std::tie(device, config, m, n, k, dtype, epilogue, lda, ldb, ldc) <
+           std::tie(o.device, o.config, o.m, o.n, o.k, o.dtype, o.epilogue, o.lda, o.ldb, o.ldc);
   }
 };
 struct PreparedCache {
@@ -227,13 +234,15 @@ void forget_prepared_launches() {
   prepared_cache().entries.clear();
 }
 
-std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char* config_name_or_null) {
+std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const RowStrides& strides,
+                                              const char* config_name_or_null) {
   std::optional<Config> named;
   if (config_name_or_null) {
     named = named_config(config_name_or_null, problem.dtype, problem.epilogue);
     // The config's rules on the problem need no device, so they are judged before one is asked for.
     const Family* family = find_family(named->family);
-    for (const Verdict v : {family->check(*named), family->check_problem(*named, problem)})
+    for (const Verdict v :
+         {family->check(*named), supports_epilogue(*family, problem), family->check_problem(*named, problem)})
       if (!v.ok())
         throw Refusal(COALESCE_INVALID_ARGUMENT, "config '" + std::string(config_name_or_null) +
                                                      "' cannot run " + shape_string(problem) + " (" +
@@ -248,7 +257,11 @@ std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char
                                                    "' cannot run " + shape_string(problem) + " on " + device.name +
                                                    " (" + violation_name(v.violation) + "): " + v.why);
   auto prepared = std::make_shared<PreparedLaunch>();
-  prepared->plan = plan_launch(config, problem, device.target);
+  try {
+    prepared->plan = plan_launch(config, problem, device.target, strides);
+  } catch (const std::invalid_argument& e) {
+    throw Refusal(COALESCE_INVALID_ARGUMENT, e.what());
+  }
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   // The config's own kernel where one was registered under its name, else its kernel config's
@@ -260,36 +273,42 @@ std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const char
   return prepared;
 }
 
-std::shared_ptr<const PreparedLaunch> prepared_launch(const Problem& problem, const char* config_name_or_null) {
+std::shared_ptr<const PreparedLaunch> prepared_launch(const Problem& problem, const RowStrides& strides,
+                                                       const char* config_name_or_null) {
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();  // no device: prepare() judges the config, then says so
-    return prepare(problem, config_name_or_null);
+    return prepare(problem, strides, config_name_or_null);
   }
-  PreparedKey key{device, config_name_or_null ? config_name_or_null : "", problem.m, problem.n, problem.k,
-                  problem.dtype, problem.epilogue};
+  PreparedKey key{device,        config_name_or_null ? config_name_or_null : "",
+                  problem.m,     problem.n,
+                  problem.k,     problem.dtype,
+                  problem.epilogue, strides.a,
+                  strides.b,     strides.c};
   PreparedCache& cache = prepared_cache();
   {
     std::shared_lock lock(cache.mutex);
     if (auto it = cache.entries.find(key); it != cache.entries.end()) return it->second;
   }
-  std::shared_ptr<const PreparedLaunch> prepared = prepare(problem, config_name_or_null);
+  std::shared_ptr<const PreparedLaunch> prepared = prepare(problem, strides, config_name_or_null);
   std::unique_lock lock(cache.mutex);
   cache.entries.emplace(std::move(key), prepared);
   return prepared;
 }
 
 void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const CoalesceMemRef1D* biasd,
-                  const CoalesceMemRef2D* cd, coalesce_dtype dtype_code, const char* epilogue_name,
-                  const char* config_name_or_null, void* stream_handle) {
+                  const CoalesceMemRef2D* residuald, const CoalesceMemRef2D* cd, coalesce_dtype dtype_code,
+                  const char* epilogue_name, const char* config_name_or_null, void* stream_handle) {
   // Everything about the call is checked before the device is touched.
   const Dtype dtype = dtype_of(dtype_code);
   const Epilogue epilogue = epilogue_of(epilogue_name);
   const EpilogueReads reads = epilogue_spec(epilogue).reads;
   const GemmTypes types = gemm_types(dtype);
-  const Matrix a = matrix("A", ad, element_bytes(types.a));
-  const Matrix b = matrix("B", bd, element_bytes(types.b));
-  const Matrix c = matrix("C", cd, element_bytes(types.c));
+  // A, B and C may be row slices of wider matrices (rows further apart than their width): the
+  // launch copies them through contiguous rows (Staging, kernels/core/family.hpp).
+  const Matrix a = matrix("A", ad, element_bytes(types.a), /*strided_rows=*/true);
+  const Matrix b = matrix("B", bd, element_bytes(types.b), /*strided_rows=*/true);
+  const Matrix c = matrix("C", cd, element_bytes(types.c), /*strided_rows=*/true);
   if (a.cols != b.rows)
     throw Refusal(COALESCE_INVALID_ARGUMENT, "A is " + shape(a.rows, a.cols) + " but B is " + shape(b.rows, b.cols));
   // A gated epilogue's B holds gate and up columns interleaved and its C half as many columns.
@@ -311,11 +330,30 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
                     "the bias has " + std::to_string(v.size) + " entries, not N = " + std::to_string(b.cols));
     bias = v.data;
   }
+  const void* residual = nullptr;
+  if (reads.residual != (residuald != nullptr))
+    throw Refusal(COALESCE_INVALID_ARGUMENT, "the " + std::string(to_string(epilogue)) + " epilogue " +
+                                                 (residuald ? "takes no residual, but one was given"
+                                                            : "needs an M x N residual (coalesce_fused_matmul_residual), "
+                                                              "but none was given"));
+  if (residuald) {
+    // The kernels read R[m][n] through a restrict pointer while they write C[m][n].
+    const Matrix r = matrix("the residual", residuald, element_bytes(types.c));
+    if (r.rows != c.rows || r.cols != c.cols)
+      throw Refusal(COALESCE_INVALID_ARGUMENT,
+                    "the residual is " + shape(r.rows, r.cols) + ", not C's " + shape(c.rows, c.cols));
+    if (r.data == c.data && c.rows > 0 && c.cols > 0)
+      throw Refusal(COALESCE_INVALID_ARGUMENT, "the residual is C itself; the kernels read it while they write C");
+    residual = r.data;
+  }
   const Problem problem{a.rows, b.cols, a.cols, dtype, epilogue};
   if (problem.m == 0 || problem.n == 0) return;
   if (problem.k == 0)
     throw Refusal(COALESCE_INVALID_ARGUMENT, "K is 0: A is " + shape(a.rows, a.cols) + " (a product needs K >= 1)");
-  const std::shared_ptr<const PreparedLaunch> prepared = prepared_launch(problem, config_name_or_null);
+  // Strides only where rows are further apart than their width (0: contiguous, nothing staged).
+  auto apart = [](const Matrix& x) { return x.rows > 1 && x.stride != x.cols ? x.stride : 0LL; };
+  const RowStrides strides{apart(a), apart(b), apart(c)};
+  const std::shared_ptr<const PreparedLaunch> prepared = prepared_launch(problem, strides, config_name_or_null);
   const LaunchPlan& plan = prepared->plan;
 
   const auto stream = static_cast<cudaStream_t>(stream_handle);
@@ -329,7 +367,8 @@ void fused_matmul(const CoalesceMemRef2D* ad, const CoalesceMemRef2D* bd, const 
                                              " bytes) failed: " + cudaGetErrorString(status));
     zero_workspace(plan, workspace.data, stream);
   }
-  const BoundLaunch launch(plan, prepared->kernel, LaunchBuffers{a.data, b.data, bias, c.data, workspace.data});
+  const BoundLaunch launch(plan, prepared->kernel,
+                           LaunchBuffers{a.data, b.data, bias, c.data, workspace.data, residual});
   launch.enqueue(stream);
 }
 
@@ -417,7 +456,14 @@ extern "C" {
 coalesce_status coalesce_fused_matmul(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
                                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* c, coalesce_dtype dtype,
                                       const char* epilogue, const char* config, void* stream) {
-  return guarded([&] { coalesce::runtime::fused_matmul(a, b, bias, c, dtype, epilogue, config, stream); });
+  return guarded([&] { coalesce::runtime::fused_matmul(a, b, bias, nullptr, c, dtype, epilogue, config, stream); });
+}
+
+coalesce_status coalesce_fused_matmul_residual(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
+                                               const CoalesceMemRef1D* bias, const CoalesceMemRef2D* residual,
+                                               const CoalesceMemRef2D* c, coalesce_dtype dtype, const char* epilogue,
+                                               const char* config, void* stream) {
+  return guarded([&] { coalesce::runtime::fused_matmul(a, b, bias, residual, c, dtype, epilogue, config, stream); });
 }
 
 coalesce_status coalesce_register_cubin(const char* config, coalesce_dtype dtype, const char* epilogue,

@@ -1,7 +1,8 @@
 // The MLIR-facing entries of tf32, bf16 and f16 (coalesce_runtime.h): the untiled fused matmuls
-// and matmuls, each one call of coalesce_fused_matmul with no config (the runtime's best known
-// one), and the allocator's 16-bit buffers; plus mlir_entry.h's helpers, which the tiled entries
-// of an emitted unit call. The f32 entries are runtime.cu's.
+// and matmuls, each one call of coalesce_fused_matmul_residual with no config (the runtime's best
+// known one), and the allocator's 16-bit buffers; f32's untiled fused matmuls of the epilogues
+// since issue 40; plus mlir_entry.h's helpers, which the tiled entries of an emitted unit call.
+// The other f32 entries are runtime.cu's.
 #include "compiler/runtime/mlir_entry.h"
 
 #include <cstdio>
@@ -27,25 +28,43 @@ AotCubin::AotCubin(const char* config, coalesce_dtype dtype, const char* epilogu
 }
 
 void mlir_fused_matmul(const char* entry, const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
-                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* c, coalesce_dtype dtype,
-                       const char* epilogue, const char* config, const AotCubin* aot) {
+                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* residual, const CoalesceMemRef2D* c,
+                       coalesce_dtype dtype, const char* epilogue, const char* config, const AotCubin* aot) {
   if (aot && !aot->ok()) fail(entry, aot->message());
-  if (coalesce_fused_matmul(a, b, bias, c, dtype, epilogue, config, nullptr) != COALESCE_OK)
+  if (coalesce_fused_matmul_residual(a, b, bias, residual, c, dtype, epilogue, config, nullptr) != COALESCE_OK)
     fail(entry, coalesce_last_error());
 }
 
 }  // namespace coalesce::runtime
 
-// Untiled: the runtime picks the config (its tuning table, else the families' built-ins).
-#define COALESCE_UNTILED_ENTRIES(NAME, DTYPE)                                                         \
-  COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_matmul_##NAME, nullptr, DTYPE, nullptr)           \
-  COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_##NAME##_none, nullptr, DTYPE, nullptr) \
-  COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_##NAME##_bias, nullptr, DTYPE, "bias", nullptr) \
-  COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_##NAME##_bias_relu, nullptr, DTYPE, "bias_relu", \
-                                   nullptr)                                                           \
-  COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_##NAME##_bias_gelu, nullptr, DTYPE, "bias_gelu", \
-                                   nullptr)
+// Untiled: the runtime picks the config (its tuning table, else the families' built-ins). One
+// entry per registry epilogue, its operands the row's reads (mlir_entry.h); tests/lit/
+// lower-to-llvm.mlir lowers a fused op of every epilogue in every dtype and finds each symbol in
+// the library.
+#define COALESCE_UNTILED_BIAS_ENTRY(NAME, DTYPE, EPILOGUE) \
+  COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_##NAME##_##EPILOGUE, nullptr, DTYPE, #EPILOGUE, nullptr)
+#define COALESCE_UNTILED_NO_BIAS_ENTRY(NAME, DTYPE, EPILOGUE)                                                  \
+  COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_##NAME##_##EPILOGUE, nullptr, DTYPE, #EPILOGUE, \
+                                           nullptr)
 
+// The epilogues since issue 40; runtime.cu defines f32's matmul and first four with f32 descriptors.
+#define COALESCE_UNTILED_ISSUE_40_ENTRIES(NAME, DTYPE)                                                        \
+  COALESCE_UNTILED_BIAS_ENTRY(NAME, DTYPE, bias_gelu_tanh)                                                    \
+  COALESCE_UNTILED_BIAS_ENTRY(NAME, DTYPE, bias_silu)                                                         \
+  COALESCE_DEFINE_MLIR_FUSED_ENTRY_RESIDUAL(coalesce_fused_matmul_##NAME##_bias_gelu_residual, nullptr, DTYPE, \
+                                            "bias_gelu_residual", nullptr)                                    \
+  COALESCE_UNTILED_NO_BIAS_ENTRY(NAME, DTYPE, swiglu)                                                         \
+  COALESCE_UNTILED_NO_BIAS_ENTRY(NAME, DTYPE, geglu)
+
+#define COALESCE_UNTILED_ENTRIES(NAME, DTYPE)                                                         \
+  COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_matmul_##NAME, nullptr, DTYPE, "none", nullptr)   \
+  COALESCE_UNTILED_NO_BIAS_ENTRY(NAME, DTYPE, none)                                                   \
+  COALESCE_UNTILED_BIAS_ENTRY(NAME, DTYPE, bias)                                                      \
+  COALESCE_UNTILED_BIAS_ENTRY(NAME, DTYPE, bias_relu)                                                 \
+  COALESCE_UNTILED_BIAS_ENTRY(NAME, DTYPE, bias_gelu)                                                 \
+  COALESCE_UNTILED_ISSUE_40_ENTRIES(NAME, DTYPE)
+
+COALESCE_UNTILED_ISSUE_40_ENTRIES(f32, COALESCE_F32)
 COALESCE_UNTILED_ENTRIES(tf32, COALESCE_TF32)
 COALESCE_UNTILED_ENTRIES(bf16, COALESCE_BF16)
 COALESCE_UNTILED_ENTRIES(f16, COALESCE_F16)

@@ -29,27 +29,38 @@ class AotCubin {
   std::string message_;
 };
 
-/// C = epilogue(A·B [+ bias]) through coalesce_fused_matmul on the legacy default stream, with
-/// `config` (NULL: the runtime's best known config). MLIR calls have no error channel, so a
-/// failure (or a failed registration of `aot`, when given) prints `coalesce runtime: <entry>:
-/// <message>` to stderr and exits with status 1, as the f32 entries do.
+/// C = epilogue(A·B [+ bias]) [+ residual] through coalesce_fused_matmul_residual on the legacy
+/// default stream, with `config` (NULL: the runtime's best known config). MLIR calls have no
+/// error channel, so a failure (or a failed registration of `aot`, when given) prints
+/// `coalesce runtime: <entry>: <message>` to stderr and exits with status 1, as the f32 entries do.
 void mlir_fused_matmul(const char* entry, const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,
-                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* c, coalesce_dtype dtype,
-                       const char* epilogue, const char* config, const AotCubin* aot);
+                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* residual, const CoalesceMemRef2D* c,
+                       coalesce_dtype dtype, const char* epilogue, const char* config, const AotCubin* aot);
 
 }  // namespace coalesce::runtime
+
+// The entries' C signatures follow the fused op's operands, which are the registry row's reads
+// (kernels/core/epilogues.hpp): A, B, a bias where it reads one, a residual where it reads one, C.
 
 /// `_mlir_ciface_ENTRY(A, B, bias, C)`: config CONFIG (a string or NULL) of DTYPE and EPILOGUE;
 /// AOT is the AotCubin registered for it, or NULL.
 #define COALESCE_DEFINE_MLIR_FUSED_ENTRY(ENTRY, CONFIG, DTYPE, EPILOGUE, AOT)                     \
   extern "C" void _mlir_ciface_##ENTRY(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,    \
                                        const CoalesceMemRef1D* bias, const CoalesceMemRef2D* c) { \
-    ::coalesce::runtime::mlir_fused_matmul(#ENTRY, a, b, bias, c, DTYPE, EPILOGUE, CONFIG, AOT);  \
+    ::coalesce::runtime::mlir_fused_matmul(#ENTRY, a, b, bias, nullptr, c, DTYPE, EPILOGUE, CONFIG, AOT); \
   }
 
-/// `_mlir_ciface_ENTRY(A, B, C)` for the empty epilogue, which takes no bias.
-#define COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(ENTRY, CONFIG, DTYPE, AOT)                        \
-  extern "C" void _mlir_ciface_##ENTRY(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,    \
-                                       const CoalesceMemRef2D* c) {                              \
-    ::coalesce::runtime::mlir_fused_matmul(#ENTRY, a, b, nullptr, c, DTYPE, "none", CONFIG, AOT); \
+/// `_mlir_ciface_ENTRY(A, B, C)` for an epilogue that reads neither (none, the gated pair).
+#define COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(ENTRY, CONFIG, DTYPE, EPILOGUE, AOT)                    \
+  extern "C" void _mlir_ciface_##ENTRY(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,           \
+                                       const CoalesceMemRef2D* c) {                                     \
+    ::coalesce::runtime::mlir_fused_matmul(#ENTRY, a, b, nullptr, nullptr, c, DTYPE, EPILOGUE, CONFIG, AOT); \
+  }
+
+/// `_mlir_ciface_ENTRY(A, B, bias, R, C)` for an epilogue that reads a bias and an M x N residual.
+#define COALESCE_DEFINE_MLIR_FUSED_ENTRY_RESIDUAL(ENTRY, CONFIG, DTYPE, EPILOGUE, AOT)                    \
+  extern "C" void _mlir_ciface_##ENTRY(const CoalesceMemRef2D* a, const CoalesceMemRef2D* b,            \
+                                       const CoalesceMemRef1D* bias, const CoalesceMemRef2D* residual,  \
+                                       const CoalesceMemRef2D* c) {                                      \
+    ::coalesce::runtime::mlir_fused_matmul(#ENTRY, a, b, bias, residual, c, DTYPE, EPILOGUE, CONFIG, AOT); \
   }

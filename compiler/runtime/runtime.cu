@@ -1,8 +1,8 @@
 // The Coalesce runtime library's nvcc-compiled part (coalesce_runtime.h): the f32 entries
 // coalesce-lower-to-library calls (the fused and matmul ones through coalesce_fused_matmul,
-// fused_matmul.cpp; the elementwise ones as grid-stride kernels), the simt built-in kernels
-// compiled in (kernels/simt/builtin.hpp), the descriptor checks every entry shares, and the
-// device allocator.
+// fused_matmul.cpp; the elementwise ones, glu's act-and-multiply included, as grid-stride
+// kernels), the simt built-in kernels compiled in (kernels/simt/builtin.hpp), the descriptor
+// checks every entry shares, and the device allocator.
 #include <cuda_runtime.h>
 
 #include <climits>
@@ -49,7 +49,7 @@ Refusal invalid(const std::string& why) { return Refusal(COALESCE_INVALID_ARGUME
 // and read rows with 16-byte vectors: each extent at most kMaxExtent and each operand at most
 // INT_MAX elements (the compiler's verifier applies the same limits, CoalesceOps.h), rows
 // contiguous, the data 16-byte aligned.
-Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes) {
+Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes, bool strided_rows) {
   if (!d) throw invalid(std::string(name) + " is a null descriptor");
   const long long rows = d->sizes[0], cols = d->sizes[1];
   if (rows < 0 || cols < 0 || rows > kMaxExtent || cols > kMaxExtent)
@@ -57,14 +57,15 @@ Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes) {
                   std::to_string(kMaxExtent));
   if (rows * cols > INT_MAX)
     throw invalid(std::string(name) + " is " + shape(rows, cols) + ", more than INT_MAX elements");
-  if ((rows > 1 && d->strides[0] != cols) || (cols > 1 && d->strides[1] != 1))
-    throw invalid(std::string(name) + " is not row-major contiguous (strides " + std::to_string(d->strides[0]) +
-                  ", " + std::to_string(d->strides[1]) + ")");
+  const bool rows_apart = strided_rows ? d->strides[0] < cols : d->strides[0] != cols;
+  if ((rows > 1 && rows_apart) || (cols > 1 && d->strides[1] != 1))
+    throw invalid(std::string(name) + (strided_rows ? " does not have contiguous rows (strides " : " is not row-major contiguous (strides ") +
+                  std::to_string(d->strides[0]) + ", " + std::to_string(d->strides[1]) + ")");
   if (rows * cols > 0 && !d->aligned) throw invalid(std::string(name) + " has a null data pointer");
   char* data = static_cast<char*>(d->aligned) + d->offset * element_bytes;
   if (rows * cols > 0 && reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
     throw invalid(std::string(name) + " is not 16-byte aligned");
-  return {data, static_cast<int>(rows), static_cast<int>(cols)};
+  return {data, static_cast<int>(rows), static_cast<int>(cols), rows > 1 ? d->strides[0] : cols};
 }
 
 Vector vector(const char* name, const CoalesceMemRef1D* d, int element_bytes) {
@@ -165,6 +166,21 @@ __global__ void unary_map1(const float* x, float* y, long long first, long long 
     y[i] = Act::apply(x[i]);
 }
 
+// Y[i] = X1[i] + X2[i], 16 bytes at a time where the count allows; Y may be either input.
+__global__ void add_map4(const float4* x1, const float4* x2, float4* y, long long count4) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count4;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float4 u = x1[i], v = x2[i];
+    y[i] = make_float4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w);
+  }
+}
+
+__global__ void add_map1(const float* x1, const float* x2, float* y, long long first, long long count) {
+  for (long long i = first + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    y[i] = x1[i] + x2[i];
+}
+
 // Enough blocks to fill every SM with resident ones (8 blocks of 256 threads per SM).
 int elementwise_max_blocks(const char* entry) {
   static const int sm_count = [entry] {
@@ -196,6 +212,43 @@ void run_unary(const char* entry, const CoalesceMemRef2DF32* xd, const CoalesceM
   if (count4 * 4 < count)
     unary_map1<Act><<<elementwise_blocks(count - count4 * 4, max_blocks), kElementwiseBlock>>>(
         static_cast<const float*>(x.data), static_cast<float*>(y.data), count4 * 4, count);
+  check_cuda(cudaGetLastError(), entry, "kernel launch");
+}
+
+// Y = X1 + X2 over M x N.
+void run_add(const char* entry, const CoalesceMemRef2DF32* x1d, const CoalesceMemRef2DF32* x2d,
+             const CoalesceMemRef2DF32* yd) {
+  Matrix x1 = f32_view(entry, "X1", x1d), x2 = f32_view(entry, "X2", x2d), y = f32_view(entry, "Y", yd);
+  same_shape(entry, x1, y);
+  if (x2.rows != x1.rows || x2.cols != x1.cols)
+    fail(entry, "X2 is " + shape(x2.rows, x2.cols) + " but X1 is " + shape(x1.rows, x1.cols));
+  const long long count = static_cast<long long>(x1.rows) * x1.cols;
+  if (count == 0) return;
+  const int max_blocks = elementwise_max_blocks(entry);
+  const long long count4 = count / 4;
+  if (count4 > 0)
+    add_map4<<<elementwise_blocks(count4, max_blocks), kElementwiseBlock>>>(
+        static_cast<const float4*>(x1.data), static_cast<const float4*>(x2.data), static_cast<float4*>(y.data), count4);
+  if (count4 * 4 < count)
+    add_map1<<<elementwise_blocks(count - count4 * 4, max_blocks), kElementwiseBlock>>>(
+        static_cast<const float*>(x1.data), static_cast<const float*>(x2.data), static_cast<float*>(y.data),
+        count4 * 4, count);
+  check_cuda(cudaGetLastError(), entry, "kernel launch");
+}
+
+// Y[m][j] = Epi::gate(X[m][2j], X[m][2j+1]) with the act-and-multiply of a gated registry
+// epilogue (the kernel the harness's unfused gated baseline runs, kernels/elementwise.cuh).
+template <Epilogue Gated>
+void run_glu(const char* entry, const CoalesceMemRef2DF32* xd, const CoalesceMemRef2DF32* yd) {
+  static_assert(epilogue_spec(Gated).reads.gated, "glu applies a gated epilogue's act-and-multiply");
+  Matrix x = f32_view(entry, "X", xd), y = f32_view(entry, "Y", yd);
+  if (x.cols % 2 != 0) fail(entry, "X is " + shape(x.rows, x.cols) + ": its gate and up column pairs need an even N");
+  if (y.rows != x.rows || y.cols != x.cols / 2)
+    fail(entry, "Y is " + shape(y.rows, y.cols) + ", not " + shape(x.rows, x.cols / 2) + " (N/2 of X)");
+  if (x.data == y.data && y.rows > 0 && y.cols > 0) fail(entry, "Y is X; glu writes another buffer");
+  if (y.rows == 0 || y.cols == 0) return;
+  launch_gated_act_mul<float, EpilogueFor<Gated>>(static_cast<const float*>(x.data), static_cast<float*>(y.data),
+                                                  x.rows, x.cols, elementwise_max_blocks(entry), nullptr);
   check_cuda(cudaGetLastError(), entry, "kernel launch");
 }
 
@@ -319,6 +372,28 @@ void _mlir_ciface_coalesce_relu_f32(const CoalesceMemRef2DF32* x, const Coalesce
 
 void _mlir_ciface_coalesce_gelu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y) {
   coalesce::runtime::run_unary<coalesce::ActivationGeluErf>("coalesce_gelu_f32", x, y);
+}
+
+void _mlir_ciface_coalesce_gelu_tanh_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y) {
+  coalesce::runtime::run_unary<coalesce::ActivationFunctor<coalesce::Activation::gelu_tanh>>("coalesce_gelu_tanh_f32",
+                                                                                            x, y);
+}
+
+void _mlir_ciface_coalesce_silu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y) {
+  coalesce::runtime::run_unary<coalesce::ActivationFunctor<coalesce::Activation::silu>>("coalesce_silu_f32", x, y);
+}
+
+void _mlir_ciface_coalesce_add_f32(const CoalesceMemRef2DF32* x1, const CoalesceMemRef2DF32* x2,
+                                   const CoalesceMemRef2DF32* y) {
+  coalesce::runtime::run_add("coalesce_add_f32", x1, x2, y);
+}
+
+void _mlir_ciface_coalesce_glu_silu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y) {
+  coalesce::runtime::run_glu<coalesce::Epilogue::swiglu>("coalesce_glu_silu_f32", x, y);
+}
+
+void _mlir_ciface_coalesce_glu_gelu_f32(const CoalesceMemRef2DF32* x, const CoalesceMemRef2DF32* y) {
+  coalesce::runtime::run_glu<coalesce::Epilogue::geglu>("coalesce_glu_gelu_f32", x, y);
 }
 
 void _mlir_ciface_coalesce_fused_matmul_f32_none(const CoalesceMemRef2DF32* a,

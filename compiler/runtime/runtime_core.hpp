@@ -21,10 +21,12 @@ class Refusal : public std::runtime_error {
   coalesce_status status_;
 };
 
-/// A row-major matrix with contiguous rows, and a contiguous vector, in device memory.
+/// A row-major matrix, rows `stride` elements apart (cols where they are contiguous), and a
+/// contiguous vector, in device memory.
 struct Matrix {
   void* data;
   int rows, cols;
+  long long stride = 0;
 };
 struct Vector {
   void* data;
@@ -34,8 +36,11 @@ struct Vector {
 /// The checked view of descriptor `d` of operand `name` with elements of `element_bytes`: each
 /// extent within 0..kMaxExtent and at most INT_MAX elements (the kernels take extents as int and
 /// form offsets in int, as the compiler's verifier requires), rows contiguous, the data 16-byte
-/// aligned. Throws Refusal (COALESCE_INVALID_ARGUMENT) naming the operand otherwise.
-Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes);
+/// aligned. Throws Refusal (COALESCE_INVALID_ARGUMENT) naming the operand otherwise. With
+/// `strided_rows` (the fused matmul's A, B and C, which the launch copies through contiguous
+/// rows: Staging in kernels/core/family.hpp) rows may be further apart than their width, each
+/// row still contiguous.
+Matrix matrix(const char* name, const CoalesceMemRef2D* d, int element_bytes, bool strided_rows = false);
 Vector vector(const char* name, const CoalesceMemRef1D* d, int element_bytes);
 
 /// The f32 descriptors of the `_mlir_ciface_*_f32` entries as untyped ones (the same layout).

@@ -40,6 +40,8 @@ TensorMapSpec Family::tensor_map(const Config&, const Problem&, KernelArg) const
   throw std::logic_error("the " + std::string(name()) + " family's kernel takes no tensor map");
 }
 
+int Family::row_multiple(const Config&, const Problem&) const { return 1; }
+
 int Family::value(const Config& config, std::string_view param) const {
   auto ps = params();
   for (std::size_t i = 0; i < ps.size() && i < config.values.size(); ++i)
@@ -193,8 +195,59 @@ long long Family::workspace_bytes(const Config& config, const Problem& problem, 
 
 Verdict Family::check_schedule(const Config&, const Problem&, const Target&) const { return {}; }
 
+Problem kernel_problem(const Family& family, const Config& config, const Problem& problem) {
+  const int r = family.row_multiple(config, problem);
+  if (r <= 1) return problem;
+  auto up = [r](int x) { return static_cast<int>((static_cast<long long>(x) + r - 1) / r * r); };
+  Problem kernel = problem;
+  kernel.n = up(problem.n);
+  kernel.k = up(problem.k);
+  return kernel;
+}
+
+Staging staging_of(const Config& config, const Problem& problem, const Target& target, const RowStrides& strides) {
+  const Family& family = family_of(config);
+  Staging s;
+  s.kernel = kernel_problem(family, config, problem);
+  s.strides = strides;
+  const int c_cols = problem.c_cols();
+  auto strided = [](long long stride, long long width, const char* what) {
+    if (stride != 0 && stride < width)
+      throw std::invalid_argument(std::string(what) + "'s rows are " + std::to_string(stride) +
+                                  " elements apart, fewer than its " + std::to_string(width) + " columns");
+    return stride != 0 && stride != width;
+  };
+  const bool a_strided = strided(strides.a, problem.k, "A");
+  const bool b_strided = strided(strides.b, problem.n, "B");
+  const bool c_strided = strided(strides.c, c_cols, "C");
+  s.n = s.kernel.n != problem.n;
+  s.a = a_strided || s.kernel.k != problem.k;
+  s.b = b_strided || s.n;
+  s.c = c_strided || s.n;
+  s.family_bytes = family.workspace_bytes(config, s.kernel, target);
+  s.bytes = s.family_bytes;
+  if (!s.any()) return s;
+  const EpilogueReads reads = epilogue_spec(problem.epilogue).reads;
+  if (reads.gated && s.n)
+    throw std::logic_error("the " + std::string(family.name()) +
+                           " family pads a gated problem's N: its row_multiple() must be 1 there");
+  const GemmTypes t = problem.types();
+  auto place = [&s](long long bytes) {
+    const long long at = (s.bytes + 255) / 256 * 256;
+    s.bytes = at + bytes;
+    return at;
+  };
+  const long long m = problem.m;
+  if (s.a) s.a_offset = place(m * s.kernel.k * element_bytes(t.a));
+  if (s.b) s.b_offset = place(static_cast<long long>(problem.k) * s.kernel.n * element_bytes(t.b));
+  if (s.n && reads.column_bias) s.bias_offset = place(static_cast<long long>(s.kernel.n) * element_bytes(t.bias));
+  if (s.n && reads.residual) s.residual_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));
+  if (s.c) s.c_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));
+  return s;
+}
+
 long long workspace_bytes(const Config& config, const Problem& problem, const Target& target) {
-  return family_of(config).workspace_bytes(config, problem, target);
+  return staging_of(config, problem, target).bytes;
 }
 
 Config kernel_config(const Config& config) {
@@ -223,7 +276,9 @@ Verdict supports_epilogue(const Family& family, const Problem& problem) {
   return {};
 }
 
-Verdict check_schedule(const Family& family, const Config& config, const Problem& problem, const Target& target) {
+Verdict check_schedule(const Family& family, const Config& config, const Problem& user_problem, const Target& target) {
+  // The schedule is the kernel's: on the padded problem where the launch stages one.
+  const Problem problem = kernel_problem(family, config, user_problem);
   const int s = split_slices(config);
   if (s > 1) {
     // The unsplit config: split = 1 and no in-kernel reduction (which means nothing unsplit, and
@@ -236,7 +291,7 @@ Verdict check_schedule(const Family& family, const Config& config, const Problem
     if (blocks >= static_cast<long long>(target.sm_count) * per_sm)
       return {Violation::schedule, "split-K cannot help: the unsplit grid already fills a wave of the GPU's SMs"};
   }
-  if (workspace_bytes(config, problem, target) > target.max_workspace_bytes)
+  if (workspace_bytes(config, user_problem, target) > target.max_workspace_bytes)
     return {Violation::workspace, s > 1 ? "split-K's partial sums (split x M x N floats) exceed the workspace limit"
                                         : "the schedule's workspace exceeds the workspace limit"};
   return family.check_schedule(config, problem, target);

@@ -118,19 +118,22 @@ inline constexpr std::string_view kReduceParam = "reduce";
 inline constexpr std::string_view kStreamKParam = "stream_k";
 
 /// What a TMA tensor map over one row-major matrix of the problem must say: the matrix
-/// (rows × cols elements of `element`, cols contiguous, rows `cols` elements apart), the box one
-/// copy moves (box_rows × box_cols) and the shared-memory swizzle (0, 32, 64 or 128 bytes).
-/// harness/tma.hpp encodes it with cuTensorMapEncodeTiled; elements outside the matrix read as
-/// zeros and are not written.
+/// (rows × cols elements of `element`, cols contiguous, rows `row_stride` elements apart, or
+/// `cols` when row_stride is 0), the box one copy moves (box_rows × box_cols) and the
+/// shared-memory swizzle (0, 32, 64 or 128 bytes). harness/tma.hpp encodes it with
+/// cuTensorMapEncodeTiled; elements outside the matrix read as zeros and are not written.
 struct TensorMapSpec {
   KernelArg matrix = KernelArg::a;  ///< the buffer mapped: a, b or c
   Element element = Element::bf16;
   long long rows = 0, cols = 0;
   int box_rows = 0, box_cols = 0;
   int swizzle_bytes = 0;
+  long long row_stride = 0;  ///< elements from one row to the next; 0: cols
+  long long stride() const { return row_stride > 0 ? row_stride : cols; }
   bool operator==(const TensorMapSpec& o) const {
     return matrix == o.matrix && element == o.element && rows == o.rows && cols == o.cols &&
-           box_rows == o.box_rows && box_cols == o.box_cols && swizzle_bytes == o.swizzle_bytes;
+           box_rows == o.box_rows && box_cols == o.box_cols && swizzle_bytes == o.swizzle_bytes &&
+           stride() == o.stride();
   }
 };
 
@@ -193,6 +196,12 @@ class Family {
   /// c_tensor_map) for `config` on `problem`. Only families whose kernel_args() name tensor maps
   /// override it; the default throws std::logic_error.
   virtual TensorMapSpec tensor_map(const Config& config, const Problem& problem, KernelArg map) const;
+  /// The multiple of elements that the rows of A (K), B and C (N) must have for the config's
+  /// kernel to read and write them in place (TMA's 16-byte row strides: 8 for wgmma's 16-bit
+  /// tiles). A problem whose rows are not runs on a padded copy that the launch makes (staging,
+  /// below), and the family's check_problem() judges the padded problem. Default 1: the family
+  /// reads any row in place, or refuses the problem itself.
+  virtual int row_multiple(const Config& config, const Problem& problem) const;
 
   /// The header an emitted translation unit includes (e.g. "kernels/simt/gemm.cuh").
   virtual std::string_view kernel_header() const = 0;
@@ -246,9 +255,50 @@ bool workspace_needs_zeros(const Config& config);
 /// The bytes of workspace a config needs on a problem on `target` (Family::workspace_bytes):
 /// split-K's f32 partials (S·M·N·4) when split > 1, else 0; with the reduction in the kernel,
 /// one 4-byte counter per block of the grid's x dimension after them; with stream-K, a tile's
-/// f32 sums and a flag per block of the grid. The harness and the runtime library allocate it
+/// f32 sums and a flag per block of the grid; all of these on the kernel's problem, then the
+/// padded copies of a staged problem (Staging). The harness and the runtime library allocate it
 /// (counters and flags zeroed once; the kernel leaves them zero).
 long long workspace_bytes(const Config& config, const Problem& problem, const Target& target = Target{});
+/// Elements from one row of an operand to the next where they are not its width (a user's
+/// sliced tensor: lda > K, ldb > N, ldc > C's columns); 0: the width, rows contiguous.
+struct RowStrides {
+  long long a = 0, b = 0, c = 0;
+  bool operator==(const RowStrides& o) const { return a == o.a && b == o.b && c == o.c; }
+};
+
+/// How a problem runs whose rows the kernel cannot read in place: rows the family cannot read
+/// (Family::row_multiple) or rows apart by more than their width (RowStrides), which no
+/// family's kernel takes. The kernel computes `kernel`, the problem with N and K rounded up to
+/// the family's multiple, on copies in the workspace after the family's own part: A copied into
+/// rows of kernel.k elements (K padded, or A strided); B into rows of kernel.n (N padded, or B
+/// strided); with N padded, the bias and the residual into rows of kernel.n; and the kernel's C
+/// a buffer of rows of kernel.n (C's columns under a gated epilogue) that is copied into C after
+/// the kernel and split-K's reduce (N padded, or C strided). The kernel's tensor maps keep the
+/// logical sides (K columns of A, K rows and N columns of B) over the padded rows, so the
+/// padding is read as TMA's zeros and never needs clearing; the padded columns of C are computed
+/// and dropped. The copies are part of the launch, and of its measured time (docs/kernels.md,
+/// "Unaligned shapes").
+struct Staging {
+  Problem kernel;          ///< the problem the kernel computes; the problem itself when nothing is staged
+  RowStrides strides;      ///< the operands' row strides as given (0: the width)
+  bool a = false;          ///< A is copied into rows of kernel.k elements
+  bool b = false;          ///< B is copied into rows of kernel.n elements
+  bool c = false;          ///< the kernel stores a buffer of rows of kernel.c_cols(), then copied into C
+  bool n = false;          ///< N is padded: the bias and the residual are copied into rows of kernel.n too
+  long long family_bytes = 0;  ///< the family's own workspace (Family::workspace_bytes on `kernel`), first
+  /// Byte offsets of the copies in the workspace (-1: not staged), each 256-byte aligned.
+  long long a_offset = -1, b_offset = -1, bias_offset = -1, residual_offset = -1, c_offset = -1;
+  long long bytes = 0;     ///< the whole workspace: family_bytes and the copies
+  bool any() const { return a || b || c; }
+};
+/// The staging of `config` on `problem` with operands `strides` apart (nothing staged when every
+/// row is contiguous and a multiple of the family's row_multiple(), or it is 1). Throws
+/// std::invalid_argument when a stride is smaller than its row.
+Staging staging_of(const Config& config, const Problem& problem, const Target& target = Target{},
+                   const RowStrides& strides = {});
+/// The problem the config's kernel computes: N and K rounded up to the family's row_multiple().
+Problem kernel_problem(const Family& family, const Config& config, const Problem& problem);
+
 /// The config whose kernel runs `config`: split factors above 1 share one kernel (the factor is
 /// the grid's z extent, read by the kernel at run time), so every split > 1 maps to split = 2
 /// and the tuner compiles it once; except a reduction in the cluster (reduces_in_cluster), whose

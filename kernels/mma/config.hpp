@@ -35,6 +35,9 @@ struct MmaConfig {
 
   /// One mma k-step reads 32 bytes of a row of A (m16n8k16 bf16/f16, m16n8k8 tf32).
   static constexpr int kStepBytes = 32;
+  /// The largest tile side check() reads before it forms products of the sides (far above any
+  /// tile a block's registers hold).
+  static constexpr int kMaxTileSide = 4096;
   /// A padded row (swizzle == 0) ends with one 16-byte chunk more: 8 rows read by one ldmatrix
   /// phase then start in 8 different bank groups. B carries the same 16 bytes per 16-bit row and
   /// 32 bytes per tf32 row (docs/kernels.md, "mma: shared memory"), i.e. 8 bytes of padding per
@@ -120,6 +123,8 @@ struct MmaConfig {
       return {Violation::shape, "every tile side must be positive"};
     if (!power_of_two(bm) || !power_of_two(bn) || !power_of_two(wm) || !power_of_two(wn))
       return {Violation::shape, "BM, BN, WM and WN must be powers of two"};
+    // Bounded before any rule forms a product of them: (2^30/16) x (2^30/16) warps wraps in int.
+    if (bm > kMaxTileSide || bn > kMaxTileSide) return {Violation::shape, "BM and BN must be at most 4096"};
     if (bk_bytes != 64 && bk_bytes != 128 && bk_bytes != 256)
       return {Violation::shape,
               "bk_bytes must be 64, 128 or 256 (two to eight 32-byte mma k-steps; a row of at least 64 bytes "

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "kernels/core/epilogues.hpp"
 #include "kernels/mma/builtin.hpp"
 
 namespace coalesce {
@@ -19,6 +20,12 @@ const std::vector<ParamSpec>& param_specs() {
       {"stages", "s"},  {"vec_bytes", "v"},  {"swizzle", "sw"},  {"group_m", "g"},  {"min_blocks", "o"},
       {kSplitParam, "sk", 1},
   };
+  return all;
+}
+// The residual last, after the generic list: kernels of the other epilogues keep their code.
+const std::vector<KernelArg>& launch_args() {
+  static const std::vector<KernelArg> all = {KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c,
+                                             KernelArg::m, KernelArg::n, KernelArg::k, KernelArg::residual};
   return all;
 }
 
@@ -76,8 +83,14 @@ class MmaFamily final : public Family {
     return to_mma(config).check(limits, registers);
   }
   Verdict check_problem(const Config& config, const Problem& problem) const override {
-    return to_mma(config).check_problem(problem.m, problem.n, problem.k, problem.dtype);
+    const MmaConfig c = to_mma(config);
+    // A split config stores raw partial sums; the reduce that applies the epilogue (harness/
+    // splitk.hpp, the runtime's) reads no residual.
+    if (c.split > 1 && epilogue_spec(problem.epilogue).reads.residual)
+      return {Violation::epilogue, "split-K's reduce adds no residual: the residual epilogue needs split = 1"};
+    return c.check_problem(problem.m, problem.n, problem.k, problem.dtype);
   }
+  const std::vector<KernelArg>& kernel_args() const override { return launch_args(); }
   // Every store path: the staged store applies a gated epilogue (mma_store_tile), split-K's
   // partials are raw sums and the reduce applies it.
   bool stores_gated() const override { return true; }

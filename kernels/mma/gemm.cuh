@@ -551,11 +551,13 @@ struct MmaMainloop {
 /// `smem` is the mainloop's ring, free once every warp has passed the barrier below. `MATH` is the
 /// GEMM's math, which decides the accumulators' fragment layout (tf32's tiles are swapped);
 /// `BiasT` and `CT` are the GEMM's bias and C types, or (split-K's partial sums, EpilogueNone)
-/// f32 for C whatever the math.
+/// f32 for C whatever the math. `residual` (M×N, C's type, row-major as C) is read only where
+/// Epi adds one (epilogue_value).
 template <class Tile, Math MATH, class Epi, class BiasT, class CT>
 __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.wm / 16][Tile::config.wn / 8][4],
                                                const BiasT* __restrict__ bias, CT* __restrict__ C, int M, int N,
-                                               int m0, int n0, unsigned char* smem) {
+                                               int m0, int n0, unsigned char* smem,
+                                               const CT* __restrict__ residual = nullptr) {
   constexpr MmaConfig cfg = Tile::config;
   constexpr int MI = cfg.wm / 16, NI = cfg.wn / 8;
   using Staged = mma_layout::StagedEpilogue<cfg.wn, mma_detail::MmaMath<MATH>::kSwapped>;
@@ -614,7 +616,14 @@ __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.w
     for (int r = my_row; r < 16; r += Staged::kRowsPerPass, c += c_step) {
       if (group_row + r >= M) break;
       const float4 v = *reinterpret_cast<const float4*>(stage + r * Staged::kStride + my_col);
-      const float out[4] = {Epi::apply(v.x, b[0]), Epi::apply(v.y, b[1]), Epi::apply(v.z, b[2]), Epi::apply(v.w, b[3])};
+      // C[at + j]'s value; a residual epilogue reads the residual only inside C (a column past N
+      // is neither read nor stored), the others compute Epi::apply alone, as before it had one.
+      const long long at = c - C;
+      const auto value = [&](float acc, int j) -> float {
+        if constexpr (Epi::kUsesResidual) return col + j < N ? epilogue_value<Epi>(acc, b[j], residual, at + j) : 0.0f;
+        return epilogue_value<Epi>(acc, b[j], residual, at + j);
+      };
+      const float out[4] = {value(v.x, 0), value(v.y, 1), value(v.z, 2), value(v.w, 3)};
       if (vectors) {
         if (col < N) mma_detail::store4(c, out);
       } else {
@@ -632,12 +641,16 @@ __device__ __forceinline__ void mma_store_tile(const float (&acc)[Tile::config.w
 /// shared memory. Split-K (cfg.split > 1; kernels/core/family.hpp, kSplitParam): gridDim.z
 /// slices of K, block z summing its even share of the K slices (none for a trailing block when
 /// the share rounds up) and storing the raw f32 sums, unconverted, into (float*)C + z·M·N: C is
-/// then the f32 partials workspace whatever the dtype, and the reduce applies the epilogue.
+/// then the f32 partials workspace whatever the dtype, and the reduce applies the epilogue (a
+/// residual epilogue is refused with a split: MmaFamily::check_problem). `residual` is the
+/// kernel's last parameter, read only by an epilogue that adds one, so the other epilogues'
+/// kernels keep their code.
 template <class Tile, class Gemm, class Epi>
 __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restrict__ A,
                                                 const typename Gemm::B* __restrict__ B,
                                                 const typename Gemm::Bias* __restrict__ bias,
-                                                typename Gemm::C* __restrict__ C, int M, int N, int K) {
+                                                typename Gemm::C* __restrict__ C, int M, int N, int K,
+                                                const typename Gemm::C* __restrict__ residual) {
   static_assert(mma_detail::MmaGuard<Tile>::ok, "invalid mma config");
   constexpr MmaConfig cfg = Tile::config;
   extern __shared__ __align__(128) unsigned char mma_smem[];
@@ -667,7 +680,7 @@ __device__ __forceinline__ void mma_gemm_device(const typename Gemm::A* __restri
     mma_store_tile<Tile, Gemm::math, EpilogueNone>(acc, bias, partial, M, N, m0, n0, mma_smem);
   } else {
     Mainloop::run(A, B, M, N, K, m0, n0, 0, k_slices, mma_smem, acc);
-    mma_store_tile<Tile, Gemm::math, Epi>(acc, bias, C, M, N, m0, n0, mma_smem);
+    mma_store_tile<Tile, Gemm::math, Epi>(acc, bias, C, M, N, m0, n0, mma_smem, residual);
   }
 }
 
@@ -677,13 +690,13 @@ __global__ void __launch_bounds__(mma_detail::MmaKernelOf<Tile, Gemm, Epi>::kThr
                                   mma_detail::MmaKernelOf<Tile, Gemm, Epi>::kMinBlocks)
     mma_gemm_kernel(const typename Gemm::A* __restrict__ A, const typename Gemm::B* __restrict__ B,
                     const typename Gemm::Bias* __restrict__ bias, typename Gemm::C* __restrict__ C, int M, int N,
-                    int K) {
-  mma_gemm_device<Tile, Gemm, Epi>(A, B, bias, C, M, N, K);
+                    int K, const typename Gemm::C* __restrict__ residual) {
+  mma_gemm_device<Tile, Gemm, Epi>(A, B, bias, C, M, N, K, residual);
 }
 
 }  // namespace coalesce
 
-/// Defines `extern "C" __global__ void SYMBOL(A, B, bias, C, M, N, K)` for one tile, GEMM types
+/// Defines `extern "C" __global__ void SYMBOL(A, B, bias, C, M, N, K, residual)` for one tile, GEMM types
 /// and epilogue, with the dtype's storage types in its signature:
 /// COALESCE_DEFINE_MMA_KERNEL(symbol, coalesce::MmaTile<...>, coalesce::GemmOf<coalesce::Dtype::bf16>,
 /// coalesce::EpilogueX). Variadic because the tile type's template arguments contain commas.
@@ -693,6 +706,7 @@ __global__ void __launch_bounds__(mma_detail::MmaKernelOf<Tile, Gemm, Epi>::kThr
       SYMBOL(const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::A* __restrict__ A,                      \
              const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::B* __restrict__ B,                      \
              const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::Bias* __restrict__ bias,                \
-             ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::C* __restrict__ C, int M, int N, int K) {     \
-    ::coalesce::mma_gemm_device<__VA_ARGS__>(A, B, bias, C, M, N, K);                                       \
+             ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::C* __restrict__ C, int M, int N, int K,       \
+             const ::coalesce::mma_detail::MmaKernelOf<__VA_ARGS__>::C* __restrict__ residual) {             \
+    ::coalesce::mma_gemm_device<__VA_ARGS__>(A, B, bias, C, M, N, K, residual);                             \
   }

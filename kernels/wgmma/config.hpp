@@ -83,6 +83,7 @@ struct WgmmaConfig {
   static constexpr int kWgmmaK = 16;                              ///< K of one 16-bit wgmma
   static constexpr int kTf32WgmmaK = 8;                           ///< K of one tf32 wgmma
   static constexpr int kMaxBox = 256;                             ///< TMA box limit per dimension
+  static constexpr int kMaxTileSide = 4096;                       ///< bound before products of the sides
   static constexpr int kMaxStages = 16;                           ///< the deepest ring (a 64 x 64 ring of 13 fills 227 KB)
   /// Problems of at most this many 64 x 64 tiles also list the deep rings (wgmma_deep_rings).
   static constexpr int kDeepRingTiles = 256;
@@ -268,6 +269,9 @@ struct WgmmaConfig {
   /// The config's own rules, independent of device and problem.
   COALESCE_HD constexpr Verdict check() const {
     if (bm <= 0 || bn <= 0 || bk <= 0) return {Violation::shape, "every tile side must be positive"};
+    // Bounded before any rule forms a product of them (the accumulators are BM x BN / 128):
+    // 257 x 21282856 wraps in int. The family's own limits (256) come below, by kind.
+    if (bm > kMaxTileSide || bn > kMaxTileSide) return {Violation::shape, "BM and BN must be at most 4096"};
     if (consumers != 1 && consumers != 2)
       return {Violation::threads, "consumers must be 1 or 2 warpgroups"};
     if (stages < 2 || stages > kMaxStages)
@@ -424,6 +428,22 @@ struct WgmmaConfig {
                                    "staging lays out BN columns of C, not the BN/2 of a gated tile"};
     if (split > 1 && reduce == 2)
       return {Violation::epilogue, "the cluster's split-K reduction (reduce = 2) stores no gated epilogue"};
+    return {};
+  }
+  /// EpilogueReads::residual: C = epilogue(acc, bias) + R[m][n]. The direct store from the
+  /// accumulators' registers adds it (epilogue_value: a thread's column pair of its rows, R read
+  /// beside C), and so do the paths that end in it for the tile's one owner: stream-K's fix-up
+  /// and k_interleave's halves. The others are refused: the TMA store's staging and the epilogue
+  /// warps read no residual, split-K's reduce kernels add none, and the tf32 and swapped tiles
+  /// store C^T from their own path.
+  COALESCE_HD constexpr Verdict check_residual() const {
+    if (transposed() || swapped())
+      return {Violation::epilogue, "a residual epilogue needs the untransposed tile (the tf32 and swapped tiles store "
+                                   "C^T from a path that adds no residual)"};
+    if (tma_store || epilogue_slots > 0)
+      return {Violation::epilogue, "a residual epilogue is stored from the registers (tma_store = 0, no epilogue "
+                                   "warps): the TMA store's staging adds no residual"};
+    if (split > 1) return {Violation::epilogue, "split-K's reduce adds no residual: the residual epilogue needs split = 1"};
     return {};
   }
   /// check_gated() and the gated problem's own rule: the C tensor map (a kernel argument even

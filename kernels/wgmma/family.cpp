@@ -30,12 +30,13 @@ const std::vector<ParamSpec>& param_specs() {
   return all;
 }
 
-// The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL).
+// The kernel's parameters (kernels/wgmma/gemm.cuh, COALESCE_DEFINE_WGMMA_KERNEL); the residual
+// last, so the kernels of the other epilogues keep their code.
 const std::vector<KernelArg>& launch_args() {
   static const std::vector<KernelArg> all = {
       KernelArg::a_tensor_map, KernelArg::b_tensor_map, KernelArg::c_tensor_map,
       KernelArg::bias,         KernelArg::c,            KernelArg::workspace,
-      KernelArg::m,            KernelArg::n,            KernelArg::k,
+      KernelArg::m,            KernelArg::n,            KernelArg::k,            KernelArg::residual,
   };
   return all;
 }
@@ -141,13 +142,27 @@ class WgmmaFamily final : public Family {
   Verdict check(const Config& config, const DeviceLimits& limits, int registers) const override {
     return to_wgmma(config).check(limits, registers);
   }
-  Verdict check_problem(const Config& config, const Problem& problem) const override {
+  Verdict check_problem(const Config& config, const Problem& user_problem) const override {
     const WgmmaConfig c = to_wgmma(config);
+    // An unaligned 16-bit problem runs on the launch's padded copy (row_multiple below): the
+    // kernel's rule judges that.
+    const Problem problem = kernel_problem(*this, config, user_problem);
     if (Verdict v = c.check_problem(problem.m, problem.n, problem.k, problem.dtype); !v.ok()) return v;
     if (epilogue_spec(problem.epilogue).reads.gated) return c.check_gated_problem(problem.n);
+    if (epilogue_spec(problem.epilogue).reads.residual) return c.check_residual();
     return {};
   }
   bool stores_gated() const override { return true; }
+  // TMA reads and writes rows of 16-byte multiples. The untransposed 16-bit tile takes an
+  // unaligned problem through a padded copy. The tf32 and swapped tiles (which compute C^T and
+  // store it from paths of their own) keep the divisibility rule until a GPU test has run them
+  // padded, and so does a gated C (N/2 columns, whose padding would interleave gate and up).
+  int row_multiple(const Config& config, const Problem& problem) const override {
+    const WgmmaConfig c = to_wgmma(config);
+    if (problem.dtype != Dtype::bf16 && problem.dtype != Dtype::f16) return 1;
+    if (c.transposed() || c.swapped() || epilogue_spec(problem.epilogue).reads.gated) return 1;
+    return 16 / element_bytes(problem.types().a);
+  }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
     const WgmmaConfig c = to_wgmma(config);

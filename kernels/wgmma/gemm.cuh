@@ -538,7 +538,8 @@ __device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __
 template <class Tile, class Epi, class Types, int H = -1, class BiasPair>
 __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                         BiasPair bias_pair, typename Types::C* __restrict__ C, int M,
-                                                        int N, int m0, int n0, int consumer) {
+                                                        int N, int m0, int n0, int consumer,
+                                                        const typename Types::C* __restrict__ residual = nullptr) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
@@ -566,9 +567,10 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
           C[static_cast<long long>(row) * (N / 2) + col / 2] =
               from_float<CT>(Epi::gate(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]));
         } else {
-          const CT lo = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h], b0));
-          const CT hi = from_float<CT>(Epi::apply(acc[mi][4 * j + 2 * h + 1], b1));
-          *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = detail::pack_pair(lo.bits, hi.bits);
+          const long long at = static_cast<long long>(row) * N + col;
+          const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, residual, at));
+          const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, residual, at + 1));
+          *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
         }
       }
   }
@@ -579,9 +581,9 @@ template <class Tile, class Epi, class Types, int H = -1>
 __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                    const typename Types::Bias* __restrict__ bias,
                                                    typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                                   int consumer) {
+                                                   int consumer, const typename Types::C* __restrict__ residual) {
   wgmma_store_direct_with<Tile, Epi, Types, H>(
-      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer);
+      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual);
 }
 
 /// The tf32 kernel's order of the tile's columns in an m64 block of C^T: wgmma row r = 16w + g +
@@ -1307,7 +1309,8 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
                                                   const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
                                                   int m0, int n0, bool after_first,
-                                                  const WgmmaSwappedBias<Tile, Types>& swapped_bias) {
+                                                  const WgmmaSwappedBias<Tile, Types>& swapped_bias,
+                                                  const typename Types::C* __restrict__ residual) {
   constexpr WgmmaConfig cfg = Tile::config;
   wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
   if ((HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0)
@@ -1322,7 +1325,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
   else if constexpr (cfg.tma_store)
     wgmma_store_tma<Tile, Epi, Types, HAZARDS, KEEP>(acc, bias, c_map, sm, M, N, m0, n0, KEEP);
   else
-    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP);
+    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP, residual);
 }
 
 /// The named barriers of the planted early releases (kWgmmaHazardEarlyRelease,
@@ -1334,7 +1337,8 @@ constexpr unsigned kEarlyReleaseBarrier = 4;
 template <class Tile, class Epi, class Types, int HAZARDS>
 __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const typename Types::Bias* __restrict__ bias,
                                               typename Types::C* __restrict__ C, float* __restrict__ workspace,
-                                              const WgmmaSmem<Tile>& sm, int M, int N, int K, int consumer) {
+                                              const WgmmaSmem<Tile>& sm, int M, int N, int K, int consumer,
+                                              const typename Types::C* __restrict__ residual) {
   constexpr WgmmaConfig cfg = Tile::config;
   constexpr int BN = cfg.bn, BK = cfg.bk, MI = cfg.m_iters(), NC = cfg.mma_cols();
   constexpr int ROW = WgmmaConfig::kSwizzleBytes;
@@ -1563,10 +1567,10 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       // halves are half of C's columns).
       if (consumer == 0)
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped_bias);
+                                                        swapped_bias, residual);
       else
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped_bias);
+                                                        swapped_bias, residual);
     } else if constexpr (cfg.swapped() && cfg.split > 1) {
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
@@ -1587,7 +1591,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     else if constexpr (cfg.tma_store)
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
-      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer);
+      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer, residual);
   }
   if (stamper) {
     wgmma_stamp<HAZARDS>(stamp_base + kPhaseStored);
@@ -1611,7 +1615,11 @@ template <class Tile, class Epi, class Types, int HAZARDS = kWgmmaHazardNone>
 __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const TensorMap* b_map, const TensorMap* c_map,
                                                   const typename Types::Bias* __restrict__ bias,
                                                   typename Types::C* __restrict__ C, float* __restrict__ workspace,
-                                                  int M, int N, int K) {
+                                                  int M, int N, int K,
+                                                  const typename Types::C* __restrict__ residual = nullptr) {
+  static_assert(!Epi::kUsesResidual || Tile::config.check_residual().ok(),
+                "wgmma config: a residual epilogue needs the untransposed tile, tma_store = 0, no epilogue warps and "
+                "split = 1 (WgmmaConfig::check_residual)");
   static_assert(!Epi::kGated || Tile::config.check_gated().ok(),
                 "wgmma config: a gated epilogue needs the untransposed tile, tma_store = 0 and no cluster reduction "
                 "(WgmmaConfig::check_gated)");
@@ -1685,7 +1693,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     if constexpr (cfg.cluster_size() == 1 && cfg.k_cluster() > 1) sm90::cluster_wait();
   } else {
     if constexpr (cfg.consumers == 2) sm90::setmaxnreg_inc<cfg.consumer_registers()>();
-    wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, workspace, sm, M, N, K, warpgroup - 1);
+    wgmma_consume<Tile, Epi, Types, HAZARDS>(c_map, bias, C, workspace, sm, M, N, K, warpgroup - 1, residual);
   }
 #endif
 }
@@ -1695,13 +1703,14 @@ template <class Tile, class Epi, Dtype D, int HAZARDS = kWgmmaHazardNone>
 __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detail::WgmmaBounds<Tile, Epi>::min_blocks)
     wgmma_gemm_kernel(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map,
                       const __grid_constant__ TensorMap c_map, const typename GemmOf<D>::Bias* __restrict__ bias,
-                      typename GemmOf<D>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K) {
-  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, workspace, M, N, K);
+                      typename GemmOf<D>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K,
+                      const typename GemmOf<D>::C* __restrict__ residual) {
+  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, workspace, M, N, K, residual);
 }
 
 }  // namespace coalesce
 
-/// Defines `extern "C" __global__ void SYMBOL(a_map, b_map, c_map, bias, C, workspace, M, N, K)` for one
+/// Defines `extern "C" __global__ void SYMBOL(a_map, b_map, c_map, bias, C, workspace, M, N, K, residual)` for one
 /// dtype, tile and epilogue: COALESCE_DEFINE_WGMMA_KERNEL(symbol, coalesce::Dtype::bf16,
 /// coalesce::WgmmaTile<...>, coalesce::EpilogueX). Variadic because the tile type's template
 /// arguments contain commas.
@@ -1712,7 +1721,8 @@ __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detai
              const __grid_constant__ ::coalesce::TensorMap b_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap c_map,                                        \
              const ::coalesce::GemmOf<DTYPE>::Bias* __restrict__ bias,                                   \
-             ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K) { \
+             ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K, \
+             const ::coalesce::GemmOf<DTYPE>::C* __restrict__ residual) {                                \
     ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(&a_map, &b_map, &c_map, bias, C,    \
-                                                                        workspace, M, N, K);             \
+                                                                        workspace, M, N, K, residual);   \
   }

@@ -2,10 +2,12 @@
 // every family's store paths, compiled by nvcc, against the fp64 reference on normal and bend
 // inputs: simt (direct store; split-K through the harness's reduce), mma (staged store; split-K),
 // gemv (unsplit and split) and wgmma (register store, TMA store, split-K reduced behind counters,
-// stream-K), each in one or two dtypes at an edge shape; bias_gelu_residual through gemv, the one
-// family that reads a residual. Then the check's resolution on the GPU: a tanh GELU kernel judged
-// as the erf GELU fails in f32 (and the reverse), a residual kernel judged without its residual
-// fails, and the families whose kernels take no residual are refused it.
+// stream-K), each in one or two dtypes at an edge shape; bias_gelu_residual through gemv, mma and
+// wgmma, the families whose kernels read a residual (unsplit, and in wgmma through the register
+// store: its direct store, ping-pong, stream-K and k_interleave's halves). Then the
+// check's resolution on the GPU: a tanh GELU kernel judged as the erf GELU fails in f32 (and the
+// reverse), a residual kernel judged without its residual fails, and the families whose kernels
+// take no residual are refused it.
 #include <string>
 #include <vector>
 
@@ -66,6 +68,8 @@ using WgmmaRegisters = WgmmaTile<128, 256, 64, 4, 2, 1, 1, 0, 8, 0>;
 using WgmmaTmaStore = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 1, 8, 1>;
 using WgmmaCounters = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1>;
 using WgmmaStreamK = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2>;
+using WgmmaPingPong = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1>;
+using WgmmaHalves = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2>;
 
 template <Epilogue E>
 void add_epilogue(std::vector<Instance>& out) {
@@ -92,6 +96,16 @@ const std::vector<Instance>& instances() {
     out.push_back(gemv<GemvWhole, Dtype::tf32, Epilogue::bias_gelu_residual>());
     out.push_back(gemv<GemvWhole, Dtype::bf16, Epilogue::bias_gelu_residual>());
     out.push_back(gemv<GemvWhole, Dtype::f16, Epilogue::bias_gelu_residual>());
+    out.push_back(mma<MmaMedium, Dtype::bf16, Epilogue::bias_gelu_residual>());
+    out.push_back(mma<MmaMedium, Dtype::f16, Epilogue::bias_gelu_residual>());
+    out.push_back(mma<MmaMedium, Dtype::tf32, Epilogue::bias_gelu_residual>());
+    out.push_back(mma<MmaMedium, Dtype::f32, Epilogue::bias_gelu_residual>());
+    out.push_back(mma<MmaSplit, Dtype::bf16, Epilogue::bias_gelu_residual>());  // refused: the split
+    out.push_back(wgmma<WgmmaRegisters, Dtype::bf16, Epilogue::bias_gelu_residual>());
+    out.push_back(wgmma<WgmmaRegisters, Dtype::f16, Epilogue::bias_gelu_residual>());
+    out.push_back(wgmma<WgmmaStreamK, Dtype::bf16, Epilogue::bias_gelu_residual>());
+    out.push_back(wgmma<WgmmaPingPong, Dtype::bf16, Epilogue::bias_gelu_residual>());
+    out.push_back(wgmma<WgmmaHalves, Dtype::f16, Epilogue::bias_gelu_residual>());
     return out;
   }();
   return all;
@@ -170,14 +184,18 @@ TEST(EpilogueFamilies, TheCheckTellsTanhFromErfGeluInF32) {
 TEST(EpilogueFamilies, TheCheckSeesTheResidual) {
   COALESCE_REQUIRE_GPU();
   Stream stream;
-  for (Dtype d : {Dtype::f32, Dtype::bf16}) {
-    const Instance k = d == Dtype::f32 ? gemv<GemvWhole, Dtype::f32, Epilogue::bias_gelu_residual>()
-                                       : gemv<GemvWhole, Dtype::bf16, Epilogue::bias_gelu_residual>();
-    Workspace ws({8, 4096, 4096, d, Epilogue::bias_gelu_residual}, 4300, stream.get());
+  const Instance kernels[] = {gemv<GemvWhole, Dtype::f32, Epilogue::bias_gelu_residual>(),
+                              gemv<GemvWhole, Dtype::bf16, Epilogue::bias_gelu_residual>(),
+                              mma<MmaMedium, Dtype::bf16, Epilogue::bias_gelu_residual>(),
+                              wgmma<WgmmaRegisters, Dtype::bf16, Epilogue::bias_gelu_residual>()};
+  for (const Instance& k : kernels) {
+    if (!find_family(k.config.family)->supports(current_target()).ok()) continue;  // wgmma needs sm_90a
+    const Shape s = k.config.family == "gemv" ? Shape{8, 4096, 4096} : Shape{1000, 1000, 1000};
+    Workspace ws({s.m, s.n, s.k, k.dtype, Epilogue::bias_gelu_residual}, 4300, stream.get());
     Method m = kernel_method(k.config, k.epilogue, k.kernel, ws);
-    ASSERT_TRUE(check_method(m, ws).passed) << where(k, {8, 4096, 4096});
+    ASSERT_TRUE(check_method(m, ws).passed) << where(k, s);
     m.reference_epilogue = Epilogue::bias_gelu;
-    EXPECT_FALSE(check_method(m, ws).passed) << where(k, {8, 4096, 4096}) << " judged without its residual";
+    EXPECT_FALSE(check_method(m, ws).passed) << where(k, s) << " judged without its residual";
   }
 }
 

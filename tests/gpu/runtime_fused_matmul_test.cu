@@ -29,7 +29,7 @@ namespace {
 
 // The descriptors of one workspace's buffers.
 struct Operands {
-  CoalesceMemRef2D a, b, c;
+  CoalesceMemRef2D a, b, c, residual;
   CoalesceMemRef1D bias;
   explicit Operands(const Workspace& w) {
     const Problem& p = w.problem();
@@ -43,12 +43,14 @@ struct Operands {
     c = mat(w.c(), p.m, static_cast<int>(output_columns(epilogue_spec(p.epilogue).reads, p.n)));
     void* bias_data = const_cast<void*>(w.bias());
     bias = CoalesceMemRef1D{bias_data, bias_data, 0, {p.n}, {1}};
+    residual = mat(w.residual(), p.m, p.n);
   }
 };
 
 coalesce_dtype abi(Dtype d) { return static_cast<coalesce_dtype>(static_cast<int>(d)); }
 
-// Runs C = epilogue(A B + bias) through the C ABI with `config` (nullptr: the best known one) on a
+// Runs C = epilogue(A B + bias) [+ residual] through the C ABI (coalesce_fused_matmul_residual
+// where the epilogue reads a residual) with `config` (nullptr: the best known one) on a
 // stream of its own and checks it against the fp64 reference.
 void expect_runs_correctly(const Problem& p, const char* config) {
   cudaStream_t stream = nullptr;
@@ -56,14 +58,62 @@ void expect_runs_correctly(const Problem& p, const char* config) {
   Workspace w(p, 17, stream);
   Operands o(w);
   w.poison_output(stream);
+  const EpilogueReads reads = epilogue_spec(p.epilogue).reads;
+  const CoalesceMemRef1D* bias = reads.column_bias ? &o.bias : nullptr;
+  const std::string epilogue(to_string(p.epilogue));
   const coalesce_status status =
-      coalesce_fused_matmul(&o.a, &o.b, epilogue_spec(p.epilogue).reads.column_bias ? &o.bias : nullptr, &o.c, abi(p.dtype),
-                            std::string(to_string(p.epilogue)).c_str(), config, stream);
+      reads.residual ? coalesce_fused_matmul_residual(&o.a, &o.b, bias, &o.residual, &o.c, abi(p.dtype), epilogue.c_str(),
+                                                      config, stream)
+                     : coalesce_fused_matmul(&o.a, &o.b, bias, &o.c, abi(p.dtype), epilogue.c_str(), config, stream);
   ASSERT_EQ(status, COALESCE_OK) << coalesce_last_error();
   EXPECT_STREQ(coalesce_last_error(), "");
   COALESCE_CUDA(cudaStreamSynchronize(stream));
   const CheckResult r = w.check(ReferenceKind{p.epilogue, false});
   EXPECT_TRUE(r.passed) << r.why << " (rel_frobenius " << r.errors.rel_frobenius << ")";
+  COALESCE_CUDA(cudaStreamDestroy(stream));
+}
+
+// A, B and C as row slices of wider matrices (rows `pad` elements longer than their width, a
+// user's sliced tensors): the launch copies them through contiguous rows (Staging). C's padding
+// columns hold a pattern the call must leave as it is.
+void expect_row_slices_run_correctly(const Problem& p, const char* config) {
+  cudaStream_t stream = nullptr;
+  COALESCE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  Workspace w(p, 23, stream);
+  COALESCE_CUDA(cudaStreamSynchronize(stream));  // the inputs are drawn on the stream
+  const GemmTypes t = p.types();
+  const int ea = element_bytes(t.a), eb = element_bytes(t.b), ec = element_bytes(t.c);
+  const int lda = p.k + 24, ldb = p.n + 8, ldc = p.n + 40;  // elements; 16-byte multiples or not
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  COALESCE_CUDA(cudaMalloc(&a, static_cast<std::size_t>(p.m) * lda * ea));
+  COALESCE_CUDA(cudaMalloc(&b, static_cast<std::size_t>(p.k) * ldb * eb));
+  COALESCE_CUDA(cudaMalloc(&c, static_cast<std::size_t>(p.m) * ldc * ec));
+  COALESCE_CUDA(cudaMemcpy2D(a, lda * ea, w.a(), p.k * ea, p.k * ea, p.m, cudaMemcpyDeviceToDevice));
+  COALESCE_CUDA(cudaMemcpy2D(b, ldb * eb, w.b(), p.n * eb, p.n * eb, p.k, cudaMemcpyDeviceToDevice));
+  COALESCE_CUDA(cudaMemset(c, 0x5a, static_cast<std::size_t>(p.m) * ldc * ec));
+  CoalesceMemRef2D ad{a, a, 0, {p.m, p.k}, {lda, 1}}, bd{b, b, 0, {p.k, p.n}, {ldb, 1}},
+      cd{c, c, 0, {p.m, p.n}, {ldc, 1}};
+  void* bias_data = const_cast<void*>(w.bias());
+  CoalesceMemRef1D bias{bias_data, bias_data, 0, {p.n}, {1}};
+  const std::string epilogue(to_string(p.epilogue));
+  ASSERT_EQ(coalesce_fused_matmul(&ad, &bd, &bias, &cd, abi(p.dtype), epilogue.c_str(), config, stream), COALESCE_OK)
+      << coalesce_last_error();
+  COALESCE_CUDA(cudaStreamSynchronize(stream));
+  // C's rows into the workspace's C for the fp64 check; the padding checked byte by byte.
+  w.poison_output(stream);
+  COALESCE_CUDA(cudaStreamSynchronize(stream));
+  COALESCE_CUDA(cudaMemcpy2D(w.c(), p.n * ec, c, ldc * ec, p.n * ec, p.m,
+                             cudaMemcpyDeviceToDevice));
+  const CheckResult r = w.check(ReferenceKind{p.epilogue, false});
+  EXPECT_TRUE(r.passed) << r.why << " (rel_frobenius " << r.errors.rel_frobenius << ")";
+  std::vector<unsigned char> host(static_cast<std::size_t>(p.m) * ldc * ec);
+  COALESCE_CUDA(cudaMemcpy(host.data(), c, host.size(), cudaMemcpyDeviceToHost));
+  long long touched = 0;
+  for (int row = 0; row < p.m; ++row)
+    for (long long byte = static_cast<long long>(p.n) * ec; byte < static_cast<long long>(ldc) * ec; ++byte)
+      touched += host[static_cast<std::size_t>(row) * ldc * ec + byte] != 0x5a;
+  EXPECT_EQ(touched, 0) << "bytes of C's padding columns written";
+  for (void* x : {a, b, c}) COALESCE_CUDA(cudaFree(x));
   COALESCE_CUDA(cudaStreamDestroy(stream));
 }
 
@@ -95,14 +145,39 @@ TEST(RuntimeFusedMatmul, EveryFamilyAndDtypeMatchesTheReference) {
   }
 }
 
+// Row slices (issue 39's leading dimensions) through each family's first built-in config that
+// fits, in its first 16-bit dtype (f32 for simt), at an unaligned N for wgmma's padding too.
+TEST(RuntimeFusedMatmul, RowSlicesOfWiderMatricesMatchTheReference) {
+  COALESCE_REQUIRE_GPU();
+  const Target target = current_target();
+  for (const Family* family : families()) {
+    if (!family->supports(target).ok()) continue;
+    const Dtype dtype = family->supports(Dtype::bf16).ok() ? Dtype::bf16 : Dtype::f32;
+    bool ran = false;
+    for (Problem shape : {Problem{200, 136, 72}, Problem{200, 131, 77}, Problem{3, 200, 136}}) {
+      const Problem p{shape.m, shape.n, shape.k, dtype, Epilogue::bias_gelu};
+      for (const Config& config : family->builtin_configs(p)) {
+        if (!fits(config, p, target).ok()) continue;
+        const std::string name = config_name(config, dtype, p.epilogue);
+        SCOPED_TRACE(name + " on " + shape_string(p) + " as row slices");
+        expect_row_slices_run_correctly(p, name.c_str());
+        ran = true;
+        break;
+      }
+    }
+    EXPECT_TRUE(ran) << "no built-in " << family->name() << " config runs a row-slice shape";
+  }
+}
+
 // Config NULL: every epilogue in f32 (the library's compiled-in simt kernels) and one in each
 // other dtype (each a kernel NVRTC compiles, so one apiece keeps the test short).
 TEST(RuntimeFusedMatmul, TheBestKnownConfigForEachDtypeAndEpilogue) {
   COALESCE_REQUIRE_GPU();
   std::vector<Problem> problems;
-  // The C ABI takes no residual operand, so an epilogue that reads one is not called here.
-  for (Epilogue e : all_epilogues())
-    if (!epilogue_spec(e).reads.residual) problems.push_back({200, 136, 72, Dtype::f32, e});
+  // The residual through coalesce_fused_matmul_residual (mma's kernels read it at any M, gemv's
+  // at decode sizes): f32 at the square edge shape, bf16 at M = 8.
+  for (Epilogue e : all_epilogues()) problems.push_back({200, 136, 72, Dtype::f32, e});
+  problems.push_back({8, 256, 512, Dtype::bf16, Epilogue::bias_gelu_residual});
   for (Dtype d : {Dtype::tf32, Dtype::bf16, Dtype::f16}) problems.push_back({200, 136, 72, d, Epilogue::bias_relu});
   // The gated pair in 16-bit: N = 136 is 68 gate and up columns interleaved, C 200 x 68.
   for (Dtype d : {Dtype::bf16, Dtype::f16}) problems.push_back({200, 136, 72, d, Epilogue::swiglu});

@@ -3,8 +3,9 @@
 // which), each run against the fp64 reference on random inputs; then matrices of 2^31 elements
 // or more through simt's 64-bit offsets and mma's. The kernels are nvcc instantiations of the
 // configs the space selects at these shapes (narrow copies: mma's 2-byte plain loads, simt's
-// 1-float copies, gemv's 4- and 2-byte loads), each run only where its family's rules accept the
-// problem; a (shape, dtype) whose selecting families are not all run fails.
+// 1-float copies, gemv's 4- and 2-byte loads; wgmma on the launch's padded copies of unaligned
+// 16-bit rows, through each of its stores and schedules), each run only where its family's rules
+// accept the problem; a (shape, dtype) whose selecting families are not all run fails.
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "kernels/mma/gemm.cuh"
 #include "kernels/simt/family.hpp"
 #include "kernels/simt/gemm.cuh"
+#include "kernels/wgmma/family.hpp"
+#include "kernels/wgmma/gemm.cuh"
 #include "tuner/space.hpp"
 
 namespace {
@@ -44,6 +47,10 @@ Instance mma() {
   return {from_mma(Tile::config), D, reinterpret_cast<const void*>(&mma_gemm_kernel<Tile, GemmOf<D>, EpilogueFor<kEpi>>)};
 }
 template <class Tile, Dtype D>
+Instance wgmma() {
+  return {from_wgmma(Tile::config), D, reinterpret_cast<const void*>(&wgmma_gemm_kernel<Tile, EpilogueFor<kEpi>, D>)};
+}
+template <class Tile, Dtype D>
 Instance gemv() {
   return {from_gemv(Tile::config), D, reinterpret_cast<const void*>(&gemv_gemm_kernel<Tile, GemmOf<D>, EpilogueFor<kEpi>>)};
 }
@@ -64,6 +71,13 @@ using MmaV16 = MmaTile<128, 128, 64, 64, 64, 4, 16, 1, 8, 2>;
 using GemvV16 = GemvTile<4, 8, 16, 8, 4>;
 using GemvV4 = GemvTile<4, 8, 4, 8, 4>;
 using GemvV2 = GemvTile<4, 8, 2, 32, 8>;  // the 2-byte built-in: an odd N in bf16/f16
+// wgmma (staged where K or N is not a multiple of 8): the register store, the TMA store, split-K
+// with the reduce after the kernel and in it (counters), and stream-K.
+using WgmmaRegisters = WgmmaTile<128, 256, 64, 4, 2, 1, 1, 0, 8, 0>;
+using WgmmaTmaStore = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 1, 8, 1>;
+using WgmmaSplit = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2>;
+using WgmmaCounters = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1>;
+using WgmmaStreamK = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2>;
 
 const std::vector<Instance>& instances() {
   static const std::vector<Instance> all = {
@@ -85,6 +99,12 @@ const std::vector<Instance>& instances() {
       gemv<GemvV4, Dtype::tf32>(),
       gemv<GemvV2, Dtype::bf16>(),
       gemv<GemvV2, Dtype::f16>(),
+      wgmma<WgmmaRegisters, Dtype::bf16>(),
+      wgmma<WgmmaRegisters, Dtype::f16>(),
+      wgmma<WgmmaTmaStore, Dtype::f16>(),
+      wgmma<WgmmaSplit, Dtype::bf16>(),
+      wgmma<WgmmaCounters, Dtype::f16>(),
+      wgmma<WgmmaStreamK, Dtype::bf16>(),
   };
   return all;
 }

@@ -62,3 +62,33 @@ func.func @f32_common(%a: memref<4096x4096xf32>, %b: memref<4096x4096xf32>, %bia
   coalesce.fused_matmul bias ins(%a, %b : memref<4096x4096xf32>, memref<4096x4096xf32>) bias(%bias : memref<4096xf32>) outs(%c : memref<4096x4096xf32>)
   return
 }
+
+// -----
+
+// The fallback takes the first built-in config whose family runs the epilogue (issue 40 item 5):
+// an f32 gated op skips simt, which stores no gate, for mma (also for a shape unknown at compile
+// time); a residual op takes the first family whose kernels read the residual, mma, at a decode
+// size and at 1024 (before mma read one, gemv took the first and no family the second).
+// CHECK-LABEL: func.func @gated_f32
+// CHECK-NEXT: coalesce.fused_matmul swiglu {{.*}} {tile = #coalesce.tile<mma,
+// CHECK-NEXT: coalesce.fused_matmul geglu {{.*}} {tile = #coalesce.tile<mma,
+func.func @gated_f32(%a: memref<256x128xf32>, %b: memref<128x256xf32>, %c: memref<256x128xf32>,
+                     %da: memref<?x?xf32>, %db: memref<?x?xf32>, %dc: memref<?x?xf32>) {
+  coalesce.fused_matmul swiglu ins(%a, %b : memref<256x128xf32>, memref<128x256xf32>) outs(%c : memref<256x128xf32>)
+  coalesce.fused_matmul geglu ins(%da, %db : memref<?x?xf32>, memref<?x?xf32>) outs(%dc : memref<?x?xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @residual_decode_bf16
+// CHECK-NEXT: coalesce.fused_matmul bias_gelu_residual {{.*}} residual({{.*}}) {{.*}} {tile = #coalesce.tile<mma,
+func.func @residual_decode_bf16(%a: memref<4x128xbf16>, %b: memref<128x256xbf16>, %bias: memref<256xbf16>, %r: memref<4x256xbf16>, %c: memref<4x256xbf16>) {
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<4x128xbf16>, memref<128x256xbf16>) bias(%bias : memref<256xbf16>) residual(%r : memref<4x256xbf16>) outs(%c : memref<4x256xbf16>)
+  return
+}
+
+// CHECK-LABEL: func.func @residual_1024
+// CHECK-NEXT: coalesce.fused_matmul bias_gelu_residual {{.*}} residual({{.*}}) {{.*}} {tile = #coalesce.tile<mma,
+func.func @residual_1024(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %bias: memref<1024xbf16>, %r: memref<1024x1024xbf16>, %c: memref<1024x1024xbf16>) {
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<1024x1024xbf16>, memref<1024x1024xbf16>) bias(%bias : memref<1024xbf16>) residual(%r : memref<1024x1024xbf16>) outs(%c : memref<1024x1024xbf16>)
+  return
+}

@@ -20,9 +20,11 @@ func.func @bf16_on_sm90(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %bia
 
 // -----
 
-// TMA needs 16-byte row strides: N = 252 bf16 elements is 504 bytes a row.
+// TMA needs 16-byte row strides, and N = 252 bf16 elements is 504 bytes a row: the launch runs
+// the problem on copies padded to N = 256 (Staging, kernels/core/family.hpp), so the config takes it.
+// CHECK-LABEL: func.func @n_not_multiple_of_8
+// CHECK-NEXT: coalesce.fused_matmul bias_gelu {{.*}} {tile = #coalesce.tile<wgmma, bm = 128, bn = 256
 func.func @n_not_multiple_of_8(%a: memref<256x128xbf16>, %b: memref<128x252xbf16>, %bias: memref<252xbf16>, %c: memref<256x252xbf16>) {
-  // expected-error @+1 {{is not legal for 256x252x128 bf16 bias_gelu on sm_90a (divisibility): N must be a multiple of 8}}
   coalesce.fused_matmul bias_gelu ins(%a, %b : memref<256x128xbf16>, memref<128x252xbf16>) bias(%bias : memref<252xbf16>) outs(%c : memref<256x252xbf16>)
   return
 }

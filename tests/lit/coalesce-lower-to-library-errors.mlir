@@ -38,3 +38,22 @@ func.func @name_taken(%x: memref<64x16xf32>, %y: memref<64x16xf32>) {
   coalesce.relu ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
   return
 }
+
+// -----
+
+// The runtime's act-and-multiply kernels are the registry's gated epilogues' (swiglu, geglu): a
+// glu of another activation has none.
+func.func @glu_without_kernel(%x: memref<64x16xf32>, %y: memref<64x8xf32>) {
+  // expected-error @+1 {{applies gelu_tanh to gate pairs, which no gated epilogue of the registry does (the runtime library's glu kernels are those of swiglu and geglu: glu silu, glu gelu)}}
+  coalesce.glu gelu_tanh ins(%x : memref<64x16xf32>) outs(%y : memref<64x8xf32>)
+  return
+}
+
+// -----
+
+// The unfused ops of issue 40 are f32 too: a 16-bit residual add must fuse into its matmul.
+func.func @f16_add(%x: memref<64x16xf16>, %r: memref<64x16xf16>, %y: memref<64x16xf16>) {
+  // expected-error @+1 {{computes in f16; the runtime library's elementwise ops are f32 only: fuse it into its matmul (coalesce-fuse-epilogue)}}
+  coalesce.add ins(%x, %r : memref<64x16xf16>, memref<64x16xf16>) outs(%y : memref<64x16xf16>)
+  return
+}

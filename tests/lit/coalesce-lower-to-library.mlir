@@ -114,3 +114,22 @@ func.func @host_buffer() {
   memref.dealloc %h : memref<4xf32>
   return
 }
+
+// -----
+
+// The unfused ops of issue 40 call the runtime's f32 elementwise entries: the tanh GELU, SiLU,
+// the residual add (X1, X2, Y) and a glu, whose entry names its activation (X M x N, Y M x N/2).
+// CHECK-LABEL: func.func @unfused_issue_40
+// CHECK: call @coalesce_gelu_tanh_f32({{.*}}) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+// CHECK: call @coalesce_silu_f32({{.*}}) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+// CHECK: call @coalesce_add_f32({{.*}}) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+// CHECK: call @coalesce_glu_silu_f32({{.*}}) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+// CHECK: call @coalesce_glu_gelu_f32({{.*}}) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+func.func @unfused_issue_40(%x: memref<64x16xf32>, %r: memref<64x16xf32>, %y: memref<64x16xf32>, %g: memref<64x8xf32>) {
+  coalesce.gelu_tanh ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  coalesce.silu ins(%y : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  coalesce.add ins(%y, %r : memref<64x16xf32>, memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  coalesce.glu silu ins(%y : memref<64x16xf32>) outs(%g : memref<64x8xf32>)
+  coalesce.glu gelu ins(%y : memref<64x16xf32>) outs(%g : memref<64x8xf32>)
+  return
+}

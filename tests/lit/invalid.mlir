@@ -117,10 +117,139 @@ func.func @fused_bias_length(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias
 
 // -----
 
-// The residual epilogue parses but has no operand for its residual yet.
-func.func @fused_residual_epilogue(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
-  // expected-error @+1 {{epilogue 'bias_gelu_residual' reads an M x N residual, which fused_matmul has no operand for}}
+// The residual epilogue reads an M x N residual: the operand is required.
+func.func @fused_residual_missing(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{epilogue 'bias_gelu_residual' needs a residual operand (M x N, added after the activation)}}
   coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// An epilogue that reads no residual takes none.
+func.func @fused_residual_extra(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %r: memref<64x16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{epilogue 'bias_gelu' takes no residual operand}}
+  coalesce.fused_matmul bias_gelu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) residual(%r : memref<64x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The residual is M x N, C's shape.
+func.func @fused_residual_shape(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %r: memref<64x8xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expects the residual to have C's shape (64x16), got 64x8}}
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) residual(%r : memref<64x8xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The residual has C's element type.
+func.func @fused_residual_dtype(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %r: memref<64x16xf16>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expects the residual to have C's element type}}
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) residual(%r : memref<64x16xf16>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The kernel reads the residual while it writes C: C may not be the residual.
+func.func @fused_residual_is_c(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
+  // expected-error @+1 {{expects C to be a buffer other than the residual}}
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) residual(%c : memref<64x16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A residual needs a tile whose family's kernels read one: simt's do not.
+func.func @fused_residual_simt(%a: memref<256x128xf32>, %b: memref<128x64xf32>, %bias: memref<64xf32>, %r: memref<256x64xf32>, %c: memref<256x64xf32>) {
+  // expected-error @+1 {{the family's kernels read no M×N residual}}
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<256x128xf32>, memref<128x64xf32>) bias(%bias : memref<64xf32>) residual(%r : memref<256x64xf32>) outs(%c : memref<256x64xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 4, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// A family's epilogue rule holds whatever the shape: a gated op of unknown shape is refused a
+// family that stores no gate.
+func.func @fused_gated_simt_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  // expected-error @+1 {{tile config does not fit the problem ?x?x? f32 (epilogue): the family's kernels store no gated epilogue}}
+  coalesce.fused_matmul swiglu ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)
+      {tile = #coalesce.tile<simt, bm = 128, bn = 128, bk = 16, wm = 64, wn = 32, tm = 8, tn = 8, stages = 3, vec = 1, group_m = 8, min_blocks = 2>}
+  return
+}
+
+// -----
+
+// The two inputs of an add have one shape.
+func.func @add_shape(%x: memref<64x16xf32>, %r: memref<64x8xf32>, %y: memref<64x16xf32>) {
+  // expected-error @+1 {{expects X2 to have X1's shape, got 64x8 and 64x16}}
+  coalesce.add ins(%x, %r : memref<64x16xf32>, memref<64x8xf32>) outs(%y : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// The two inputs of an add have one element type.
+func.func @add_dtype(%x: memref<64x16xf32>, %r: memref<64x16xbf16>, %y: memref<64x16xf32>) {
+  // expected-error @+1 {{expects X1 and X2 to have the same element type}}
+  coalesce.add ins(%x, %r : memref<64x16xf32>, memref<64x16xbf16>) outs(%y : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// An activation op's Y has X's shape (here the tanh GELU).
+func.func @gelu_tanh_shape(%x: memref<64x16xf32>, %y: memref<64x8xf32>) {
+  // expected-error @+1 {{expects Y to have X's shape}}
+  coalesce.gelu_tanh ins(%x : memref<64x16xf32>) outs(%y : memref<64x8xf32>)
+  return
+}
+
+// -----
+
+// An activation op's Y has X's element type (here SiLU).
+func.func @silu_dtype(%x: memref<64x16xf32>, %y: memref<64x16xf16>) {
+  // expected-error @+1 {{expects X and Y to have the same element type}}
+  coalesce.silu ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf16>)
+  return
+}
+
+// -----
+
+// A glu's X holds gate and up column pairs: an odd number of columns is refused.
+func.func @glu_odd(%x: memref<64x15xf32>, %y: memref<64x7xf32>) {
+  // expected-error @+1 {{expects an even N for a glu (X's columns are gate and up pairs), got 15}}
+  coalesce.glu silu ins(%x : memref<64x15xf32>) outs(%y : memref<64x7xf32>)
+  return
+}
+
+// -----
+
+// A glu's Y has half of X's columns.
+func.func @glu_full_width(%x: memref<64x16xf32>, %y: memref<64x16xf32>) {
+  // expected-error @+1 {{expects Y to be 64x8 (N/2: gated), got 64x16}}
+  coalesce.glu gelu ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  return
+}
+
+// -----
+
+// A glu cannot write in place: pair j's output would overwrite columns still to be read.
+func.func @glu_in_place(%x: memref<?x?xf32>) {
+  // expected-error @+1 {{expects Y to be a buffer other than X}}
+  coalesce.glu silu ins(%x : memref<?x?xf32>) outs(%x : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// A glu's activation is one of the dialect's activation ops.
+func.func @glu_unknown_activation(%x: memref<64x16xf32>, %y: memref<64x8xf32>) {
+  // expected-error @+1 {{expected an activation (relu, gelu, gelu_tanh, silu), got 'swish'}}
+  coalesce.glu swish ins(%x : memref<64x16xf32>) outs(%y : memref<64x8xf32>)
   return
 }
 

@@ -129,3 +129,108 @@ func.func @every_other_dtype(%x: memref<64x32xf32>, %y: memref<32x16xf32>, %z: m
   memref.dealloc %bias_f16 : memref<16xf16>
   return
 }
+
+// The entries of the epilogues since issue 40 in every dtype, with each row's operands (a
+// residual after the bias; a gated C of N/2 columns), and the unfused f32 ops of issue 40.
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_tanh(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f32_bias_silu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_residual(ptr, ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f32_swiglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f32_geglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_bias_gelu_tanh(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_bias_silu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_bias_gelu_residual(ptr, ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_swiglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_tf32_geglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_bias_gelu_tanh(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_bias_silu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_bias_gelu_residual(ptr, ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_swiglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_bf16_geglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_bias_gelu_tanh(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_bias_silu(ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_bias_gelu_residual(ptr, ptr, ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_swiglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_fused_matmul_f16_geglu(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_gelu_tanh_f32(ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_silu_f32(ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_add_f32(ptr, ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_glu_silu_f32(ptr, ptr)
+// CHECK-DAG: declare void @_mlir_ciface_coalesce_glu_gelu_f32(ptr, ptr)
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_tanh{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f32_bias_silu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_residual{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f32_swiglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f32_geglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_bias_gelu_tanh{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_bias_silu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_bias_gelu_residual{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_swiglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_tf32_geglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_bias_gelu_tanh{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_bias_silu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_bias_gelu_residual{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_swiglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_bf16_geglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_bias_gelu_tanh{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_bias_silu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_bias_gelu_residual{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_swiglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_fused_matmul_f16_geglu{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_gelu_tanh_f32{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_silu_f32{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_add_f32{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_glu_silu_f32{{$}}
+// RUNTIME-DAG: T _mlir_ciface_coalesce_glu_gelu_f32{{$}}
+func.func @issue_40_entries(%x: memref<64x32xf32>, %y: memref<32x16xf32>, %z: memref<64x16xf32>, %zb: memref<16xf32>, %zr: memref<64x16xf32>, %zg: memref<64x8xf32>) {
+  coalesce.fused_matmul bias_gelu_tanh ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>)
+  coalesce.fused_matmul bias_silu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>)
+  coalesce.fused_matmul bias_gelu_residual ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) residual(%zr : memref<64x16xf32>) outs(%z : memref<64x16xf32>)
+  coalesce.fused_matmul swiglu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) outs(%zg : memref<64x8xf32>)
+  coalesce.fused_matmul geglu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) outs(%zg : memref<64x8xf32>)
+  coalesce.fused_matmul bias_gelu_tanh ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul bias_silu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul bias_gelu_residual ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) bias(%zb : memref<16xf32>) residual(%zr : memref<64x16xf32>) outs(%z : memref<64x16xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul swiglu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) outs(%zg : memref<64x8xf32>) {math = #coalesce.math<tensorfloat32>}
+  coalesce.fused_matmul geglu ins(%x, %y : memref<64x32xf32>, memref<32x16xf32>) outs(%zg : memref<64x8xf32>) {math = #coalesce.math<tensorfloat32>}
+  %a_bf16 = memref.alloc() : memref<64x32xbf16>
+  %b_bf16 = memref.alloc() : memref<32x16xbf16>
+  %c_bf16 = memref.alloc() : memref<64x16xbf16>
+  %bias_bf16 = memref.alloc() : memref<16xbf16>
+  %r_bf16 = memref.alloc() : memref<64x16xbf16>
+  %g_bf16 = memref.alloc() : memref<64x8xbf16>
+  coalesce.fused_matmul bias_gelu_tanh ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias_bf16 : memref<16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul bias_silu ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias_bf16 : memref<16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul bias_gelu_residual ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias_bf16 : memref<16xbf16>) residual(%r_bf16 : memref<64x16xbf16>) outs(%c_bf16 : memref<64x16xbf16>)
+  coalesce.fused_matmul swiglu ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) outs(%g_bf16 : memref<64x8xbf16>)
+  coalesce.fused_matmul geglu ins(%a_bf16, %b_bf16 : memref<64x32xbf16>, memref<32x16xbf16>) outs(%g_bf16 : memref<64x8xbf16>)
+  memref.dealloc %a_bf16 : memref<64x32xbf16>
+  memref.dealloc %b_bf16 : memref<32x16xbf16>
+  memref.dealloc %c_bf16 : memref<64x16xbf16>
+  memref.dealloc %bias_bf16 : memref<16xbf16>
+  memref.dealloc %r_bf16 : memref<64x16xbf16>
+  memref.dealloc %g_bf16 : memref<64x8xbf16>
+  %a_f16 = memref.alloc() : memref<64x32xf16>
+  %b_f16 = memref.alloc() : memref<32x16xf16>
+  %c_f16 = memref.alloc() : memref<64x16xf16>
+  %bias_f16 = memref.alloc() : memref<16xf16>
+  %r_f16 = memref.alloc() : memref<64x16xf16>
+  %g_f16 = memref.alloc() : memref<64x8xf16>
+  coalesce.fused_matmul bias_gelu_tanh ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) bias(%bias_f16 : memref<16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul bias_silu ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) bias(%bias_f16 : memref<16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul bias_gelu_residual ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) bias(%bias_f16 : memref<16xf16>) residual(%r_f16 : memref<64x16xf16>) outs(%c_f16 : memref<64x16xf16>)
+  coalesce.fused_matmul swiglu ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) outs(%g_f16 : memref<64x8xf16>)
+  coalesce.fused_matmul geglu ins(%a_f16, %b_f16 : memref<64x32xf16>, memref<32x16xf16>) outs(%g_f16 : memref<64x8xf16>)
+  memref.dealloc %a_f16 : memref<64x32xf16>
+  memref.dealloc %b_f16 : memref<32x16xf16>
+  memref.dealloc %c_f16 : memref<64x16xf16>
+  memref.dealloc %bias_f16 : memref<16xf16>
+  memref.dealloc %r_f16 : memref<64x16xf16>
+  memref.dealloc %g_f16 : memref<64x8xf16>
+  coalesce.gelu_tanh ins(%z : memref<64x16xf32>) outs(%z : memref<64x16xf32>)
+  coalesce.silu ins(%z : memref<64x16xf32>) outs(%z : memref<64x16xf32>)
+  coalesce.add ins(%z, %zr : memref<64x16xf32>, memref<64x16xf32>) outs(%z : memref<64x16xf32>)
+  coalesce.glu silu ins(%z : memref<64x16xf32>) outs(%zg : memref<64x8xf32>)
+  coalesce.glu gelu ins(%z : memref<64x16xf32>) outs(%zg : memref<64x8xf32>)
+  return
+}

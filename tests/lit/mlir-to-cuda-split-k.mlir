@@ -27,7 +27,7 @@
 // HOST-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu, "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_bias_gelu", COALESCE_F32, "bias_gelu", &kAot0)
 // HOST: // simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk2_none for sm_90 ({{[0-9]+}} bytes)
 // HOST: static const ::coalesce::runtime::AotCubin kAot1("simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk2_none", COALESCE_F32, "none", kCubin1, sizeof kCubin1);
-// HOST-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_none, "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_none", COALESCE_F32, &kAot1)
+// HOST-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY_NO_BIAS(coalesce_fused_matmul_simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_none, "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_sk4_none", COALESCE_F32, "none", &kAot1)
 // HOST: // simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu for sm_90 ({{[0-9]+}} bytes)
 // HOST: static const ::coalesce::runtime::AotCubin kAot2("simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu", COALESCE_F32, "bias_gelu", kCubin2, sizeof kCubin2);
 // HOST-NEXT: COALESCE_DEFINE_MLIR_FUSED_ENTRY(coalesce_fused_matmul_simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu, "simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v4_g8_o4_bias_gelu", COALESCE_F32, "bias_gelu", &kAot2)

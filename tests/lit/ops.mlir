@@ -43,6 +43,24 @@ func.func @elementwise_round_trip(%x: memref<64x16xf32>, %bias: memref<16xf32>, 
   return
 }
 
+// Round trip: the tanh GELU, SiLU, the residual add and the gated glu, out of place and in place.
+// CHECK-LABEL: func.func @issue_40_ops_round_trip
+func.func @issue_40_ops_round_trip(%x: memref<64x16xf32>, %r: memref<64x16xf32>, %y: memref<64x16xf32>, %g: memref<64x8xf32>) {
+  // CHECK-NEXT: coalesce.gelu_tanh ins(%[[X:.*]] : memref<64x16xf32>) outs(%[[Y:[^ ]*]] : memref<64x16xf32>)
+  coalesce.gelu_tanh ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.silu ins(%[[Y]] : memref<64x16xf32>) outs(%[[Y]] : memref<64x16xf32>)
+  coalesce.silu ins(%y : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.add ins(%[[Y]], %[[R:.*]] : memref<64x16xf32>, memref<64x16xf32>) outs(%[[Y]] : memref<64x16xf32>)
+  coalesce.add ins(%y, %r : memref<64x16xf32>, memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+  // CHECK-NEXT: coalesce.glu silu ins(%[[Y]] : memref<64x16xf32>) outs(%{{.*}} : memref<64x8xf32>)
+  coalesce.glu silu ins(%y : memref<64x16xf32>) outs(%g : memref<64x8xf32>)
+  // CHECK-NEXT: coalesce.glu gelu ins(
+  coalesce.glu gelu ins(%y : memref<64x16xf32>) outs(%g : memref<64x8xf32>)
+  // CHECK-NEXT: coalesce.glu gelu_tanh ins(
+  coalesce.glu gelu_tanh ins(%y : memref<64x16xf32>) outs(%g : memref<64x8xf32>)
+  return
+}
+
 // Round trip: every epilogue of fused_matmul; only `none` has no bias.
 // CHECK-LABEL: func.func @fused_epilogues
 func.func @fused_epilogues(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>, %c: memref<64x16xf32>) {
@@ -58,6 +76,14 @@ func.func @fused_epilogues(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: 
   coalesce.fused_matmul bias_gelu_tanh ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
   // CHECK-NEXT: coalesce.fused_matmul bias_silu ins(
   coalesce.fused_matmul bias_silu ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) bias(%bias : memref<16xf32>) outs(%c : memref<64x16xf32>)
+  return
+}
+
+// Round trip: the residual epilogue takes a bias and an M x N residual.
+// CHECK-LABEL: func.func @fused_residual
+func.func @fused_residual(%a: memref<64x32xbf16>, %b: memref<32x16xbf16>, %bias: memref<16xbf16>, %r: memref<64x16xbf16>, %c: memref<64x16xbf16>) {
+  // CHECK-NEXT: coalesce.fused_matmul bias_gelu_residual ins(%{{.*}}, %{{.*}} : memref<64x32xbf16>, memref<32x16xbf16>) bias(%{{.*}} : memref<16xbf16>) residual(%{{.*}} : memref<64x16xbf16>) outs(%{{.*}} : memref<64x16xbf16>)
+  coalesce.fused_matmul bias_gelu_residual ins(%a, %b : memref<64x32xbf16>, memref<32x16xbf16>) bias(%bias : memref<16xbf16>) residual(%r : memref<64x16xbf16>) outs(%c : memref<64x16xbf16>)
   return
 }
 

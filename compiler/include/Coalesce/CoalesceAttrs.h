@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "kernels/core/epilogues.hpp"
 #include "kernels/core/family.hpp"
 
 #include "Coalesce/CoalesceEnums.h.inc"
@@ -22,9 +23,19 @@
 
 namespace mlir::coalesce {
 
-/// The dialect's epilogue enum and the kernels' (kernels/core/types.hpp) name the same four chains.
+/// The dialect's epilogue enum and the kernels' (kernels/core/types.hpp) name the registry's epilogues.
 ::coalesce::Epilogue toCoreEpilogue(EpilogueKind kind);
 EpilogueKind fromCoreEpilogue(::coalesce::Epilogue epilogue);
+
+/// The registry's activation an ActivationKind names (the same numbering), and back (nullopt
+/// for the identity, which no op applies).
+::coalesce::Activation toCoreActivation(ActivationKind kind);
+std::optional<ActivationKind> fromCoreActivation(::coalesce::Activation activation);
+
+/// The registry epilogue (kernels/core/epilogues.hpp) that reads exactly `reads` and applies
+/// `activation`, or nullopt where no row does: what a chain of unfused ops fuses into.
+std::optional<::coalesce::Epilogue> registryEpilogue(::coalesce::EpilogueReads reads,
+                                                     ::coalesce::Activation activation);
 
 /// The dtype of a matmul on memrefs of `elementType` with the optional math mode: f32 -> f32
 /// (tf32 with math tf32), bf16 -> bf16, f16 -> f16; nullopt for element types no kernel family

@@ -31,6 +31,22 @@ def Coalesce_EpilogueKind : I32EnumAttr<"EpilogueKind",
 
 def Coalesce_EpilogueKindAttr : EnumAttr<Coalesce_Dialect, Coalesce_EpilogueKind, "epilogue">;
 
+// The activations of the epilogue registry (kernels/core/epilogues.hpp Activation) that an op
+// of the dialect applies, each spelled as that op's mnemonic and numbered as the registry's value
+// (CoalesceAttrs.cpp checks each number). `coalesce.glu` names its activation with it.
+def Coalesce_ActivationKind : I32EnumAttr<"ActivationKind",
+    "an activation of the epilogue registry, named by the dialect's op that applies it", [
+      I32EnumAttrCase<"relu", 1>,       // Activation::relu
+      I32EnumAttrCase<"gelu", 2>,       // Activation::gelu_erf
+      I32EnumAttrCase<"gelu_tanh", 3>,  // Activation::gelu_tanh
+      I32EnumAttrCase<"silu", 4>        // Activation::silu
+    ]> {
+  let cppNamespace = "::mlir::coalesce";
+  let genSpecializedAttr = 0;
+}
+
+def Coalesce_ActivationKindAttr : EnumAttr<Coalesce_Dialect, Coalesce_ActivationKind, "activation">;
+
 def Coalesce_MathKind : I32EnumAttr<"MathKind",
     "how a matmul's multiply-adds are computed when not at the storage type's own precision", [
       // f32 operands rounded to TF32 on the tensor cores. Not spelled `tf32`: MLIR's lexer reads

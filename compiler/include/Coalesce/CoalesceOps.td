@@ -1,6 +1,7 @@
 //===- CoalesceOps.td - coalesce dialect ops --------------------------------===//
-// The unfused ops a program is written in (matmul, bias_add, relu, gelu) and the fused op the
-// fusion pass makes of them. All are in destination-passing style on row-major memrefs.
+// The unfused ops a program is written in (matmul, bias_add, the activations relu, gelu,
+// gelu_tanh and silu, the residual add, the gated glu) and the fused op the fusion pass makes of
+// them. All are in destination-passing style on row-major memrefs.
 #ifndef COALESCE_OPS
 #define COALESCE_OPS
 
@@ -54,9 +55,13 @@ def Coalesce_BiasAddOp : Coalesce_Op<"bias_add"> {
   let hasVerifier = 1;
 }
 
-class Coalesce_UnaryOp<string mnemonic, string formula, string doc> : Coalesce_Op<mnemonic> {
+// An activation op: Y = act(X) elementwise, with `act` an activation of the epilogue registry
+// (kernels/core/epilogues.hpp Activation), which the op names as `kActivation`: fusion looks up
+// the registry row that applies it (coalesce-fuse-epilogue) by that value, never by the op.
+class Coalesce_ActivationOp<string mnemonic, string activation, string formula, string doc>
+    : Coalesce_Op<mnemonic> {
   let summary = formula;
-  let description = doc # [{
+  let description = doc # [{ Y may be X itself.
 
     ```mlir
     coalesce.}] # mnemonic # [{ ins(%x : memref<64x16xf32>) outs(%y : memref<64x16xf32>)
@@ -68,26 +73,84 @@ class Coalesce_UnaryOp<string mnemonic, string formula, string doc> : Coalesce_O
     `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The registry's activation this op applies.
+    static constexpr ::coalesce::Activation kActivation = ::coalesce::Activation::}] # activation # [{;
+  }];
 }
 
-def Coalesce_ReluOp : Coalesce_UnaryOp<"relu", "Y = max(X, 0) elementwise",
-    "The rectifier, elementwise; Y may be X itself.">;
+def Coalesce_ReluOp : Coalesce_ActivationOp<"relu", "relu", "Y = max(X, 0) elementwise",
+    "The rectifier, elementwise.">;
 
-def Coalesce_GeluOp : Coalesce_UnaryOp<"gelu", "Y = X * (1 + erf(X / sqrt 2)) / 2 elementwise",
-    "The exact (erf) GELU, PyTorch's default; Y may be X itself. The tanh approximation is a "
-    "different function and has no op.">;
+def Coalesce_GeluOp : Coalesce_ActivationOp<"gelu", "gelu_erf",
+    "Y = X * (1 + erf(X / sqrt 2)) / 2 elementwise",
+    "The exact (erf) GELU, PyTorch's default `F.gelu(x)`. The tanh approximation is another "
+    "function: `coalesce.gelu_tanh`.">;
 
-def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
-  let summary = "C = epilogue(A x B [+ bias]) in one kernel";
+def Coalesce_GeluTanhOp : Coalesce_ActivationOp<"gelu_tanh", "gelu_tanh",
+    "Y = X * (1 + tanh(sqrt(2 / pi) * (X + 0.044715 X^3))) / 2 elementwise",
+    "The tanh approximation of GELU, PyTorch's `F.gelu(x, approximate='tanh')`.">;
+
+def Coalesce_SiluOp : Coalesce_ActivationOp<"silu", "silu", "Y = X / (1 + exp(-X)) elementwise",
+    "SiLU (swish), PyTorch's `F.silu(x)`.">;
+
+def Coalesce_AddOp : Coalesce_Op<"add"> {
+  let summary = "Y = X1 + X2 elementwise (the residual add)";
+  let description = [{
+    Adds two M x N matrices of one element type, the transformer's residual connection
+    `x + mlp(x)`. Y may be either input. coalesce-fuse-epilogue folds it into the fused matmul
+    that wrote one input, the other becoming the kernel's M x N residual.
+
+    ```mlir
+    coalesce.add ins(%h, %x : memref<64x16xf32>, memref<64x16xf32>) outs(%y : memref<64x16xf32>)
+    ```
+  }];
+  let arguments = (ins Arg<Coalesce_Matrix, "X1", [MemRead]>:$lhs,
+                       Arg<Coalesce_Matrix, "X2", [MemRead]>:$rhs,
+                       Arg<Coalesce_Matrix, "Y", [MemWrite]>:$output);
+  let assemblyFormat = [{
+    `ins` `(` $lhs `,` $rhs `:` type($lhs) `,` type($rhs) `)`
+    `outs` `(` $output `:` type($output) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Coalesce_GluOp : Coalesce_Op<"glu"> {
+  let summary = "Y[m, j] = act(X[m, 2j]) * X[m, 2j + 1]: the gated MLP's act-and-multiply";
+  let description = [{
+    The second half of a gated MLP (SwiGLU with `silu`, GeGLU with `gelu`) after the merged
+    gate/up GEMM: X is M x N with gate and up columns interleaved (column 2j gate j, 2j + 1 up
+    j; N even), Y is M x N/2. The activation is named by its op's mnemonic (`relu`, `gelu`,
+    `gelu_tanh`, `silu`). Y must be a buffer other than X. coalesce-fuse-epilogue folds a glu
+    into the matmul that wrote X when the registry has its gated epilogue (`swiglu`, `geglu`;
+    docs/kernels.md "The gated pair").
+
+    ```mlir
+    coalesce.glu silu ins(%h : memref<64x32xf32>) outs(%y : memref<64x16xf32>)
+    ```
+  }];
+  let arguments = (ins Coalesce_ActivationKindAttr:$activation,
+                       Arg<Coalesce_Matrix, "X", [MemRead]>:$input,
+                       Arg<Coalesce_Matrix, "Y", [MemWrite]>:$output);
+  let assemblyFormat = [{
+    custom<ActivationKind>($activation) `ins` `(` $input `:` type($input) `)`
+    `outs` `(` $output `:` type($output) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul", [AttrSizedOperandSegments]> {
+  let summary = "C = epilogue(A x B [+ bias]) [+ residual] in one kernel";
   let description = [{
     A matmul whose elementwise chain is applied to the accumulators before the one store of C,
     so the product never makes a round trip through memory. The epilogue is a name of the
     epilogue registry (kernels/core/epilogues.hpp): `none` (C = A B), `bias` (+ bias[n]),
     `bias_relu` (then max(., 0)), `bias_gelu` (then the exact erf GELU), `bias_gelu_tanh` (the
-    tanh GELU), `bias_silu` (SiLU), each with a bias of N entries; `swiglu` and `geglu`, the
-    gated pair: B's N columns are interleaved gate and up pairs (N even), C is M x N/2 with
-    C[m][j] = act((A B)[m][2j]) * (A B)[m][2j+1] (SiLU, the exact GELU), and there is no bias.
-    `bias_gelu_residual` is refused: the op has no residual operand yet.
+    tanh GELU), `bias_silu` (SiLU), each with a bias of N entries; `bias_gelu_residual`, the
+    exact GELU plus an M x N `residual` operand of C's shape and type (C = R + gelu(A B + bias),
+    C not R); `swiglu` and `geglu`, the gated pair: B's N columns are interleaved gate and up
+    pairs (N even), C is M x N/2 with C[m][j] = act((A B)[m][2j]) * (A B)[m][2j+1] (SiLU, the
+    exact GELU), and there is no bias. The operands are exactly those the registry row reads.
 
     The optional `tile` attribute is the kernel's tile config, any attribute implementing the
     tile-config interface (#coalesce.tile of any registered family); the optional `target`
@@ -108,6 +171,7 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
                        Arg<Coalesce_Matrix, "A", [MemRead]>:$a,
                        Arg<Coalesce_Matrix, "B", [MemRead]>:$b,
                        Arg<Optional<Coalesce_Vector>, "bias", [MemRead]>:$bias,
+                       Arg<Optional<Coalesce_Matrix>, "residual", [MemRead]>:$residual,
                        Arg<Coalesce_Matrix, "C", [MemWrite]>:$c,
                        OptionalAttr<Coalesce_TileConfigInterface>:$tile,
                        OptionalAttr<Coalesce_TargetAttr>:$target,
@@ -115,6 +179,7 @@ def Coalesce_FusedMatmulOp : Coalesce_Op<"fused_matmul"> {
   let assemblyFormat = [{
     custom<EpilogueKind>($epilogue) `ins` `(` $a `,` $b `:` type($a) `,` type($b) `)`
     (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`residual` `(` $residual^ `:` type($residual) `)`)?
     `outs` `(` $c `:` type($c) `)` attr-dict
   }];
   let hasVerifier = 1;

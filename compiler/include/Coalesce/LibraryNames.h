@@ -12,7 +12,8 @@
 namespace coalesce::compiler {
 
 /// An unfused op's entry point: `coalesce_<op>_<dtype>`, e.g. `coalesce_bias_add_f32`;
-/// `op` is the op's mnemonic (matmul, bias_add, relu, gelu).
+/// `op` is the op's mnemonic (matmul, bias_add, relu, gelu, gelu_tanh, silu, add), a glu's with
+/// its activation (`glu_silu`, `glu_gelu`).
 std::string unfused_entry(std::string_view op, Dtype dtype);
 
 /// A fused matmul without a tile config, which the runtime runs with the first legal built-in

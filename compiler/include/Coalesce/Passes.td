@@ -8,24 +8,33 @@
 include "mlir/Pass/PassBase.td"
 
 def CoalesceFuseEpilogue : Pass<"coalesce-fuse-epilogue", "func::FuncOp"> {
-  let summary = "Fuse a matmul and its bias/ReLU/GELU chain into one coalesce.fused_matmul";
+  let summary = "Fuse a matmul and its epilogue chain into one coalesce.fused_matmul";
   let description = [{
-    Folds each epilogue op into the matmul (or fused matmul) that produced its input, one op at
-    a time, following the epilogue algebra
+    Folds each unfused op (bias_add, relu, gelu, gelu_tanh, silu, add, glu) into the matmul (or
+    fused matmul) that produced its input, one op at a time, when a row of the epilogue registry
+    (kernels/core/epilogues.hpp) computes the longer chain: the row reading the chain's operands
+    and the op's (a bias, a residual, the gate) with the op's activation. The registry's formula
+    applies a bias, then an activation, then the residual (C = R + act(acc + bias)), a gated row
+    an activation to the bare product's column pairs, so an op extends a chain only past the
+    stage it has reached. Today's rows give
 
-      matmul      + bias_add -> fused_matmul bias
-      fused bias  + relu     -> fused_matmul bias_relu
-      fused bias  + gelu     -> fused_matmul bias_gelu
+      matmul           + bias_add                -> fused_matmul bias
+      fused bias       + relu|gelu|gelu_tanh|silu -> fused_matmul bias_relu|bias_gelu|bias_gelu_tanh|bias_silu
+      fused bias_gelu  + add (either input)      -> fused_matmul bias_gelu_residual (the other input is R)
+      matmul           + glu silu|gelu           -> fused_matmul swiglu|geglu
 
-    and erases the intermediate buffer with its dealloc. Any other chain (ReLU or GELU without
-    a bias, GELU after ReLU, two biases) has no kernel epilogue and is left alone.
+    and erases the intermediate buffer with its dealloc. Any other chain (an activation without
+    a bias, two activations, two biases, a residual after ReLU or without an activation, a glu
+    after a bias or of the tanh GELU) has no kernel epilogue and is left alone.
 
     A step is legal only when the intermediate is a `memref.alloc` written by a producer in the
     consumer's block that precedes it, and used by nothing but the two of them and its dealloc
     (or, when the consumer writes it in place, ops after the consumer, which read its result);
     when no op between the two may write memory (the product is computed where the consumer
-    was); and when the consumer's output is neither A nor B. Only the fused ops change: no
-    folding or hoisting of unrelated IR.
+    was, so A, B, the bias and the residual must be unchanged in between); when the consumer's
+    output is neither A nor B nor the residual (which the kernel reads while it writes); and when
+    the residual is not the intermediate itself. Only the fused ops change: no folding or
+    hoisting of unrelated IR.
 
     Before:
     ```mlir
@@ -108,7 +117,8 @@ def CoalesceLowerToLibrary : Pass<"coalesce-lower-to-library", "ModuleOp"> {
     Each coalesce op becomes a `func.call` to a private function declaration whose name the
     runtime library (compiler/runtime/) defines:
 
-      coalesce.matmul / bias_add / relu / gelu  -> coalesce_<op>_<dtype>
+      coalesce.matmul / bias_add / relu / gelu / gelu_tanh / silu / add  -> coalesce_<op>_<dtype>
+      coalesce.glu <activation>                 -> coalesce_glu_<activation>_<dtype>
       coalesce.fused_matmul without a tile      -> coalesce_fused_matmul_<dtype>_<epilogue>
       coalesce.fused_matmul with a tile         -> coalesce_fused_matmul_<config name>
 
@@ -120,9 +130,11 @@ def CoalesceLowerToLibrary : Pass<"coalesce-lower-to-library", "ModuleOp"> {
     ops (and its `memref.dealloc`) becomes a call to `coalesce_alloc_<rank>d_<dtype>` (and
     `coalesce_free_<rank>d_<dtype>`). An alloc used both by coalesce ops and by anything else
     has no single home and fails the pass. Every dtype of the runtime's C ABI lowers: f32, tf32
-    (f32 memrefs with `#coalesce.math<tensorfloat32>`), bf16 and f16; the unfused elementwise
-    ops (bias_add, relu, gelu) only in f32, the runtime's elementwise kernels' type (16-bit ones
-    fuse into their matmul first).
+    (f32 memrefs with `#coalesce.math<tensorfloat32>`), bf16 and f16, with every epilogue of the
+    registry (the entry's operands are the row's: a bias, then a residual, where it reads them);
+    the unfused elementwise ops only in f32, the runtime's elementwise kernels' type (16-bit ones
+    fuse into their matmul first), and a glu only of an activation a gated registry row applies
+    (silu, gelu: the runtime's act-and-multiply kernels are those rows').
 
     Before:
     ```mlir

@@ -29,8 +29,10 @@ using namespace mlir;
 using mlir::coalesce::BiasAddOp;
 using mlir::coalesce::FusedMatmulOp;
 using mlir::coalesce::GeluOp;
+using mlir::coalesce::GeluTanhOp;
 using mlir::coalesce::MatmulOp;
 using mlir::coalesce::ReluOp;
+using mlir::coalesce::SiluOp;
 
 // The memref element type of a dtype's storage (TF32 is a math mode on f32 storage).
 Type elementType(OpBuilder& builder, Dtype d) {
@@ -42,10 +44,23 @@ Type elementType(OpBuilder& builder, Dtype d) {
   return builder.getF32Type();
 }
 
-// func.func @<name>(A: MxK, B: KxN, [bias: N,] C: MxN) computing the problem unfused:
-//   matmul -> T; bias_add(T) -> U; relu/gelu(U) -> C   (shortened for shorter epilogues)
-// with T and U local allocs, the shape coalesce-fuse-epilogue folds into one kernel. A gated
-// epilogue's C is MxN/2 (Problem::c_cols()), built as the fused op.
+// The dialect's activation ops, each naming its registry activation as kActivation.
+template <class... Ops>
+struct ActivationOpList {
+  static bool has(Activation activation) { return ((Ops::kActivation == activation) || ...); }
+  static void create(OpBuilder& builder, Location loc, Activation activation, Value input, Value output) {
+    ((Ops::kActivation == activation ? (Ops::create(builder, loc, input, output), true) : false) || ...);
+  }
+};
+using ActivationOps = ActivationOpList<ReluOp, GeluOp, GeluTanhOp, SiluOp>;
+
+// func.func @<name>(A: MxK, B: KxN, [bias: N,] [R: MxN,] C) computing the problem unfused, one
+// op per stage of the registry row's formula:
+//   matmul -> T; bias_add(T) -> U; act(U) -> V; add(V, R) -> C      (shortened where it reads less)
+//   matmul -> T; glu act(T) -> C                                     (gated: C is MxN/2)
+// with T, U and V local allocs, the shape coalesce-fuse-epilogue folds into one kernel. A row
+// whose activation has no op in the dialect yet (a new row: adding an activation is a functor and
+// a row, docs/kernels.md) is built as the fused op it stands for, which the pass leaves as it is.
 OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const std::string& name) {
   OpBuilder builder(&context);
   Location loc = NameLoc::get(builder.getStringAttr(name));
@@ -54,48 +69,59 @@ OwningOpRef<ModuleOp> buildProblem(MLIRContext& context, const Problem& p, const
 
   Type element = elementType(builder, p.dtype);
   auto a = MemRefType::get({p.m, p.k}, element), b = MemRefType::get({p.k, p.n}, element);
-  auto c = MemRefType::get({p.m, p.c_cols()}, element), bias = MemRefType::get({p.n}, element);
+  auto product = MemRefType::get({p.m, p.n}, element), c = MemRefType::get({p.m, p.c_cols()}, element);
+  auto bias = MemRefType::get({p.n}, element);
   const EpilogueSpec& spec = epilogue_spec(p.epilogue);
-  bool hasBias = spec.reads.column_bias;
   SmallVector<Type> inputs{a, b};
-  if (hasBias) inputs.push_back(bias);
+  if (spec.reads.column_bias) inputs.push_back(bias);
+  if (spec.reads.residual) inputs.push_back(product);
   inputs.push_back(c);
   auto function = func::FuncOp::create(builder, loc, name, builder.getFunctionType(inputs, {}));
   Block* body = function.addEntryBlock();
   builder.setInsertionPointToEnd(body);
 
-  Value argA = body->getArgument(0), argB = body->getArgument(1);
-  Value argBias = hasBias ? body->getArgument(2) : Value();
-  Value argC = body->getArgument(hasBias ? 3 : 2);
+  unsigned next = 0;
+  Value argA = body->getArgument(next++), argB = body->getArgument(next++);
+  Value argBias = spec.reads.column_bias ? body->getArgument(next++) : Value();
+  Value argResidual = spec.reads.residual ? body->getArgument(next++) : Value();
+  Value argC = body->getArgument(next);
   SmallVector<Value> temporaries;
-  auto temporary = [&] {
-    temporaries.push_back(memref::AllocOp::create(builder, loc, c));
+  // Each stage writes a temporary, the last one C.
+  const bool activates = spec.activation != Activation::identity;
+  int stagesLeft = 1 + (spec.reads.column_bias ? 1 : 0) + (activates ? 1 : 0) + (spec.reads.residual ? 1 : 0);
+  auto stageOutput = [&] {
+    if (--stagesLeft == 0) return argC;
+    temporaries.push_back(memref::AllocOp::create(builder, loc, product));
     return temporaries.back();
   };
 
   mlir::coalesce::MathKindAttr math;
   if (p.dtype == Dtype::tf32)
     math = mlir::coalesce::MathKindAttr::get(builder.getContext(), mlir::coalesce::MathKind::tensorfloat32);
-  // An activation with no op of its own in the dialect (tanh GELU, SiLU), and a gated epilogue
-  // (no multiply op yet: issue 40 item 5), is built as the fused op it stands for, which
-  // coalesce-fuse-epilogue leaves as it is.
-  const bool hasChain = !spec.reads.gated && (spec.activation == Activation::identity ||
-                                              spec.activation == Activation::relu ||
-                                              spec.activation == Activation::gelu_erf);
-  if (!hasChain) {
-    FusedMatmulOp::create(builder, loc, mlir::coalesce::fromCoreEpilogue(p.epilogue), argA, argB, argBias, argC,
-                          mlir::coalesce::TileConfigAttrInterface(), mlir::coalesce::TargetAttr(), math);
+  const bool hasOps = spec.reads.gated ? mlir::coalesce::fromCoreActivation(spec.activation).has_value()
+                                       : !activates || ActivationOps::has(spec.activation);
+  if (!hasOps) {
+    FusedMatmulOp::create(builder, loc, mlir::coalesce::fromCoreEpilogue(p.epilogue), argA, argB, argBias, argResidual,
+                          argC, mlir::coalesce::TileConfigAttrInterface(), mlir::coalesce::TargetAttr(), math);
     func::ReturnOp::create(builder, loc);
     return module;
   }
-  Value product = hasBias ? temporary() : argC;
-  MatmulOp::create(builder, loc, argA, argB, product, math);
-  if (hasBias) {
-    bool activation = spec.activation != Activation::identity;
-    Value biased = activation ? temporary() : argC;
-    BiasAddOp::create(builder, loc, product, argBias, biased);
-    if (spec.activation == Activation::relu) ReluOp::create(builder, loc, biased, argC);
-    if (spec.activation == Activation::gelu_erf) GeluOp::create(builder, loc, biased, argC);
+  Value value = stageOutput();
+  MatmulOp::create(builder, loc, argA, argB, value, math);
+  if (spec.reads.gated) {
+    mlir::coalesce::GluOp::create(builder, loc, *mlir::coalesce::fromCoreActivation(spec.activation), value, argC);
+  } else {
+    if (spec.reads.column_bias) {
+      Value biased = stageOutput();
+      BiasAddOp::create(builder, loc, value, argBias, biased);
+      value = biased;
+    }
+    if (activates) {
+      Value activated = stageOutput();
+      ActivationOps::create(builder, loc, spec.activation, value, activated);
+      value = activated;
+    }
+    if (spec.reads.residual) mlir::coalesce::AddOp::create(builder, loc, value, argResidual, stageOutput());
   }
   for (Value t : temporaries) memref::DeallocOp::create(builder, loc, t);
   func::ReturnOp::create(builder, loc);
@@ -113,8 +139,6 @@ EmittedKernel emit_fused_kernel(const Problem& problem, const Config& config, co
   };
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0)
     throw fail("M, N and K must be positive");
-  if (epilogue_spec(problem.epilogue).reads.residual)
-    throw fail("the epilogue reads an M x N residual, which coalesce.fused_matmul has no operand for yet");
 
   DialectRegistry registry;
   registry.insert<mlir::coalesce::CoalesceDialect, func::FuncDialect, memref::MemRefDialect,

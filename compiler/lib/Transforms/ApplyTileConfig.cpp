@@ -39,6 +39,9 @@ struct KernelProblem {
     if (!family) return {::coalesce::Violation::shape, "the config's family is not registered"};
     if (::coalesce::Verdict v = family->supports(target); !v.ok()) return v;
     if (::coalesce::Verdict v = family->supports(problem.dtype); !v.ok()) return v;
+    // Whether its kernels read the epilogue's operands and store it (a residual, a gate), whatever
+    // the shape; a gated N's parity is the op verifier's.
+    if (::coalesce::Verdict v = ::coalesce::supports_epilogue(*family, problem.epilogue); !v.ok()) return v;
     // The config's own rules before its resources are predicted: the prediction divides by
     // its sides (a name with bm0 once stopped the pass with SIGFPE).
     if (::coalesce::Verdict v = family->check(config); !v.ok()) return v;
@@ -194,7 +197,7 @@ struct CoalesceApplyTileConfigPass
       auto matmul = cast<MatmulOp>(op);
       rewriter.setInsertionPoint(matmul);
       rewriter.replaceOpWithNewOp<FusedMatmulOp>(matmul, EpilogueKind::none, matmul.getA(),
-                                                 matmul.getB(), Value(), matmul.getC(), tile,
+                                                 matmul.getB(), Value(), Value(), matmul.getC(), tile,
                                                  TargetAttr(), matmul.getMathAttr());
     }
   }

@@ -6,8 +6,9 @@
 //     takes contiguous row-major buffers;
 //   - a matmul or fused matmul computes a dtype of the runtime's C ABI (f32, tf32 = f32 storage
 //     with #coalesce.math<tensorfloat32>, bf16, f16); an unfused elementwise op (bias_add, relu,
-//     gelu) is f32, the only type the runtime's elementwise kernels take (16-bit ones fuse into
-//     their matmul with coalesce-fuse-epilogue);
+//     gelu, gelu_tanh, silu, add, glu) is f32, the only type the runtime's elementwise kernels
+//     take (16-bit ones fuse into their matmul with coalesce-fuse-epilogue); a glu's activation is
+//     that of a gated registry epilogue (silu, gelu), whose act-and-multiply the runtime has;
 //   - every memref.alloc used by a coalesce op is used by nothing but coalesce ops and its
 //     deallocs: such a buffer lives in device memory, where no host op may touch it.
 // Legal after the pass: func.call, memref.cast, arith.constant; no coalesce op remains, and no
@@ -81,6 +82,8 @@ std::optional<::coalesce::Dtype> storageDtype(Type element) { return dtypeOf(ele
 // The entry point an op calls (LibraryNames.h); its dtype is one the runtime takes by precondition.
 std::string entryName(Operation* op) {
   const ::coalesce::Dtype dtype = *opDtype(op);
+  if (auto glu = dyn_cast<GluOp>(op))
+    return names::unfused_entry("glu_" + stringifyActivationKind(glu.getActivation()).str(), dtype);
   auto fused = dyn_cast<FusedMatmulOp>(op);
   if (!fused) return names::unfused_entry(op->getName().stripDialect().str(), dtype);
   ::coalesce::Epilogue epilogue = toCoreEpilogue(fused.getEpilogue());
@@ -91,7 +94,7 @@ std::string entryName(Operation* op) {
 
 // coalesce.<op> ins(%x...) outs(%y)  ==>  call @<entry>(cast %x..., cast %y)
 // The operands keep their order (inputs, then the output), so the runtime's C signature reads
-// like the op: (A, B, [bias,] C) for matmuls, (X, [bias,] Y) for the elementwise ops.
+// like the op: (A, B, [bias,] [R,] C) for matmuls, (X, [bias | X2,] Y) for the elementwise ops.
 struct LowerCoalesceOp : RewritePattern {
   explicit LowerCoalesceOp(MLIRContext* context)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
@@ -196,6 +199,15 @@ struct CoalesceLowerToLibraryPass
               << ::coalesce::to_string(*dtype)
               << "; the runtime library's elementwise ops are f32 only: fuse it into its matmul "
                  "(coalesce-fuse-epilogue)";
+          return WalkResult::interrupt();
+        }
+        // The runtime's act-and-multiply is a gated registry epilogue's (swiglu, geglu).
+        if (auto glu = dyn_cast<GluOp>(op);
+            glu && !registryEpilogue({false, false, true}, toCoreActivation(glu.getActivation()))) {
+          op->emitError("applies ")
+              << stringifyActivationKind(glu.getActivation())
+              << " to gate pairs, which no gated epilogue of the registry does (the runtime library's glu "
+                 "kernels are those of swiglu and geglu: glu silu, glu gelu)";
           return WalkResult::interrupt();
         }
         for (auto [index, operand] : llvm::enumerate(op->getOperands())) {

@@ -12,6 +12,7 @@
 
 #include "Coalesce/LibraryNames.h"
 #include "kernels/core/epilogues.hpp"
+#include "kernels/gemv/family.hpp"
 #include "kernels/mma/family.hpp"
 #include "kernels/simt/builtin.hpp"
 #include "kernels/simt/family.hpp"
@@ -53,8 +54,9 @@ TEST(EmitFusedKernel, DefaultConfigIsOneKernelInstantiation) {
 TEST(EmitFusedKernel, EachEpilogueInstantiatesItsType) {
   const SimtConfig c{.bm = 64, .bn = 64, .bk = 16, .wm = 32, .wn = 32, .tm = 4, .tn = 8,
                      .stages = 3, .vec = 4, .group_m = 8, .min_blocks = 4};
-  // Every registry epilogue but the residual one (below): the attribute's enum
-  // (CoalesceAttrs.td) converts each name both ways, or this fails.
+  // Every registry epilogue simt's kernels compute (the residual and gated ones: below), each
+  // built as its unfused chain and fused: the attribute's enum (CoalesceAttrs.td) converts each
+  // name both ways and coalesce-fuse-epilogue finds each row, or this fails.
   for (Epilogue e : all_epilogues()) {
     if (epilogue_spec(e).reads.residual || epilogue_spec(e).reads.gated) continue;  // below
     Problem p{1000, 512, 300, Dtype::f32, e};
@@ -67,16 +69,25 @@ TEST(EmitFusedKernel, EachEpilogueInstantiatesItsType) {
   }
 }
 
-// The fused op has no residual operand yet: the residual epilogue is refused with that reason.
-TEST(EmitFusedKernel, RefusesTheResidualEpilogueItHasNoOperandFor) {
+// The residual epilogue is built unfused (matmul, bias_add, gelu, add of the residual), fused
+// into one kernel and emitted for a family whose kernels read a residual (gemv); simt's read
+// none and are refused with that reason.
+TEST(EmitFusedKernel, TheResidualEpilogueForAFamilyThatReadsIt) {
+  const Problem p{4, 512, 320, Dtype::bf16, Epilogue::bias_gelu_residual};
+  const Config gemv = gemv_family().builtin_configs(p).front();
+  EmittedKernel k = compiler::emit_fused_kernel(p, gemv, kH200);
+  EXPECT_EQ(k.symbol, config_name(gemv, Dtype::bf16, Epilogue::bias_gelu_residual));
+  EXPECT_NE(k.source.find(gemv_family().define_kernel(gemv, Dtype::bf16, Epilogue::bias_gelu_residual, k.symbol)),
+            std::string::npos)
+      << k.source;
   const SimtConfig c{.bm = 64, .bn = 64, .bk = 16, .wm = 32, .wn = 32, .tm = 4, .tn = 8,
                      .stages = 3, .vec = 4, .group_m = 8, .min_blocks = 4};
   const std::string why = refusal({1000, 512, 300, Dtype::f32, Epilogue::bias_gelu_residual}, c);
-  EXPECT_NE(why.find("residual"), std::string::npos) << why;
+  EXPECT_NE(why.find("read no M×N residual"), std::string::npos) << why;
 }
 
-// A gated epilogue (C is M x N/2) is built as the fused op and emitted for a family that stores
-// it (mma); simt, which stores none, and an odd N are refused with their reasons.
+// A gated epilogue (C is M x N/2) is built unfused (matmul, glu), fused and emitted for a family
+// that stores it (mma); simt, which stores none, and an odd N are refused with their reasons.
 TEST(EmitFusedKernel, TheGatedEpiloguesForAFamilyThatStoresThem) {
   const Config mma = mma_family().builtin_configs({1000, 512, 300, Dtype::bf16, Epilogue::swiglu}).front();
   for (Epilogue e : {Epilogue::swiglu, Epilogue::geglu}) {

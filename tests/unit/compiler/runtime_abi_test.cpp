@@ -31,7 +31,12 @@ struct Call {
   coalesce_dtype dtype = COALESCE_F32;
   const char* epilogue = "bias_gelu";
   const char* config = nullptr;
+  CoalesceMemRef2D residual = matrix(64, 16, reinterpret_cast<void*>(std::uintptr_t{512}));
+  bool with_residual = false;  // through coalesce_fused_matmul_residual
   coalesce_status run() {
+    if (with_residual)
+      return coalesce_fused_matmul_residual(&a, &b, with_bias ? &bias : nullptr, &residual, &c, dtype, epilogue,
+                                            config, nullptr);
     return coalesce_fused_matmul(&a, &b, with_bias ? &bias : nullptr, &c, dtype, epilogue, config, nullptr);
   }
 };
@@ -49,9 +54,20 @@ TEST(RuntimeAbi, RefusesBadDescriptors) {
   Call c_shape;
   c_shape.c = matrix(64, 15);
   expect_invalid(c_shape, "C is 64x15, not 64x16");
-  Call strided;
-  strided.a.strides[0] = 64;
-  expect_invalid(strided, "A is not row-major contiguous (strides 64, 1)");
+  // A, B and C may be row slices (rows further apart than their width: the launch copies them),
+  // but rows closer than their width or with gaps inside are refused; the residual stays
+  // contiguous.
+  Call overlapping;
+  overlapping.a.strides[0] = 16;
+  expect_invalid(overlapping, "A does not have contiguous rows (strides 16, 1)");
+  Call column_gaps;
+  column_gaps.c.strides[1] = 2;
+  expect_invalid(column_gaps, "C does not have contiguous rows (strides 16, 2)");
+  Call strided_residual;
+  strided_residual.with_residual = true;
+  strided_residual.epilogue = "bias_gelu_residual";
+  strided_residual.residual.strides[0] = 32;
+  expect_invalid(strided_residual, "the residual is not row-major contiguous (strides 32, 1)");
   Call null_data;
   null_data.b = matrix(32, 16, nullptr);
   expect_invalid(null_data, "B has a null data pointer");
@@ -130,6 +146,46 @@ TEST(RuntimeAbi, AGatedEpilogueTakesHalfTheColumnsAndNoBias) {
   empty.with_bias = false;
   empty.a = matrix(0, 32);
   empty.c = matrix(0, 8);
+  EXPECT_EQ(empty.run(), COALESCE_OK) << coalesce_last_error();
+}
+
+// A residual epilogue reads an M x N residual of C's type, through coalesce_fused_matmul_residual:
+// one missing, given to another epilogue, of another shape or aliasing C is refused; a named
+// config of a family whose kernels read no residual is refused with that reason, before a
+// device; a well-formed call with M = 0 is done without one.
+TEST(RuntimeAbi, AResidualEpilogueTakesAnMxNResidual) {
+  Call missing;
+  missing.epilogue = "bias_gelu_residual";
+  expect_invalid(missing, "the bias_gelu_residual epilogue needs an M x N residual (coalesce_fused_matmul_residual), "
+                          "but none was given");
+  Call extra;
+  extra.with_residual = true;
+  expect_invalid(extra, "the bias_gelu epilogue takes no residual, but one was given");
+  Call shape;
+  shape.epilogue = "bias_gelu_residual";
+  shape.with_residual = true;
+  shape.residual = matrix(64, 8);
+  expect_invalid(shape, "the residual is 64x8, not C's 64x16");
+  Call aliased;
+  aliased.epilogue = "bias_gelu_residual";
+  aliased.with_residual = true;
+  aliased.residual = aliased.c;
+  expect_invalid(aliased, "the residual is C itself; the kernels read it while they write C");
+  Call simt;
+  simt.epilogue = "bias_gelu_residual";
+  simt.with_residual = true;
+  simt.config = "simt_f32_bm128_bn128_bk16_wm64_wn32_tm8_tn8_s3_v4_g8_o2_bias_gelu_residual";
+  EXPECT_EQ(simt.run(), COALESCE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(coalesce_last_error()).find("cannot run 64x16x32 (epilogue): the family's kernels read no M×N "
+                                                    "residual"),
+            std::string::npos)
+      << coalesce_last_error();
+  Call empty;
+  empty.epilogue = "bias_gelu_residual";
+  empty.with_residual = true;
+  empty.a = matrix(0, 32);
+  empty.c = matrix(0, 16);
+  empty.residual = matrix(0, 16);
   EXPECT_EQ(empty.run(), COALESCE_OK) << coalesce_last_error();
 }
 

@@ -48,6 +48,22 @@ TEST(RuntimeDeathTest, ShortBiasStopsWithOneLine) {
               "^coalesce runtime: coalesce_bias_add_f32: the bias has 15 entries, not N = 16\n$");
 }
 
+// The unfused ops of issue 40: an add's inputs of two shapes, a glu's X of an odd N (its columns
+// are gate and up pairs), a glu's Y not of N/2 columns, and a glu in place.
+TEST(RuntimeDeathTest, AddAndGluOperandsStopWithOneLine) {
+  CoalesceMemRef2DF32 x = matrix(kFake, 64, 16), r = matrix(kFake, 64, 8), y = matrix(kFake, 64, 16);
+  EXPECT_EXIT(_mlir_ciface_coalesce_add_f32(&x, &r, &y), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_add_f32: X2 is 64x8 but X1 is 64x16\n$");
+  CoalesceMemRef2DF32 odd = matrix(kFake, 64, 15), half = matrix(kFake, 64, 7);
+  EXPECT_EXIT(_mlir_ciface_coalesce_glu_silu_f32(&odd, &half), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_glu_silu_f32: X is 64x15: its gate and up column pairs need an even N\n$");
+  EXPECT_EXIT(_mlir_ciface_coalesce_glu_gelu_f32(&x, &y), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_glu_gelu_f32: Y is 64x16, not 64x8 \\(N/2 of X\\)\n$");
+  CoalesceMemRef2DF32 same_data = matrix(kFake, 64, 8);
+  EXPECT_EXIT(_mlir_ciface_coalesce_glu_silu_f32(&x, &same_data), testing::ExitedWithCode(1),
+              "^coalesce runtime: coalesce_glu_silu_f32: Y is X; glu writes another buffer\n$");
+}
+
 // An extent past kMaxExtent (2^20) is refused before the kernels' int arithmetic sees it; one of
 // 2^32 + 64 is refused as itself, not truncated.
 TEST(RuntimeDeathTest, ExtentAboveTheLimitStopsWithOneLine) {

@@ -1,6 +1,7 @@
 // The runtime library (compiler/runtime/) on the GPU: every entry point coalesce-lower-to-library
 // calls, checked against the harness's fp64 reference on shapes that take each built-in config
-// (4-, 2- and 1-float copies of B), the entries an emitted unit defines (fused_entry.cuh; unsplit
+// (4-, 2- and 1-float copies of B), those of the epilogues and unfused ops of issue 40, the
+// entries an emitted unit defines (fused_entry.cuh; unsplit
 // and split-K) and the device allocator. Every case needs a GPU; the refusal of bad operands, which needs none, is
 // runtime_refusal_test.cpp.
 #include <gtest/gtest.h>
@@ -38,6 +39,22 @@ COALESCE_DEFINE_SIMT_KERNEL(simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v1_g8_o
 COALESCE_DEFINE_FUSED_SPLIT_K_ENTRY_NO_BIAS(runtime_test_entry_64x64_v1_sk3_none,
                                             simt_f32_bm64_bn64_bk16_wm32_wn32_tm4_tn8_s3_v1_g8_o4_sk3_none,
                                             SplitTile3Vec1)
+
+// The untiled f32 entries of the epilogues since issue 40 (mlir_entries.cpp; untyped
+// descriptors, in the op's operand order), which the header documents by pattern.
+extern "C" {
+void _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_tanh(const CoalesceMemRef2D*, const CoalesceMemRef2D*,
+                                                           const CoalesceMemRef1D*, const CoalesceMemRef2D*);
+void _mlir_ciface_coalesce_fused_matmul_f32_bias_silu(const CoalesceMemRef2D*, const CoalesceMemRef2D*,
+                                                      const CoalesceMemRef1D*, const CoalesceMemRef2D*);
+void _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_residual(const CoalesceMemRef2D*, const CoalesceMemRef2D*,
+                                                               const CoalesceMemRef1D*, const CoalesceMemRef2D*,
+                                                               const CoalesceMemRef2D*);
+void _mlir_ciface_coalesce_fused_matmul_f32_swiglu(const CoalesceMemRef2D*, const CoalesceMemRef2D*,
+                                                   const CoalesceMemRef2D*);
+void _mlir_ciface_coalesce_fused_matmul_f32_geglu(const CoalesceMemRef2D*, const CoalesceMemRef2D*,
+                                                  const CoalesceMemRef2D*);
+}
 
 namespace coalesce {
 namespace {
@@ -131,6 +148,79 @@ TEST(Runtime, UnfusedSequenceThroughDeviceTemporariesMatchesTheReference) {
       expect_matches_reference(w, e);
       _mlir_ciface_coalesce_free_2d_f32(&product);
       _mlir_ciface_coalesce_free_2d_f32(&biased);
+    }
+}
+
+CoalesceMemRef2D untyped_matrix(const void* data, int rows, int cols) {
+  void* p = const_cast<void*>(data);
+  return {p, p, 0, {rows, cols}, {cols, 1}};
+}
+
+// The issue-40 epilogues through their untiled entries, the runtime choosing a config that runs
+// each: the tanh GELU and SiLU (simt's built-ins), the gated pair (a family that stores a gate;
+// C of N/2 columns) and the residual at every shape (mma's and gemv's kernels read one; before
+// mma read one, a residual above decode sizes was refused with each family's reason).
+TEST(Runtime, Issue40FusedEntriesMatchTheReference) {
+  COALESCE_REQUIRE_GPU();
+  const int shapes[][3] = {{256, 256, 128}, {200, 30, 77}, {4, 512, 320}};
+  for (const auto& s : shapes)
+    for (Epilogue e : {Epilogue::bias_gelu_tanh, Epilogue::bias_silu, Epilogue::swiglu, Epilogue::geglu,
+                       Epilogue::bias_gelu_residual}) {
+      SCOPED_TRACE(std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) + " " +
+                   std::string(to_string(e)));
+      const Problem p{s[0], s[1], s[2], Dtype::f32, e};
+      Workspace w(p, 13, nullptr);
+      Operands o(w);
+      const CoalesceMemRef2D c = untyped_matrix(w.c(), p.m, static_cast<int>(p.c_cols()));
+      const CoalesceMemRef2D r = untyped_matrix(w.residual(), p.m, p.n);
+      w.poison_output();
+      switch (e) {
+        case Epilogue::bias_gelu_tanh:
+          _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_tanh(&o.ua, &o.ub, &o.ubias, &c);
+          break;
+        case Epilogue::bias_silu: _mlir_ciface_coalesce_fused_matmul_f32_bias_silu(&o.ua, &o.ub, &o.ubias, &c); break;
+        case Epilogue::swiglu: _mlir_ciface_coalesce_fused_matmul_f32_swiglu(&o.ua, &o.ub, &c); break;
+        case Epilogue::geglu: _mlir_ciface_coalesce_fused_matmul_f32_geglu(&o.ua, &o.ub, &c); break;
+        default: _mlir_ciface_coalesce_fused_matmul_f32_bias_gelu_residual(&o.ua, &o.ub, &o.ubias, &r, &c); break;
+      }
+      expect_matches_reference(w, e);
+    }
+}
+
+// The unfused ops of issue 40 as coalesce-lower-to-library lowers them: matmul, bias_add and the
+// tanh GELU or SiLU; then the exact GELU and the residual add (its product second, as x +
+// mlp(x)); then matmul and glu over the gate/up product.
+TEST(Runtime, Issue40UnfusedSequencesMatchTheReference) {
+  COALESCE_REQUIRE_GPU();
+  for (const auto& s : kShapes)
+    for (Epilogue e : {Epilogue::bias_gelu_tanh, Epilogue::bias_silu, Epilogue::bias_gelu_residual, Epilogue::swiglu,
+                       Epilogue::geglu}) {
+      if (epilogue_spec(e).reads.gated && s[1] % 2 != 0) continue;
+      SCOPED_TRACE(std::to_string(s[1]) + " columns, " + std::string(to_string(e)));
+      const Problem p{s[0], s[1], s[2], Dtype::f32, e};
+      Workspace w(p, 19, nullptr);
+      Operands o(w);
+      CoalesceMemRef2DF32 product;
+      _mlir_ciface_coalesce_alloc_2d_f32(&product, s[0], s[1]);
+      CoalesceMemRef2DF32 c = matrix(static_cast<const float*>(w.c()), p.m, static_cast<int>(p.c_cols()));
+      w.poison_output();
+      _mlir_ciface_coalesce_matmul_f32(&o.a, &o.b, &product);
+      if (e == Epilogue::swiglu) {
+        _mlir_ciface_coalesce_glu_silu_f32(&product, &c);
+      } else if (e == Epilogue::geglu) {
+        _mlir_ciface_coalesce_glu_gelu_f32(&product, &c);
+      } else {
+        _mlir_ciface_coalesce_bias_add_f32(&product, &o.bias, &product);
+        if (e == Epilogue::bias_gelu_tanh) _mlir_ciface_coalesce_gelu_tanh_f32(&product, &c);
+        if (e == Epilogue::bias_silu) _mlir_ciface_coalesce_silu_f32(&product, &c);
+        if (e == Epilogue::bias_gelu_residual) {
+          const CoalesceMemRef2DF32 r = matrix(static_cast<const float*>(w.residual()), p.m, p.n);
+          _mlir_ciface_coalesce_gelu_f32(&product, &product);
+          _mlir_ciface_coalesce_add_f32(&r, &product, &c);
+        }
+      }
+      expect_matches_reference(w, e);
+      _mlir_ciface_coalesce_free_2d_f32(&product);
     }
 }
 

@@ -100,6 +100,106 @@ TEST(LaunchPlan, WgmmaTakesThreeTensorMapsBeforeItsPointers) {
   EXPECT_EQ(plan.tensor_maps[0].element, Element::bf16);
 }
 
+// An unaligned bf16 problem on wgmma: the kernel computes the padded problem, its maps keep the
+// logical sides over the padded rows (A: K columns in rows of the padded K; B: K rows and N
+// columns in rows of the padded N; C: the padded C), and the workspace holds the copies.
+TEST(LaunchPlan, WgmmaStagesUnalignedRowsIntoPaddedCopies) {
+  const Problem p{1000, 3001, 777, Dtype::bf16, Epilogue::bias_gelu_residual};
+  const Family& wgmma = *find_family("wgmma");
+  const auto c = first_config(wgmma, p, [&](const Config& c) {
+    return split_slices(c) == 1 && stream_k_segments(c) == 0 && wgmma.value(c, "tma_store") == 1;
+  });
+  ASSERT_FALSE(c) << "a residual is not stored through TMA";
+  const auto direct = first_config(wgmma, p, [](const Config& c) { return split_slices(c) == 1; });
+  ASSERT_TRUE(direct);
+  const LaunchPlan plan = plan_launch(*direct, p, h200());
+  EXPECT_EQ(plan.problem, p);
+  EXPECT_EQ(plan.staging.kernel, (Problem{1000, 3008, 784, Dtype::bf16, Epilogue::bias_gelu_residual}));
+  ASSERT_EQ(plan.tensor_maps.size(), 3u);
+  const TensorMapSpec& a = plan.tensor_maps[0];
+  EXPECT_EQ(a.rows, 1000);
+  EXPECT_EQ(a.cols, 777);
+  EXPECT_EQ(a.stride(), 784);
+  const TensorMapSpec& b = plan.tensor_maps[1];
+  EXPECT_EQ(b.rows, 777);
+  EXPECT_EQ(b.cols, 3001);
+  EXPECT_EQ(b.stride(), 3008);
+  const TensorMapSpec& cm = plan.tensor_maps[2];
+  EXPECT_EQ(cm.rows, 1000);
+  EXPECT_EQ(cm.cols, 3008);
+  EXPECT_EQ(cm.stride(), 3008);
+  // A, B, bias, residual and C copies after the family's own part (none here).
+  EXPECT_EQ(plan.staging.family_bytes, 0);
+  EXPECT_GE(plan.staging.residual_offset, plan.staging.bias_offset + 3008 * 2);
+  EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 1000LL * 3008 * 2);
+  EXPECT_FALSE(plan.workspace_as_c);
+  EXPECT_EQ(plan.zero_bytes, 0);
+  // Without a workspace the buffers are refused before anything is encoded.
+  int x = 0;
+  EXPECT_NE(buffers_refusal(plan, LaunchBuffers{&x, &x, &x, &x, nullptr, &x}).find("bytes of workspace"),
+            std::string::npos);
+}
+
+// Row slices (rows further apart than their width) in a family that reads rows in place: A and
+// C are copied through contiguous rows, B (contiguous) is read in place, the kernel's problem is
+// the problem itself; a stride shorter than its row is refused.
+TEST(LaunchPlan, RowSlicesAreCopiedThroughContiguousRows) {
+  const Problem p{200, 136, 72, Dtype::f32, Epilogue::bias_gelu};
+  const Family& simt = *find_family("simt");
+  const Config c = simt.builtin_configs(p).front();
+  const LaunchPlan plan = plan_launch(c, p, h200(), RowStrides{96, 0, 140});
+  EXPECT_EQ(plan.staging.kernel, p);
+  EXPECT_TRUE(plan.staging.a);
+  EXPECT_FALSE(plan.staging.b);
+  EXPECT_TRUE(plan.staging.c);
+  EXPECT_FALSE(plan.staging.n);
+  EXPECT_EQ(plan.staging.a_offset, 0);
+  EXPECT_EQ(plan.staging.bias_offset, -1);
+  EXPECT_EQ(plan.staging.c_offset, (200LL * 72 * 4 + 255) / 256 * 256);
+  EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 200LL * 136 * 4);
+  // A stride equal to the width is a contiguous operand: nothing staged.
+  EXPECT_FALSE(plan_launch(c, p, h200(), RowStrides{72, 136, 136}).staging.any());
+  try {
+    plan_launch(c, p, h200(), RowStrides{0, 100, 0});
+    ADD_FAILURE() << "B's rows 100 apart with 136 columns were planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("B's rows are 100 elements apart, fewer than its 136 columns"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A gated C (N/2 columns) strided: the kernel's C is a buffer of N/2-column rows.
+TEST(LaunchPlan, AGatedCStridedIsCopiedByItsOwnColumns) {
+  const Problem p{64, 256, 128, Dtype::bf16, Epilogue::swiglu};
+  const Family& mma = *find_family("mma");
+  const auto c = first_config(mma, p, [](const Config& c) { return split_slices(c) == 1; });
+  ASSERT_TRUE(c);
+  const LaunchPlan plan = plan_launch(*c, p, h200(), RowStrides{0, 0, 200});
+  EXPECT_TRUE(plan.staging.c);
+  EXPECT_FALSE(plan.staging.a);
+  EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 64LL * 128 * 2);
+}
+
+// A staged split-K plan: the family's partials come first (on the padded N), the copies after,
+// and the kernel's workspace argument is the partials (C the padded copy).
+TEST(LaunchPlan, StagedSplitKKeepsItsPartialsFirst) {
+  const Problem p{64, 1001, 8192, Dtype::f16, Epilogue::bias};
+  const Family& wgmma = *find_family("wgmma");
+  const auto c = first_config(wgmma, p, [&](const Config& c) {
+    return split_slices(c) == 4 && !reduces_in_kernel(c) && stream_k_segments(c) == 0;
+  });
+  ASSERT_TRUE(c);
+  const LaunchPlan plan = plan_launch(*c, p, h200());
+  EXPECT_EQ(plan.staging.kernel.n, 1008);
+  EXPECT_FALSE(plan.staging.a);
+  EXPECT_EQ(plan.staging.family_bytes, 4LL * 64 * 1008 * 4);
+  EXPECT_GE(plan.staging.b_offset, plan.staging.family_bytes);
+  EXPECT_TRUE(plan.reduce_after);
+  EXPECT_FALSE(plan.workspace_as_c);  // wgmma takes its workspace as an argument of its own
+  EXPECT_EQ(plan.tensor_maps[0].stride(), 8192);  // A read in place
+}
+
 // Split-K with the separate reduce: S·M·N floats of partials passed as the kernel's C, nothing
 // zeroed (every slice stores all of its own), the reduce after.
 TEST(LaunchPlan, SplitKPassesItsPartialsAsCAndReducesAfter) {

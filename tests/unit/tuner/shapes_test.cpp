@@ -41,18 +41,19 @@ struct Row {
 
 // The shapes. mma takes every one in every dtype (2-byte plain loads for rows of an odd
 // number of bf16/f16; 4-byte cp.async for any f32 row); simt every f32 one (1-float copies);
-// gemv every one with M <= 64 (2-byte loads for an odd N in bf16/f16); wgmma none (TMA's 16-byte
-// row strides need K and N multiples of 8 in bf16/f16, 4 in tf32, and its kernel indexes in 32
-// bits; docs/kernels.md says what staging would add).
+// gemv every one with M <= 64 (2-byte loads for an odd N in bf16/f16); wgmma every bf16/f16 one
+// under 2^31 elements (rows that TMA cannot read in place, K or N not a multiple of 8, run on
+// padded copies: Staging in kernels/core/family.hpp), and no tf32 one (its transposed tile keeps
+// the 16-byte rule: K and N multiples of 4).
 const Row kRows[] = {
-    {1, 1, 1, "simt,mma,gemv", "mma,gemv", "mma,gemv", "mma,gemv"},
-    {7, 9, 13, "simt,mma,gemv", "mma,gemv", "mma,gemv", "mma,gemv"},
-    {33, 65, 129, "simt,mma,gemv", "mma,gemv", "mma,gemv", "mma,gemv"},
-    {4097, 1, 4097, "simt,mma", "mma", "mma", "mma"},
-    {3, 5000, 3, "simt,mma,gemv", "mma,gemv", "mma,gemv", "mma,gemv"},
-    {129, 257, 1, "simt,mma", "mma", "mma", "mma"},
-    {1000, 3001, 777, "simt,mma", "mma", "mma", "mma"},
-    {4095, 4097, 4100, "simt,mma", "mma", "mma", "mma"},
+    {1, 1, 1, "simt,mma,gemv", "mma,gemv", "mma,wgmma,gemv", "mma,wgmma,gemv"},
+    {7, 9, 13, "simt,mma,gemv", "mma,gemv", "mma,wgmma,gemv", "mma,wgmma,gemv"},
+    {33, 65, 129, "simt,mma,gemv", "mma,gemv", "mma,wgmma,gemv", "mma,wgmma,gemv"},
+    {4097, 1, 4097, "simt,mma", "mma", "mma,wgmma", "mma,wgmma"},
+    {3, 5000, 3, "simt,mma,gemv", "mma,gemv", "mma,wgmma,gemv", "mma,wgmma,gemv"},
+    {129, 257, 1, "simt,mma", "mma", "mma,wgmma", "mma,wgmma"},
+    {1000, 3001, 777, "simt,mma", "mma", "mma,wgmma", "mma,wgmma"},
+    {4095, 4097, 4100, "simt,mma", "mma", "mma,wgmma", "mma,wgmma"},
     // Past 2^31 elements: simt with 64-bit offsets; mma, whose offsets are 64-bit.
     {131072, 131072, 8192, "simt,mma", "mma", "mma", "mma"},
 };

@@ -333,13 +333,14 @@ TEST_F(StandInSweep, AnInterruptedSteadyStatePassResumesItsRun) {
 
 // Issue 11: a shape one family cannot take is refused by that family with its reason, in the
 // database as in `coalesce-tune space`, never a crash, and `--family all` still measures the
-// families that can. bf16 with N = 260: wgmma needs N % 8 == 0 (TMA's 16-byte row strides), so
-// every wgmma config is stored pruned `divisibility`; mma takes the shape and is measured; simt
-// computes no bf16 and is skipped with its reason.
+// families that can. tf32 with N = 258: wgmma's tf32 tile needs N % 4 == 0 (TMA's 16-byte row
+// strides; only its 16-bit tile stages unaligned rows), so every wgmma config is stored pruned
+// `divisibility`; mma takes the shape and is measured; simt computes no tf32 and is skipped with
+// its reason.
 TEST_F(StandInSweep, FamilyAllMeasuresTheFamiliesThatCanTakeAShapeTheOthersRefuseWithTheirReason) {
   const fs::path db = dir_ / "all-families.db";
   Exit e = run(COALESCE_TUNE,
-               {"sweep", "--shape", "256x260x256", "--dtype", "bf16", "--family", "all", "--strategy", "random",
+               {"sweep", "--shape", "256x258x256", "--dtype", "tf32", "--family", "all", "--strategy", "random",
                 "--budget", "2", "--seed", "5", "--db", db.string(), "--cache-dir", cache().string()},
                {kStandIn});
   ASSERT_EQ(e.code, 0) << e.out;
@@ -349,7 +350,7 @@ TEST_F(StandInSweep, FamilyAllMeasuresTheFamiliesThatCanTakeAShapeTheOthersRefus
                       "AND prune_reason IN ('divisibility', 'smem')"),
             wgmma);
   EXPECT_GT(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'wgmma' AND prune_reason = 'divisibility' "
-                      "AND message = 'N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) "
+                      "AND message = 'N must be a multiple of 4: TMA needs the row strides of B and C (N x 4 bytes) "
                       "to be multiples of 16 bytes'"),
             0);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE family = 'wgmma' AND build_id IS NOT NULL"), 0);
@@ -363,34 +364,35 @@ TEST_F(StandInSweep, FamilyAllMeasuresTheFamiliesThatCanTakeAShapeTheOthersRefus
 // no kernel) fails the sweep: status 1, one line saying so and one per family with its prune
 // reasons counted; the other problem is still measured, every pruned row is stored, and the run
 // ends `failed`. The same command again fails the same way (it does not say "nothing to do").
-// Every shape has an mma config now (2-byte copies), so the family swept is wgmma, whose TMA
-// strides refuse an odd K or N: a `--family` that cannot run the problem.
+// Every shape has an mma config now (2-byte copies), so the family swept is wgmma in tf32, whose
+// TMA strides refuse an odd K or N (its 16-bit tile stages them): a `--family` that cannot run
+// the problem.
 TEST_F(StandInSweep, AProblemNoConfigCanRunFailsTheSweepAndSaysWhy) {
   const fs::path db = dir_ / "none.db";
-  const std::vector<std::string> command = {"sweep", "--shape", "7x9x13", "--shape", "256", "--dtype", "f16",
+  const std::vector<std::string> command = {"sweep", "--shape", "7x9x13", "--shape", "256", "--dtype", "tf32",
                                             "--family", "wgmma", "--strategy", "random", "--budget", "1",
                                             "--db", db.string(), "--cache-dir", cache().string()};
   for (int attempt = 0; attempt < 2; ++attempt) {
     Exit e = run(COALESCE_TUNE, command, {kStandIn}, true);
     EXPECT_EQ(e.code, 1) << e.out << e.err;
-    EXPECT_NE(e.err.find("coalesce-tune: no config can run 7x9x13 f16 bias_gelu on sm_90a: every candidate of wgmma "
-                         "is pruned before compiling (the run ends failed)\n  wgmma: 1440 pruned (divisibility "),
+    EXPECT_NE(e.err.find("coalesce-tune: no config can run 7x9x13 tf32 bias_gelu on sm_90a: every candidate of wgmma "
+                         "is pruned before compiling (the run ends failed)\n  wgmma: 80 pruned (divisibility "),
               std::string::npos)
         << e.err;
     EXPECT_EQ(e.out.find("nothing to do"), std::string::npos) << e.out;
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 1);
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs WHERE status = 'failed'"), 1);
-    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 7 AND status = 'pruned'"), 1440);
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 7 AND status = 'pruned'"), 80);
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 7 AND status <> 'pruned'"), 0);
     EXPECT_EQ(count(db, "SELECT COUNT(*) FROM v_measurements WHERE m = 256 AND method = 'coalesce' AND status = 'ok'"), 1);
   }
   // The dry run says the same, and stores nothing.
-  std::vector<std::string> dry = {"sweep", "--dry-run", "--shape", "7x9x13", "--dtype", "f16", "--family", "wgmma",
+  std::vector<std::string> dry = {"sweep", "--dry-run", "--shape", "7x9x13", "--dtype", "tf32", "--family", "wgmma",
                                   "--cache-dir", cache().string()};
   Exit e = run(COALESCE_TUNE, dry, {}, true);
   EXPECT_EQ(e.code, 1) << e.out << e.err;
-  EXPECT_NE(e.err.find("coalesce-tune: no config can run 7x9x13 f16 bias_gelu on sm_90a: every candidate of wgmma "
-                       "is pruned before compiling\n  wgmma: 1440 pruned (divisibility "),
+  EXPECT_NE(e.err.find("coalesce-tune: no config can run 7x9x13 tf32 bias_gelu on sm_90a: every candidate of wgmma "
+                       "is pruned before compiling\n  wgmma: 80 pruned (divisibility "),
             std::string::npos)
       << e.err;
 }

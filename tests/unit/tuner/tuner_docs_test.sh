@@ -84,10 +84,10 @@ quoted scripts/run.sh "DRY_RUN_ALL=1: $all, $(count simt legal --shape 4096 --fa
 
 # docs/tuner.md: the lines a sweep ends with when no config can run its problem (issue 39), as the
 # dry run prints them (it stops before compiling anything: every candidate is pruned).
-"$tune" sweep --dry-run --shape 7x9x13 --dtype f16 --family wgmma --cache-dir "$cache/kernels" >/dev/null 2>"$cache/no_config"
+"$tune" sweep --dry-run --shape 7x9x13 --dtype tf32 --family wgmma --cache-dir "$cache/kernels" >/dev/null 2>"$cache/no_config"
 rc=$?
 if [ $rc -ne 1 ]; then
-  flunk "sweep --dry-run --shape 7x9x13 --dtype f16 --family wgmma exits $rc, not 1"
+  flunk "sweep --dry-run --shape 7x9x13 --dtype tf32 --family wgmma exits $rc, not 1"
 else
   while IFS= read -r line; do
     case $line in

@@ -52,14 +52,13 @@ constexpr int kDrawn = 12;
 /// 8 bf16 columns a lane do not fit); on the A100 the same.
 constexpr std::size_t kTallConfigs = 2 * (16 + 16 + 12 + 12);
 
-// Every registry epilogue the compiler emits a gemv kernel for (a residual has no operand in the
-// dialect yet): the built-ins compile with each, the registry's newer activations and the gated
-// pair included.
+// Every registry epilogue the compiler emits a gemv kernel for: the built-ins compile with each,
+// the registry's newer activations, the residual and the gated pair included.
 const std::vector<Epilogue>& emitted_epilogues() {
   static const std::vector<Epilogue> all = [] {
     std::vector<Epilogue> out;
     for (Epilogue e : all_epilogues())
-      if (!epilogue_spec(e).reads.residual && supports_epilogue(gemv_family(), e).ok()) out.push_back(e);
+      if (supports_epilogue(gemv_family(), e).ok()) out.push_back(e);
     return out;
   }();
   return all;

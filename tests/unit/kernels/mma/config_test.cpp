@@ -63,6 +63,21 @@ TEST(MmaConfig, ShapeRules) {
   EXPECT_EQ(with([](MmaConfig& c) { c.split = 32; }), Violation::none);
 }
 
+// Power-of-two sides of 2^30 pass the shape rules, and (BM/WM) x (BN/WN) warps then wrap in
+// int: the sides are bounded first.
+TEST(MmaConfig, TileSidesAreBoundedBeforeTheirProduct) {
+  MmaConfig c = kLarge;
+  c.bm = 1 << 30;
+  c.bn = 1 << 30;
+  c.wm = 16;
+  c.wn = 16;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 4096");
+  c.bm = 4096;
+  c.bn = 4096;
+  EXPECT_EQ(c.check().violation, Violation::threads);  // 256 x 256 warps: refused, not wrapped
+}
+
 TEST(MmaConfig, DivisibilityRules) {
   MmaConfig c = kLarge;
   c.wm = 8;  // an mma tile is 16 rows

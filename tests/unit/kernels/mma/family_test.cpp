@@ -2,6 +2,10 @@
 // search space, every answer MmaConfig's.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "kernels/core/epilogues.hpp"
 #include "kernels/mma/builtin.hpp"
 #include "kernels/mma/family.hpp"
 
@@ -62,6 +66,26 @@ TEST(MmaFamily, RejectsWhatIsNotAName) {
   EXPECT_THROW(to_mma(Config{"mma", {1, 2}}), std::invalid_argument);
 }
 
+// mma reads the M×N residual of an epilogue that adds one, as its last kernel parameter, in its
+// unsplit kernels only: a split config's reduce adds no residual.
+TEST(MmaFamily, ReadsTheResidualUnsplit) {
+  const std::vector<KernelArg>& args = mma().kernel_args();
+  ASSERT_FALSE(args.empty());
+  EXPECT_EQ(args.back(), KernelArg::residual);
+  EXPECT_EQ(std::vector<KernelArg>(args.begin(), args.end() - 1),
+            (std::vector<KernelArg>{KernelArg::a, KernelArg::b, KernelArg::bias, KernelArg::c, KernelArg::m,
+                                    KernelArg::n, KernelArg::k}));
+  EXPECT_TRUE(supports_epilogue(mma(), Epilogue::bias_gelu_residual).ok());
+  const Problem residual{4096, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
+  EXPECT_TRUE(mma().check_problem(from_mma(MmaConfig{}), residual).ok());
+  MmaConfig split;
+  split.split = 4;
+  const Verdict v = mma().check_problem(from_mma(split), residual);
+  EXPECT_EQ(v.violation, Violation::epilogue);
+  EXPECT_NE(std::string(v.why).find("residual"), std::string::npos);
+  EXPECT_TRUE(mma().check_problem(from_mma(split), {4096, 4096, 4096, Dtype::bf16, Epilogue::bias_gelu}).ok());
+}
+
 TEST(MmaFamily, ComputesEveryDtypeOnSm80AndLater) {
   // f32 too, as 3xTF32 (MmaMath<Math::f32>).
   for (Dtype d : {Dtype::f32, Dtype::bf16, Dtype::f16, Dtype::tf32}) EXPECT_TRUE(mma().supports(d).ok());
@@ -111,7 +135,7 @@ TEST(MmaFamily, GeometryAndTemplateNames) {
             "COALESCE_DEFINE_MMA_KERNEL(k, coalesce::MmaTile<128, 256, 64, 64, 64, 4, 16, 1, 8, 1>, "
             "coalesce::GemmOf<coalesce::Dtype::f32>, coalesce::EpilogueFor<coalesce::Epilogue::none>)");
   EXPECT_EQ(mma().kernel_header(), "kernels/mma/gemm.cuh");
-  EXPECT_EQ(mma().kernel_args().size(), 7u);
+  EXPECT_EQ(mma().kernel_args().size(), 8u);  // the residual last (ReadsTheResidualUnsplit)
 }
 
 // The widest copy the problem's rows allow, as the rule decides it.

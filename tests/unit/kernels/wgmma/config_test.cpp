@@ -161,6 +161,22 @@ TEST(WgmmaConfig, ClusterSideThatWrapsIsRefused) {
   EXPECT_EQ(std::string(c.check().why), "the cluster must be 1x1, 2x1 or 1x2 (two blocks at most)");
 }
 
+// Tile sides whose product wraps in int (257 x 21282856, from a config name the fuzzer built):
+// the accumulator count was formed before any rule bounded BN, a signed overflow.
+TEST(WgmmaConfig, TileSidesAreBoundedBeforeTheirProduct) {
+  WgmmaConfig c;
+  c.bm = 257;
+  c.bn = 21282856;
+  c.consumers = 1;
+  c.stream_k = 4;
+  c.persistent = 1;
+  EXPECT_EQ(c.check().violation, Violation::shape);
+  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 4096");
+  c.bm = 128;
+  c.bn = 4097;
+  EXPECT_EQ(std::string(c.check().why), "BM and BN must be at most 4096");
+}
+
 TEST(WgmmaConfig, ClustersOfTwoShareOneOperand) {
   WgmmaConfig c;  // 128 x 256
   const WgmmaConfig alone = c;

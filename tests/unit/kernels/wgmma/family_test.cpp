@@ -460,8 +460,52 @@ TEST(WgmmaFamily, BuiltinsFitEveryProblemTheFamilyTakes) {
       EXPECT_TRUE(wgmma().check_problem(c, p).ok());
     }
   }
-  EXPECT_EQ(wgmma().check_problem(from_wgmma(WgmmaConfig{}), problem(4096, 4095, 4096)).violation,
+  // An unaligned 16-bit problem runs on padded copies (below); tf32's transposed tile does not.
+  EXPECT_TRUE(wgmma().check_problem(from_wgmma(WgmmaConfig{}), problem(4096, 4095, 4096)).ok());
+  EXPECT_EQ(wgmma().check_problem(from_wgmma(wgmma_builtin::kTf32Configs[0]), problem(4096, 4095, 4096, Dtype::tf32))
+                .violation,
             Violation::divisibility);
+}
+
+// TMA's 16-byte rows: the untransposed 16-bit tile reads rows of 8 elements in place and stages
+// any other; the transposed (tf32), swapped and gated ones keep the divisibility rule.
+TEST(WgmmaFamily, UnalignedRowsAreStagedIntoPaddedCopies) {
+  const Config plain = from_wgmma(WgmmaConfig{});
+  EXPECT_EQ(wgmma().row_multiple(plain, problem(4096, 4096, 4096)), 8);
+  EXPECT_EQ(wgmma().row_multiple(plain, problem(4096, 4096, 4096, Dtype::f16)), 8);
+  EXPECT_EQ(wgmma().row_multiple(from_wgmma(wgmma_builtin::kTf32Configs[0]), problem(64, 64, 64, Dtype::tf32)), 1);
+  Problem gated = problem(4096, 4096, 4096);
+  gated.epilogue = Epilogue::swiglu;
+  EXPECT_EQ(wgmma().row_multiple(plain, gated), 1);
+  gated.n = 4100;  // even, so the gated rule is the family's: 16-byte rows of C
+  EXPECT_EQ(wgmma().check_problem(plain, gated).violation, Violation::divisibility);
+
+  // 4095 x 4097 x 4100 bf16 bias_gelu: K = 4100 pads to 4104, N = 4097 to 4104.
+  const Problem odd = problem(4095, 4097, 4100);
+  const Staging s = staging_of(plain, odd, h200());
+  EXPECT_EQ(s.kernel, problem(4095, 4104, 4104));
+  EXPECT_TRUE(s.a);
+  EXPECT_TRUE(s.n);
+  EXPECT_EQ(s.family_bytes, 0);
+  // A (M x 4104), B (K x 4104), bias (4104), C (M x 4104), each 256-byte aligned, 2 bytes each.
+  EXPECT_EQ(s.a_offset, 0);
+  EXPECT_EQ(s.b_offset, (4095LL * 4104 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(s.bias_offset, (s.b_offset + 4100LL * 4104 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(s.residual_offset, -1);
+  EXPECT_EQ(s.c_offset, (s.bias_offset + 4104 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(s.bytes, s.c_offset + 4095LL * 4104 * 2);
+  EXPECT_EQ(workspace_bytes(plain, odd, h200()), s.bytes);
+
+  // Only K unaligned: A is copied, B is read in place (its maps keep K rows), C is stored in place.
+  const Staging k_only = staging_of(plain, problem(64, 64, 60), h200());
+  EXPECT_TRUE(k_only.a);
+  EXPECT_FALSE(k_only.n);
+  EXPECT_EQ(k_only.bytes, 64 * 64 * 2);
+  // Aligned: nothing staged, the family's own workspace only.
+  const Staging none = staging_of(plain, problem(4096, 4096, 4096), h200());
+  EXPECT_FALSE(none.any());
+  EXPECT_EQ(none.bytes, 0);
+  EXPECT_EQ(none.kernel, problem(4096, 4096, 4096));
 }
 
 TEST(WgmmaFamily, GeometryIsATileGridOrOneWave) {
@@ -484,9 +528,10 @@ TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
   const WgmmaConfig c{256, 128, 64, 4, 2, 1, 1, 0, 8, 1};
   const Problem p = problem(1024, 1000, 1032);
   const Config cfg = from_wgmma(c);
-  ASSERT_EQ(wgmma().kernel_args().size(), 9u);
+  ASSERT_EQ(wgmma().kernel_args().size(), 10u);
   EXPECT_EQ(wgmma().kernel_args()[0], KernelArg::a_tensor_map);
   EXPECT_EQ(wgmma().kernel_args()[5], KernelArg::workspace);  // split-K's partial sums and counters
+  EXPECT_EQ(wgmma().kernel_args()[9], KernelArg::residual);   // last: the other epilogues' kernels keep their code
   const TensorMapSpec a = wgmma().tensor_map(cfg, p, KernelArg::a_tensor_map);
   EXPECT_EQ(a, (TensorMapSpec{KernelArg::a, Element::bf16, 1024, 1032, 256, 64, 128}));
   const TensorMapSpec b = wgmma().tensor_map(cfg, p, KernelArg::b_tensor_map);

@@ -356,6 +356,50 @@ TEST(WgmmaNvrtc, GatedEpiloguesCompileForTheStoresThatApplyThem) {
   fs::remove_all(cache);
 }
 
+// The residual epilogue compiles for sm_90a through the compiler, as the tuner builds it, for
+// configs whose store adds it (WgmmaConfig::check_residual): the register store, ping-pong over
+// it, k_interleave's halves and stream-K, at 4096 x 14336 x 4096. Without spills or ptxas
+// warnings; the register store's PTX reads the residual as 16-bit values beside C. The TMA store,
+// split-K, the tf32 and the swapped tiles are refused with the reason.
+TEST(WgmmaNvrtc, TheResidualCompilesForTheStoresThatAddIt) {
+  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-residual-" + std::to_string(getpid()));
+  fs::remove_all(cache);
+  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
+  //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew sk ki
+  const WgmmaConfig tiles[] = {{128, 256, 64, 4, 2, 1, 1, 0, 8, 0},
+                               {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1},
+                               {128, 128, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2},
+                               {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2}};
+  for (const WgmmaConfig& tile : tiles) {
+    const Problem p{4096, 14336, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
+    const Config config = kernel_config(from_wgmma(tile));
+    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+    ASSERT_TRUE(tile.check().ok()) << tile.check().why;
+    ASSERT_TRUE(supports_epilogue(wgmma_family(), p).ok());
+    const Verdict v = wgmma_family().check_problem(config, p);
+    ASSERT_TRUE(v.ok()) << v.why;
+    expect_compiles_clean(jit, p, config);
+  }
+  // The residual's loads: none in the bias-only kernel of the same tile, some with the residual.
+  const std::string with = ptx_of(tiles[0], Dtype::bf16, Epilogue::bias_gelu_residual);
+  const std::string without = ptx_of(tiles[0], Dtype::bf16, Epilogue::bias_gelu);
+  EXPECT_GT(count(with, "ld.global"), count(without, "ld.global"));
+  const Problem p{4096, 14336, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
+  const struct {
+    WgmmaConfig tile;
+    Dtype dtype;
+    const char* why;
+  } refused[] = {{{128, 128, 64, 6, 2, 1, 1, 1, 8, 1}, Dtype::bf16, "tma_store = 0"},
+                 {{128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2}, Dtype::bf16, "split = 1"},
+                 {{128, 256, 32, 4, 2, 1, 1, 1, 8, 0}, Dtype::tf32, "untransposed"}};
+  for (const auto& r : refused) {
+    const Verdict v = wgmma_family().check_problem(from_wgmma(r.tile), {p.m, p.n, p.k, r.dtype, p.epilogue});
+    EXPECT_EQ(v.violation, Violation::epilogue) << config_name(from_wgmma(r.tile), r.dtype, p.epilogue);
+    EXPECT_NE(std::string(v.why).find(r.why), std::string::npos) << v.why;
+  }
+  fs::remove_all(cache);
+}
+
 // The layout types (bits 62-63) of the matrix descriptors a kernel's PTX builds: the constant
 // halves of a descriptor (layout type, leading and stride byte offsets) are folded into one
 // `or.b64` with the run-time address; 1 is the 128-byte swizzle, 2 the 64-byte one.
