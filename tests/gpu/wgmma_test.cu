@@ -316,19 +316,16 @@ TEST(Wgmma, RepeatedRunsAreBitIdentical) {
 }
 
 // A shape or dtype the family cannot take is refused by its rule, with the reason, before any
-// tensor map is encoded or kernel launched.
+// tensor map is encoded or kernel launched. An unaligned 16-bit shape is no longer among them: the
+// launch runs it on padded copies (Family::row_multiple, kernels/core/family.hpp; shapes_test
+// checks the results against fp64), so it is planned without an error here.
 TEST(Wgmma, RefusesWhatItCannotTake) {
   COALESCE_REQUIRE_GPU();
   Stream stream;
   const Instance k = instance<Persistent128x256, Dtype::bf16, Epilogue::bias_gelu>();
   for (const Shape& s : {Shape{1024, 1001, 1024}, Shape{1024, 1024, 1030}}) {
     Workspace ws({s.m, s.n, s.k, Dtype::bf16, Epilogue::bias_gelu}, 5, stream.get());
-    try {
-      kernel_method(k.config, k.epilogue, k.kernel, ws);
-      ADD_FAILURE() << where(k.config, k.dtype, k.epilogue, s) << " was not refused";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("multiple of 8"), std::string::npos) << e.what();
-    }
+    EXPECT_NO_THROW(kernel_method(k.config, k.epilogue, k.kernel, ws)) << where(k.config, k.dtype, k.epilogue, s);
   }
   // A 16-bit kernel does not take tf32, nor the tf32 kernel bf16; tf32 rows must be 16-byte multiples.
   Workspace tf32({256, 256, 256, Dtype::tf32, Epilogue::bias_gelu}, 5, stream.get());
