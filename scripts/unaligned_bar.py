@@ -8,6 +8,9 @@ baseline's and peer's median over ours (cuBLAS GEMM alone, cuBLASLt's fused epil
 eager, torch.compile; the bar: above 1 for cuBLAS, cuBLASLt and torch.compile; for the LM-head
 shape, ours at least 0.90 of cuBLAS GEMM alone's throughput). All from the one run's sitting;
 each protocol (the first pass's flush_spin, the steady state's steady_spin) is a row of its own.
+A protocol other than the first pass's gives "ours" at a shape only when the first pass's fastest
+config was measured in it too: the steady state runs family by family, and a run stopped after
+one family's steady step would otherwise show that family's best as the shape's.
 
 Usage: scripts/unaligned_bar.py RUN_DB [ODD:EVEN ...]   (default: unaligned-run.sh's pairs)
 """
@@ -16,10 +19,10 @@ import sys
 
 PAIRS = ["4095x4097x4100:4096x4096x4096", "2047x8191x4095:2048x8192x4096", "8192x50257x768:8192x50256x768"]
 PEERS = ("cublas_gemm", "cublaslt_fused", "torch_eager", "torch_compile")
+FIRST_PASS = "flush_spin"
 QUERY = """
-SELECT m, n, k, dtype, method, protocol, MIN(median_ms) FROM v_measurements
+SELECT m, n, k, dtype, method, protocol, config_name, median_ms FROM v_measurements
 WHERE status = 'ok' AND epilogue = 'bias_gelu'
-GROUP BY m, n, k, dtype, method, protocol
 """
 
 
@@ -32,10 +35,22 @@ def main():
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         sys.exit(__doc__.strip().splitlines()[-1])
     pairs = [tuple(shape(s) for s in p.split(":")) for p in (sys.argv[2:] or PAIRS)]
-    best = {}
+    best, winner, configs = {}, {}, {}
     with sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True) as c:
-        for m, n, k, dtype, method, protocol, median in c.execute(QUERY):
-            best[(m, n, k), dtype, method, protocol] = median
+        for m, n, k, dtype, method, protocol, config, median in c.execute(QUERY):
+            key = ((m, n, k), dtype, method, protocol)
+            if key not in best or median < best[key]:
+                best[key] = median
+                if method == "coalesce" and protocol == FIRST_PASS:
+                    winner[(m, n, k), dtype] = config
+            if method == "coalesce":
+                configs.setdefault(((m, n, k), dtype, protocol), set()).add(config)
+
+    def fused(at, dtype, protocol):
+        """Our fastest median at `at`, or None where the first pass's winner is missing from `protocol`."""
+        if protocol != FIRST_PASS and winner.get((at, dtype)) not in configs.get((at, dtype, protocol), ()):
+            return None
+        return best.get((at, dtype, "coalesce", protocol))
     dtypes = sorted({key[1] for key in best})
     protocols = sorted({key[3] for key in best})
     print("| dtype | protocol | unaligned | ours ms | TFLOPS | aligned | TFLOPS | fraction | "
@@ -45,12 +60,12 @@ def main():
     for dtype in dtypes:
         for protocol in protocols:
             for odd, even in pairs:
-                ours = best.get((odd, dtype, "coalesce", protocol))
+                ours = fused(odd, dtype, protocol)
                 if ours is None:
                     continue
                 flops = 2.0 * odd[0] * odd[1] * odd[2]
                 tflops = flops / ours / 1e9
-                aligned = best.get((even, dtype, "coalesce", protocol))
+                aligned = fused(even, dtype, protocol)
                 even_tflops = 2.0 * even[0] * even[1] * even[2] / aligned / 1e9 if aligned else None
                 cells = [dtype, protocol, "x".join(map(str, odd)), f"{ours:.4f}", f"{tflops:.1f}",
                          "x".join(map(str, even)), f"{even_tflops:.1f}" if even_tflops else "—",
