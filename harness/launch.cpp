@@ -8,6 +8,7 @@
 #include "cuda_check.hpp"
 #include "kernels/core/epilogues.hpp"
 #include "splitk.hpp"
+#include "staging.hpp"
 #include "tma.hpp"
 
 namespace coalesce {
@@ -198,6 +199,7 @@ BoundLaunch::BoundLaunch(const LaunchPlan& plan, const void* kernel, const Launc
 void BoundLaunch::stage(const LaunchPlan& plan, const LaunchBuffers& buffers) {
   const Staging& s = plan.staging;
   if (!s.any()) return;
+  copy_blocks_ = elementwise_grid_cap();
   const Problem& p = plan.problem;
   const GemmTypes t = p.types();
   char* base = static_cast<char*>(buffers.workspace);
@@ -260,10 +262,7 @@ std::vector<void*> BoundLaunch::argument_pointers() const {
 }
 
 void BoundLaunch::copy(const std::vector<Copy>& copies, cudaStream_t stream) const {
-  for (const Copy& c : copies)
-    COALESCE_CUDA_CTX(cudaMemcpy2DAsync(c.dst, c.dst_pitch, c.src, c.src_pitch, c.width, c.rows,
-                                        cudaMemcpyDeviceToDevice, stream),
-                      name_ + ": staging the unaligned rows");
+  for (const Copy& c : copies) launch_copy_rows(c.dst, c.dst_pitch, c.src, c.src_pitch, c.width, c.rows, copy_blocks_, stream);
 }
 
 void BoundLaunch::enqueue(cudaStream_t stream) const {
