@@ -77,6 +77,10 @@ LaunchPlan plan_launch(const Config& config, const Problem& problem, const Targe
   }
   const Problem& kernel = plan.staging.kernel;
   plan.geometry = family->geometry(config, kernel, target);
+  if (plan.geometry.smem_bytes > target.limits.smem_per_block_optin)
+    throw std::invalid_argument(plan.name + ": its launch needs " + std::to_string(plan.geometry.smem_bytes) +
+                                " bytes of shared memory on this problem, more than the device's " +
+                                std::to_string(target.limits.smem_per_block_optin) + " per block");
   const auto& kinds = family->kernel_args();
   plan.args.assign(kinds.begin(), kinds.end());
   if (plan.args.size() > kMaxKernelArgs)
@@ -119,6 +123,7 @@ Verdict fits(const Config& config, const Problem& problem, const Target& target)
   if (Verdict v = supports_epilogue(*family, problem); !v.ok()) return v;
   if (Verdict v = family->check(config); !v.ok()) return v;
   if (Verdict v = family->check_problem(config, problem); !v.ok()) return v;
+  if (Verdict v = check_launch_smem(*family, config, problem, target.limits); !v.ok()) return v;
   return family->check(config, target.limits, family->predict(config, target.limits, problem).registers);
 }
 

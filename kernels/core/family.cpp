@@ -287,9 +287,18 @@ Verdict supports_epilogue(const Family& family, const Problem& problem) {
   return {};
 }
 
+Verdict check_launch_smem(const Family& family, const Config& config, const Problem& problem,
+                          const DeviceLimits& limits) {
+  if (family.predict(config, limits, problem).smem_bytes > limits.smem_per_block_optin)
+    return {Violation::smem, "the launch's shared memory on this problem (the pipeline and what the epilogue keeps "
+                             "there, e.g. wgmma's rows of a residual) exceeds the device's per-block limit"};
+  return {};
+}
+
 Verdict check_schedule(const Family& family, const Config& config, const Problem& user_problem, const Target& target) {
   // The schedule is the kernel's: on the padded problem where the launch stages one.
   const Problem problem = kernel_problem(family, config, user_problem);
+  if (Verdict v = check_launch_smem(family, config, problem, target.limits); !v.ok()) return v;
   const int s = split_slices(config);
   if (s > 1) {
     // The unsplit config: split = 1 and no in-kernel reduction (which means nothing unsplit, and

@@ -314,6 +314,13 @@ Verdict supports_epilogue(const Family& family, Epilogue epilogue);
 /// epilogue's N (gate and up interleaved) must be even (Violation::divisibility).
 Verdict supports_epilogue(const Family& family, const Problem& problem);
 
+/// Whether the launch's dynamic shared memory on `problem` (the family's prediction with the
+/// problem: the pipeline and what the epilogue keeps there, e.g. wgmma's rows of a residual)
+/// fits limits.smem_per_block_optin (Violation::smem). The harness's fits(), the compiler's tile
+/// legality and check_schedule() apply it.
+Verdict check_launch_smem(const Family& family, const Config& config, const Problem& problem,
+                          const DeviceLimits& limits);
+
 /// The schedule's rules for `config` on `problem` and `target`, common to every family: a
 /// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already
 /// fills a wave of the device's SMs: Violation::schedule), and its workspace must fit

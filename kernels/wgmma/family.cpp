@@ -215,9 +215,6 @@ class WgmmaFamily final : public Family {
   }
   Verdict check_schedule(const Config& config, const Problem& problem, const Target& target) const override {
     const WgmmaConfig c = to_wgmma(config);
-    if (smem_bytes(c, problem) > c.smem_bytes() && smem_bytes(c, problem) > target.limits.smem_per_block_optin)
-      return {Violation::smem, "the residual's rows in shared memory (WgmmaConfig::residual_bytes) and the pipeline "
-                               "exceed the device's per-block limit"};
     if (!c.stream_k) return {};
     const auto [grid, sharing] = stream_k_plan(c, problem, target);
     if (sharing == 0)
