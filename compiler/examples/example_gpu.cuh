@@ -9,10 +9,14 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <string>
+#include <utility>
 
 #include "compiler/runtime/coalesce_runtime.h"
 #include "harness/check.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/device.hpp"
+#include "harness/timing.hpp"
 
 namespace coalesce::examples {
 
@@ -62,6 +66,34 @@ inline void print_check(const char* name, const char* what, const CheckResult& c
               "non-finite %lld: %s%s\n",
               name, what, check.errors.rel_frobenius, check.errors.max_abs_err, check.errors.max_abs_ref,
               check.errors.non_finite, check.passed ? "passed" : "FAILED: ", check.why.c_str());
+}
+
+/// The program against a baseline sequence `base` ("eager", "framework") of `base_launches`
+/// kernels: each one's host time per call (the program's also per runtime call), then each
+/// one's GPU time with one cold protocol on the legacy default stream (where the runtime
+/// launches), `reset` before every sample, and the ratio of the medians. `shape` describes the
+/// problem in the GPU-time lines; `flops` gives their TFLOP/s.
+inline void time_against(const char* name, const DeviceInfo& device, const std::function<void()>& program,
+                         int runtime_calls, const char* base, const std::function<void(cudaStream_t)>& baseline,
+                         int base_launches, const std::function<void(cudaStream_t)>& reset, const std::string& shape,
+                         double flops) {
+  const double program_host_us = host_us_per_call(program);
+  const double base_host_us = host_us_per_call([&] { baseline(nullptr); });
+  std::printf("%s host time: program %.1f us per call (%d runtime calls: %.2f us each); %s "
+              "sequence %.1f us per call (%d launches)\n",
+              name, program_host_us, runtime_calls, program_host_us / runtime_calls, base, base_host_us,
+              base_launches);
+  ColdTimer timer(device.ordinal, TimingSettings{}, nullptr);
+  const Timing program_time = timer.measure([&](cudaStream_t) { program(); }, reset, name);
+  const Timing base_time = timer.measure(baseline, reset, std::string(name) + " " + base);
+  for (auto [what, timing] : {std::pair{"program", &program_time}, std::pair{base, &base_time}}) {
+    const SampleStats& s = timing->stats;
+    std::printf("%s GPU time %s: %s on %s (%s): median %.4f ms (p10 %.4f, p90 %.4f, %d samples), %.1f TFLOP/s\n",
+                name, what, shape.c_str(), device.name.c_str(), device.arch().c_str(), s.median, s.p10, s.p90,
+                s.count, flops / (s.median * 1e-3) / 1e12);
+  }
+  std::printf("%s speedup over %s: %.3fx (median against median, same protocol)\n", name, base,
+              base_time.stats.median / program_time.stats.median);
 }
 
 }  // namespace coalesce::examples

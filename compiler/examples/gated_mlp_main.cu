@@ -32,7 +32,6 @@ extern "C" void COALESCE_GATED_MLP_ENTRY(const CoalesceMemRef2D* x, const Coales
 namespace {
 
 using namespace coalesce;
-using examples::host_us_per_call;
 using examples::matrix;
 
 // gated_mlp_<dtype>.mlir's shapes: Llama-3-8B's model and intermediate widths at 4096 tokens.
@@ -87,29 +86,13 @@ int run() {
     framework_down.launch(stream);
   };
 
-  const double program_host_us = host_us_per_call(program);
-  const double framework_host_us = host_us_per_call([&] { framework(nullptr); });
-  std::printf("%s host time: program %.1f us per call (%d runtime calls: %.2f us each); framework "
-              "sequence %.1f us per call (%d launches)\n",
-              kName, program_host_us, kRuntimeCalls, program_host_us / kRuntimeCalls, framework_host_us,
-              framework_up.kernels + framework_down.kernels);
-
-  // The runtime launches on the legacy default stream, so the timer samples on it too.
-  ColdTimer timer(device.ordinal, TimingSettings{}, nullptr);
   auto reset = [&](cudaStream_t stream) { down.poison_output(stream); };
-  const Timing program_time = timer.measure([&](cudaStream_t) { program(); }, reset, kName);
-  const Timing framework_time = timer.measure(framework, reset, std::string(kName) + " framework");
   // Both layers' multiply-adds: 2·T·D·2I and 2·T·I·D.
-  const double flops = 2.0 * kTokens * kModel * kIntermediate * 3;
-  for (auto [what, timing] : {std::pair{"program", &program_time}, std::pair{"framework", &framework_time}}) {
-    const SampleStats& s = timing->stats;
-    std::printf("%s GPU time %s: %dx%d->2x%d->%d on %s (%s): median %.4f ms (p10 %.4f, p90 %.4f, %d "
-                "samples), %.1f TFLOP/s\n",
-                kName, what, kTokens, kModel, kIntermediate, kModel, device.name.c_str(), device.arch().c_str(),
-                s.median, s.p10, s.p90, s.count, flops / (s.median * 1e-3) / 1e12);
-  }
-  std::printf("%s speedup over the framework sequence: %.3fx (median against median, same protocol)\n", kName,
-              framework_time.stats.median / program_time.stats.median);
+  examples::time_against(kName, device, program, kRuntimeCalls, "framework", framework,
+                         framework_up.kernels + framework_down.kernels, reset,
+                         std::to_string(kTokens) + "x" + std::to_string(kModel) + "->2x" +
+                             std::to_string(kIntermediate) + "->" + std::to_string(kModel),
+                         2.0 * kTokens * kModel * kIntermediate * 3);
   return program_check.passed && up_check.passed && down_check.passed ? 0 : 1;
 }
 

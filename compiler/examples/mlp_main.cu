@@ -6,14 +6,7 @@
 // host time per runtime call and each one's GPU time.
 // Exit status as the tools' (docs/working.md): 0 correct, 1 wrong result or CUDA error, 3 no CUDA
 // device.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include <chrono>
-#include <cstdio>
-#include <exception>
-#include <functional>
-#include <utility>
+#include <string>
 
 #include "compiler/runtime/coalesce_runtime.h"
 #include "harness/baselines.hpp"
@@ -35,7 +28,6 @@ extern "C" void COALESCE_MLP_ENTRY(const CoalesceMemRef2D* x, const CoalesceMemR
 namespace {
 
 using namespace coalesce;
-using examples::host_us_per_call;
 using examples::matrix;
 using examples::vector;
 
@@ -94,28 +86,12 @@ int run() {
     eager_down.launch(stream);
   };
 
-  const double program_host_us = host_us_per_call(program);
-  const double eager_host_us = host_us_per_call([&] { eager(nullptr); });
-  std::printf("%s host time: program %.1f us per call (%d runtime calls: %.2f us each); eager "
-              "sequence %.1f us per call (%d launches)\n",
-              kName, program_host_us, kRuntimeCalls, program_host_us / kRuntimeCalls, eager_host_us,
-              eager_up.kernels + eager_down.kernels);
-
-  // The runtime launches on the legacy default stream, so the timer samples on it too.
-  ColdTimer timer(device.ordinal, TimingSettings{}, nullptr);
   auto reset = [&](cudaStream_t stream) { down.poison_output(stream); };
-  const Timing program_time = timer.measure([&](cudaStream_t) { program(); }, reset, kName);
-  const Timing eager_time = timer.measure(eager, reset, std::string(kName) + " eager");
-  const double flops = 2.0 * kTokens * kModel * kHidden * 2;
-  for (auto [what, timing] : {std::pair{"program", &program_time}, std::pair{"eager", &eager_time}}) {
-    const SampleStats& s = timing->stats;
-    std::printf("%s GPU time %s: %dx%d->%d->%d on %s (%s): median %.4f ms (p10 %.4f, p90 %.4f, %d "
-                "samples), %.1f TFLOP/s\n",
-                kName, what, kTokens, kModel, kHidden, kModel, device.name.c_str(), device.arch().c_str(),
-                s.median, s.p10, s.p90, s.count, flops / (s.median * 1e-3) / 1e12);
-  }
-  std::printf("%s speedup over eager: %.3fx (median against median, same protocol)\n", kName,
-              eager_time.stats.median / program_time.stats.median);
+  examples::time_against(kName, device, program, kRuntimeCalls, "eager", eager,
+                         eager_up.kernels + eager_down.kernels, reset,
+                         std::to_string(kTokens) + "x" + std::to_string(kModel) + "->" + std::to_string(kHidden) +
+                             "->" + std::to_string(kModel),
+                         2.0 * kTokens * kModel * kHidden * 2);
   return program_check.passed && eager_up_check.passed && eager_down_check.passed ? 0 : 1;
 }
 
