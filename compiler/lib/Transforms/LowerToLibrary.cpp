@@ -22,7 +22,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
-#include <memory>
 #include <set>
 #include <string>
 
@@ -130,13 +129,13 @@ std::string entryName(Operation* op) {
 struct LowerCoalesceOp : RewritePattern {
   // `slicedEntries`: the entries some call of the module passes a row slice (their matrices'
   // parameters are strided).
-  LowerCoalesceOp(MLIRContext* context, std::shared_ptr<const std::set<std::string>> slicedEntries)
+  LowerCoalesceOp(MLIRContext* context, std::set<std::string> slicedEntries)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context), slicedEntries(std::move(slicedEntries)) {}
 
   LogicalResult matchAndRewrite(Operation* op, PatternRewriter& rewriter) const override {
     if (!isCoalesceOp(op)) return failure();
     std::string name = entryName(op);
-    const bool sliced = slicedEntries->count(name) > 0;
+    const bool sliced = slicedEntries.count(name) > 0;
     SmallVector<Value> arguments;
     for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
       auto type = cast<MemRefType>(operand.getType());
@@ -150,7 +149,7 @@ struct LowerCoalesceOp : RewritePattern {
     return success();
   }
 
-  std::shared_ptr<const std::set<std::string>> slicedEntries;
+  std::set<std::string> slicedEntries;
 };
 
 // %t = memref.alloc(%d...) : memref<MxNxT> ... memref.dealloc %t
@@ -215,8 +214,7 @@ struct CoalesceLowerToLibraryPass
   void runOnOperation() override {
     if (failed(checkPreconditions())) return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    patterns.add<AllocOnDevice>(&getContext());
-    patterns.add<LowerCoalesceOp>(&getContext(), std::make_shared<const std::set<std::string>>(slicedEntries));
+    populateLowerToLibraryPatterns(patterns, slicedEntries);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     WalkResult left = getOperation().walk([](Operation* op) {
       if (!isCoalesceOp(op)) return WalkResult::advance();
@@ -237,7 +235,7 @@ struct CoalesceLowerToLibraryPass
               << ", which the runtime library does not take (f32, bf16, f16)";
           return WalkResult::interrupt();
         }
-        const bool matmul = isa<MatmulOp, FusedMatmulOp>(op);
+        const bool matmul = isMatmul(op);
         if (!matmul && *dtype != ::coalesce::Dtype::f32) {
           op->emitError("computes in ")
               << ::coalesce::to_string(*dtype)
@@ -295,7 +293,7 @@ struct CoalesceLowerToLibraryPass
 
 }  // namespace
 
-void mlir::coalesce::populateLowerToLibraryPatterns(RewritePatternSet& patterns) {
+void mlir::coalesce::populateLowerToLibraryPatterns(RewritePatternSet& patterns, std::set<std::string> slicedEntries) {
   patterns.add<AllocOnDevice>(patterns.getContext());
-  patterns.add<LowerCoalesceOp>(patterns.getContext(), std::make_shared<const std::set<std::string>>());
+  patterns.add<LowerCoalesceOp>(patterns.getContext(), std::move(slicedEntries));
 }
