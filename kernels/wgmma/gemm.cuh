@@ -104,10 +104,11 @@ __device__ __forceinline__ void wgmma_stamp(int phase) {
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
           int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
-          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0>
+          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0, int C_ANY_WIDTH = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE, SWAP_AB};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE,
+                                      SWAP_AB, C_ANY_WIDTH};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -167,6 +168,47 @@ struct WgmmaBounds {
 /// Two 16-bit values as the 32-bit word that holds them in memory (`lo` at the lower address).
 __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short hi) {
   return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
+}
+
+/// c_any_width's store of a packed pair of 16-bit values (columns col and col + 1 of a row; `both`:
+/// col + 1 lies inside N) at `at`: one 4-byte store where `at` is 4-byte aligned, else two 2-byte
+/// stores (an odd N's odd rows), or the one value of an odd N's last column.
+__device__ __forceinline__ void store_pair_any_width(void* at, unsigned word, bool both) {
+  if (both && (reinterpret_cast<unsigned long long>(at) & 3u) == 0) {
+    *static_cast<unsigned*>(at) = word;
+  } else {
+    unsigned short* half = static_cast<unsigned short*>(at);
+    half[0] = static_cast<unsigned short>(word & 0xFFFFu);
+    if (both) half[1] = static_cast<unsigned short>(word >> 16);
+  }
+}
+
+/// c_any_width's store of split-K's f32 pair: one 8-byte store where `at` is 8-byte aligned, else
+/// two 4-byte ones, or one at an odd N's last column.
+__device__ __forceinline__ void store_f32_pair_any_width(float* at, float x, float y, bool both) {
+  if (both && (reinterpret_cast<unsigned long long>(at) & 7u) == 0) {
+    *reinterpret_cast<float2*>(at) = make_float2(x, y);
+  } else {
+    at[0] = x;
+    if (both) at[1] = y;
+  }
+}
+
+/// c_any_width's load of another block's f32 pair through L2 (zeros outside M or N; `both` as
+/// above), the in-kernel reduction's read.
+__device__ __forceinline__ float2 ldcg_f32_pair_any_width(const float* at, bool inside, bool both) {
+  if (!inside) return make_float2(0.0f, 0.0f);
+  if (both && (reinterpret_cast<unsigned long long>(at) & 7u) == 0) return __ldcg(reinterpret_cast<const float2*>(at));
+  return make_float2(__ldcg(at), both ? __ldcg(at + 1) : 0.0f);
+}
+
+/// The 16-bit bias word of columns col and col + 1 (col even, inside N): a 4-byte load, or with
+/// ANY_WIDTH at an odd N's last column the one value, so nothing past N is read.
+template <bool ANY_WIDTH, class Bias>
+__device__ __forceinline__ unsigned bias_word(const Bias* __restrict__ bias, int col, int N) {
+  if constexpr (ANY_WIDTH)
+    if (col + 1 >= N) return static_cast<unsigned>(reinterpret_cast<const unsigned short*>(bias)[col]);
+  return *reinterpret_cast<const unsigned*>(bias + col);
 }
 
 }  // namespace detail
@@ -497,7 +539,7 @@ __device__ __forceinline__ unsigned wgmma_staged_word(unsigned chunk, int r, int
 /// 32 to 64 more registers at BN = 256 and spill; groups of 8 pairs still spill two configs of
 /// the 4096 sample.) Packed 16-bit pairs; zeros without a bias or past N. The in-kernel
 /// reduction loads all BN/8 of a thread's pairs at once, ahead of its wait for the other slices.
-template <class Epi, class Types, int PAIRS = 4>
+template <class Epi, class Types, int PAIRS = 4, bool ANY_WIDTH = false>
 struct WgmmaBiasGroup {
   static constexpr int kPairs = PAIRS;
   unsigned word[kPairs];
@@ -505,8 +547,12 @@ struct WgmmaBiasGroup {
 #pragma unroll
     for (int j = 0; j < kPairs; ++j) {
       const int col = col0 + 8 * j;
-      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
-      word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with ANY_WIDTH (c_any_width)
+      // col + 1 may be N, whose value is not read.
+      if constexpr (ANY_WIDTH)
+        word[j] = (Epi::kUsesBias && col < N) ? detail::bias_word<true>(bias, col, N) : 0u;
+      else
+        word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
     }
   }
   __device__ __forceinline__ float lo(int j) const {
@@ -562,7 +608,8 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with c_any_width col + 1
+    // may be N (the pair's second value is then not stored).
     if (col >= N) continue;
     float b0 = 0.0f, b1 = 0.0f;
     if constexpr (Epi::kUsesBias) {
@@ -595,7 +642,10 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
           }
           const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, r0));
           const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, r1));
-          *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
+          if constexpr (cfg.c_any_width)
+            detail::store_pair_any_width(C + at, detail::pack_pair(lo.bits, hi.bits), col + 1 < N);
+          else
+            *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
         }
       }
   }
@@ -607,8 +657,17 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
                                                    const typename Types::Bias* __restrict__ bias,
                                                    typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
                                                    int consumer, unsigned residual_rows = 0) {
-  wgmma_store_direct_with<Tile, Epi, Types, H>(
-      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual_rows);
+  if constexpr (Tile::config.c_any_width) {
+    // An odd N's last column has no second bias value to read.
+    auto bias_pair = [&](int, int col) {
+      if (col + 1 >= N) return make_float2(to_float(bias[col]), 0.0f);
+      return wgmma_bias_pair<Types>(bias, col);
+    };
+    wgmma_store_direct_with<Tile, Epi, Types, H>(acc, bias_pair, C, M, N, m0, n0, consumer, residual_rows);
+  } else {
+    wgmma_store_direct_with<Tile, Epi, Types, H>(
+        acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual_rows);
+  }
 }
 
 /// A residual epilogue, at the start of a tile whose epilogue this consumer runs: each warp
@@ -800,7 +859,7 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with c_any_width col + 1 may be N.
     if (col >= N) continue;
 #pragma unroll
     for (int mi = 0; mi < cfg.m_iters(); ++mi)
@@ -810,8 +869,12 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
           if (h != H) continue;
         const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
-        *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
-            make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+        if constexpr (cfg.c_any_width)
+          detail::store_f32_pair_any_width(partial + static_cast<long long>(row) * N + col, acc[mi][4 * j + 2 * h],
+                                           acc[mi][4 * j + 2 * h + 1], col + 1 < N);
+        else
+          *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
+              make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
       }
   }
 }
@@ -841,7 +904,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
   // The bias, loaded while the block counts itself (its loads were exposed one by one in the
   // store loop: run JE), for whichever block turns out to be the last.
-  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8> b(bias, N, col0);
+  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8, cfg.c_any_width != 0> b(bias, N, col0);
   // Every consumer thread has stored its partial sums (the named barrier); one thread counts the
   // block with release and acquire at GPU scope, which publishes the block's sums ordered before
   // the barrier (release is cumulative) and, in the last block, orders the other blocks' sums
@@ -867,8 +930,13 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
           const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
           // L2, not L1: the other blocks' stores are not in this SM's L1. N % 8 == 0, so col < N
           // means col + 1 < N too.
-          float2 v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
-                                        : make_float2(0.0f, 0.0f);
+          float2 v;
+          if constexpr (cfg.c_any_width)
+            v = detail::ldcg_f32_pair_any_width(p + static_cast<long long>(row) * N + col, row < M && col < N,
+                                                col + 1 < N);
+          else
+            v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
+                                   : make_float2(0.0f, 0.0f);
           // Another slice's sums, whichever block arrives last and reduces: a rule keyed to one
           // slice missed the bug whenever that slice's block was the last one (split 2, H100).
           if constexpr (HAZARDS & kWgmmaHazardLostPartial)
@@ -923,7 +991,10 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     const int q = static_cast<int>(rank) * P + p, col = col0 + 8 * ((q % ROW_PAIRS) / 2);
-    bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+    if constexpr (cfg.c_any_width)
+      bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? detail::bias_word<true>(bias, col, N) : 0u;
+    else
+      bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
   }
   // Pair p's two bias values, from its word.
   auto bias_pair = [&](int p) {
@@ -987,8 +1058,12 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     const int q = static_cast<int>(rank) * P + p;
     const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
     const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
-    if (q < cfg.sum_pairs() && row < M && col < N)
-      *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
+    if (q < cfg.sum_pairs() && row < M && col < N) {
+      if constexpr (cfg.c_any_width)
+        detail::store_pair_any_width(C + static_cast<long long>(row) * N + col, packed[p], col + 1 < N);
+      else
+        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
+    }
   }
 }
 
