@@ -414,6 +414,19 @@ TEST(WgmmaNvrtc, TheResidualCompilesForTheStoresThatAddIt) {
   fs::remove_all(cache);
 }
 
+// `tile` on `p` as the tuner builds it (kernel_config), once its rule, the problem's rule and
+// the schedule's accept it: compiled for sm_90a without spills or ptxas warnings.
+void expect_legal_and_compiles_clean(const tuner::Jit& jit, const WgmmaConfig& tile, const Problem& p) {
+  const Config config = kernel_config(from_wgmma(tile));
+  SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+  ASSERT_TRUE(tile.check().ok()) << tile.check().why;
+  const Verdict v = wgmma_family().check_problem(config, p);
+  ASSERT_TRUE(v.ok()) << v.why;
+  const Verdict fits = check_schedule(wgmma_family(), config, p, kSm90a);
+  ASSERT_TRUE(fits.ok()) << fits.why;
+  expect_compiles_clean(jit, p, config);
+}
+
 // The register store of any width (c_any_width, an unaligned N's C written in place) compiles
 // for sm_90a through the compiler, as the tuner builds it, on every store path that ends in it:
 // the plain register store, ping-pong, k_interleave's halves, stream-K's fix-up, a 1x2 cluster,
@@ -434,17 +447,8 @@ TEST(WgmmaNvrtc, TheRegisterStoreOfAnyWidthCompilesOnEveryPathThatEndsInIt) {
                                {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 8, 0, 0, 0, 0, 0, 0, 1},
                                {64, 64, 64, 5, 1, 1, 1, 0, 8, 0, 4, 0, 1, 0, 0, 0, 0, 1},
                                {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 3, 0, 2, 0, 0, 0, 0, 1}};
-  for (const WgmmaConfig& tile : tiles) {
-    const Problem p{tile.split > 1 ? 64 : 1000, 3001, 4100, Dtype::bf16, Epilogue::bias_gelu};
-    const Config config = kernel_config(from_wgmma(tile));
-    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
-    ASSERT_TRUE(tile.check().ok()) << tile.check().why;
-    const Verdict v = wgmma_family().check_problem(config, p);
-    ASSERT_TRUE(v.ok()) << v.why;
-    const Verdict fits = check_schedule(wgmma_family(), config, p, kSm90a);
-    ASSERT_TRUE(fits.ok()) << fits.why;
-    expect_compiles_clean(jit, p, config);
-  }
+  for (const WgmmaConfig& tile : tiles)
+    expect_legal_and_compiles_clean(jit, tile, {tile.split > 1 ? 64 : 1000, 3001, 4100, Dtype::bf16, Epilogue::bias_gelu});
   auto stores16 = [](const std::string& ptx) { return count(ptx, "st.global.u16") + count(ptx, "st.global.b16"); };
   auto stores32 = [](const std::string& ptx) { return count(ptx, "st.global.u32") + count(ptx, "st.global.b32"); };
   WgmmaConfig aligned = tiles[0];
@@ -486,15 +490,8 @@ TEST(WgmmaNvrtc, RowPhasesOfACompileOnEveryPathThatMapsTheRowsBack) {
                                {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 3, 0, 2, 0, 0, 0, 0, 1, 8}};
   for (const WgmmaConfig& tile : tiles) {
     const int k = tile.a_phases == 2 ? 4100 : 4097;
-    const Problem p{tile.split > 1 ? 64 : 1000, tile.c_any_width ? 3001 : 3008, k, Dtype::bf16, Epilogue::bias_gelu};
-    const Config config = kernel_config(from_wgmma(tile));
-    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
-    ASSERT_TRUE(tile.check().ok()) << tile.check().why;
-    const Verdict v = wgmma_family().check_problem(config, p);
-    ASSERT_TRUE(v.ok()) << v.why;
-    const Verdict fits = check_schedule(wgmma_family(), config, p, kSm90a);
-    ASSERT_TRUE(fits.ok()) << fits.why;
-    expect_compiles_clean(jit, p, config);
+    expect_legal_and_compiles_clean(
+        jit, tile, {tile.split > 1 ? 64 : 1000, tile.c_any_width ? 3001 : 3008, k, Dtype::bf16, Epilogue::bias_gelu});
   }
   WgmmaConfig plain = tiles[0];
   plain.a_phases = 1;
