@@ -129,13 +129,30 @@ struct TensorMapSpec {
   int box_rows = 0, box_cols = 0;
   int swizzle_bytes = 0;
   long long row_stride = 0;  ///< elements from one row to the next; 0: cols
+  /// The config's kernel never reads this map (wgmma's C map where the register store writes C
+  /// of any width, whose rows TMA could not describe): the launch passes zeros, encoding nothing.
+  bool unused = false;
+  /// G > 1: the parameter is G maps, one per row phase (phase_map()), for rows whose stride is
+  /// not a multiple of 16 bytes but G strides are; each box then holds box_rows rows of a phase.
+  int row_phases = 1;
   long long stride() const { return row_stride > 0 ? row_stride : cols; }
   bool operator==(const TensorMapSpec& o) const {
     return matrix == o.matrix && element == o.element && rows == o.rows && cols == o.cols &&
            box_rows == o.box_rows && box_cols == o.box_cols && swizzle_bytes == o.swizzle_bytes &&
-           stride() == o.stride();
+           stride() == o.stride() && unused == o.unused && row_phases == o.row_phases;
   }
 };
+/// The most row phases a map may have (8: any row stride of 2-byte elements).
+inline constexpr int kMaxRowPhases = 8;
+/// Phase j of a map of row_phases G: rows j, j + G, ... of `spec`'s matrix, as a plain map (G·
+/// stride apart, a multiple of 16 bytes) whose base is `*byte_offset` bytes past the matrix's
+/// (the 16-byte boundary at or before row j's start); its rows start (j·stride·size mod 16) /
+/// size elements in, which its columns count too, so column c of the matrix is column c + that
+/// shift of the phase. Throws std::invalid_argument when G·stride is not a multiple of 16 bytes.
+TensorMapSpec phase_map(const TensorMapSpec& spec, int j, long long* byte_offset);
+/// The shift of phase j in elements (see phase_map): what the kernel adds to its column
+/// coordinates, (j·stride·size mod 16) / size.
+int phase_shift(const TensorMapSpec& spec, int j);
 
 class Family {
  public:
@@ -202,6 +219,22 @@ class Family {
   /// below), and the family's check_problem() judges the padded problem. Default 1: the family
   /// reads any row in place, or refuses the problem itself.
   virtual int row_multiple(const Config& config, const Problem& problem) const;
+  /// `config` with the parameters that the problem sets rather than the search (simt's
+  /// index_bits, wgmma's c_any_width and a_phases) set for `problem`, the others as they are: how
+  /// a config measured on one shape runs another. The sweep's and the built-in configs come
+  /// through it, and so does every config the runtime or the compiler picks or is given for a
+  /// problem (a tuning table's row of a nearest shape, a name). Default: the config itself.
+  virtual Config for_problem(const Config& config, const Problem&) const { return config; }
+  /// The multiple of elements that the kernel's N is padded to (kernel_problem): row_multiple(),
+  /// unless the config's kernel writes C rows of any width in place (wgmma's c_any_width), where
+  /// only B's rows need the multiple and the launch copies B into padded rows (Staging::b_pitch)
+  /// while the kernel computes the problem's own N. Default: row_multiple().
+  virtual int n_multiple(const Config& config, const Problem& problem) const { return row_multiple(config, problem); }
+  /// The multiple of elements that the kernel's K is padded to: row_multiple(), unless the
+  /// config's kernel reads a contiguous A of any width in place (wgmma's a_phases: its A map is
+  /// TensorMapSpec::row_phases maps), where it is 1 and A is copied only when strided, into
+  /// contiguous rows of K. Default: row_multiple().
+  virtual int k_multiple(const Config& config, const Problem& problem) const { return row_multiple(config, problem); }
 
   /// The header an emitted translation unit includes (e.g. "kernels/simt/gemm.cuh").
   virtual std::string_view kernel_header() const = 0;
@@ -267,22 +300,27 @@ struct RowStrides {
 };
 
 /// How a problem runs whose rows the kernel cannot read in place: rows the family cannot read
-/// (Family::row_multiple) or rows apart by more than their width (RowStrides), which no
-/// family's kernel takes. The kernel computes `kernel`, the problem with N and K rounded up to
-/// the family's multiple, on copies in the workspace after the family's own part: A copied into
-/// rows of kernel.k elements (K padded, or A strided); B into rows of kernel.n (N padded, or B
-/// strided); with N padded, the bias and the residual into rows of kernel.n; and the kernel's C
-/// a buffer of rows of kernel.n (C's columns under a gated epilogue) that is copied into C after
-/// the kernel and split-K's reduce (N padded, or C strided). The kernel's tensor maps keep the
-/// logical sides (K columns of A, K rows and N columns of B) over the padded rows, so the
-/// padding is read as TMA's zeros and never needs clearing; the padded columns of C are computed
-/// and dropped. The copies are part of the launch, and of its measured time (docs/kernels.md,
-/// "Unaligned shapes").
+/// (Family::row_multiple) or rows apart by more than their width (RowStrides). The kernel
+/// computes `kernel`, the problem with K rounded up to the family's k_multiple() and N to its
+/// n_multiple() (each row_multiple(), or 1 where the kernel reads A in row phases, or writes C
+/// of any width in place: then A is copied only when strided, into contiguous rows of K, and only
+/// B is copied into rows of b_pitch, C, the bias and the residual not). An operand
+/// the family reads through a tensor map (wgmma's A and B) is read in place wherever its rows
+/// start 16 bytes apart, strided or not, its map keeping the logical sides over the given stride;
+/// the rest is copied into the workspace after the family's own part: A into rows of kernel.k
+/// elements (K padded, or A strided); B into rows of kernel.n (N padded, or B strided); with N
+/// padded, the bias and the residual into rows of kernel.n; and the kernel's C is a buffer of rows
+/// of kernel.n (C's columns under a gated epilogue) copied into C after the kernel and split-K's
+/// reduce (N padded, or C strided). The maps keep the logical sides (K columns of A, K rows and N
+/// columns of B) over the padded rows too, so the padding reads as TMA's zeros and never needs
+/// clearing; the padded columns of C are computed and dropped. The copies are part of the
+/// launch, and of its measured time (docs/kernels.md, "Unaligned shapes").
 struct Staging {
   Problem kernel;          ///< the problem the kernel computes; the problem itself when nothing is staged
   RowStrides strides;      ///< the operands' row strides as given (0: the width)
   bool a = false;          ///< A is copied into rows of kernel.k elements
-  bool b = false;          ///< B is copied into rows of kernel.n elements
+  bool b = false;          ///< B is copied into rows of b_pitch elements
+  long long b_pitch = 0;   ///< elements between the rows of B's copy: kernel.n rounded up to row_multiple()
   bool c = false;          ///< the kernel stores a buffer of rows of kernel.c_cols(), then copied into C
   bool n = false;          ///< N is padded: the bias and the residual are copied into rows of kernel.n too
   long long family_bytes = 0;  ///< the family's own workspace (Family::workspace_bytes on `kernel`), first
@@ -313,6 +351,13 @@ Verdict supports_epilogue(const Family& family, Epilogue epilogue);
 /// epilogue's N (gate and up interleaved) must be even (Violation::divisibility).
 Verdict supports_epilogue(const Family& family, const Problem& problem);
 
+/// Whether the launch's dynamic shared memory on `problem` (the family's prediction with the
+/// problem: the pipeline and what the epilogue keeps there, e.g. wgmma's rows of a residual)
+/// fits limits.smem_per_block_optin (Violation::smem). The harness's fits(), the compiler's tile
+/// legality and check_schedule() apply it.
+Verdict check_launch_smem(const Family& family, const Config& config, const Problem& problem,
+                          const DeviceLimits& limits);
+
 /// The schedule's rules for `config` on `problem` and `target`, common to every family: a
 /// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already
 /// fills a wave of the device's SMs: Violation::schedule), and its workspace must fit
@@ -324,6 +369,9 @@ Verdict check_schedule(const Family& family, const Config& config, const Problem
 const std::vector<const Family*>& families();
 /// The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);
+/// Family::for_problem of the config's family: the parameters the problem sets, set for
+/// `problem`. Throws std::invalid_argument when no family has the config's name.
+Config for_problem(const Config& config, const Problem& problem);
 /// Adds a family (tests register stand-ins); its name must be new. Not thread-safe: call before
 /// any thread uses the registry.
 void register_family(const Family& family);

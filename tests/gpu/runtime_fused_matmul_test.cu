@@ -76,14 +76,17 @@ void expect_runs_correctly(const Problem& p, const char* config) {
 // A, B and C as row slices of wider matrices (rows `pad` elements longer than their width, a
 // user's sliced tensors): the launch copies them through contiguous rows (Staging). C's padding
 // columns hold a pattern the call must leave as it is.
-void expect_row_slices_run_correctly(const Problem& p, const char* config) {
+void expect_row_slices_run_correctly(const Problem& p, const char* config, bool aligned_strides) {
   cudaStream_t stream = nullptr;
   COALESCE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   Workspace w(p, 23, stream);
   COALESCE_CUDA(cudaStreamSynchronize(stream));  // the inputs are drawn on the stream
   const GemmTypes t = p.types();
   const int ea = element_bytes(t.a), eb = element_bytes(t.b), ec = element_bytes(t.c);
-  const int lda = p.k + 24, ldb = p.n + 8, ldc = p.n + 40;  // elements; 16-byte multiples or not
+  // Elements; 16-byte multiples or not, or rounded up to 8 elements, so that a family reading A and
+  // B through tensor maps (wgmma) reads them in place even where K or N is unaligned.
+  auto stride = [aligned_strides](int width) { return aligned_strides ? (width + 7) / 8 * 8 : width; };
+  const int lda = stride(p.k + 24), ldb = stride(p.n + 8), ldc = stride(p.n + 40);
   void *a = nullptr, *b = nullptr, *c = nullptr;
   COALESCE_CUDA(cudaMalloc(&a, static_cast<std::size_t>(p.m) * lda * ea));
   COALESCE_CUDA(cudaMalloc(&b, static_cast<std::size_t>(p.k) * ldb * eb));
@@ -146,7 +149,11 @@ TEST(RuntimeFusedMatmul, EveryFamilyAndDtypeMatchesTheReference) {
 }
 
 // Row slices (issue 39's leading dimensions) through each family's first built-in config that
-// fits, in its first 16-bit dtype (f32 for simt), at an unaligned N for wgmma's padding too.
+// fits, in its first 16-bit dtype (f32 for simt), at an unaligned N for wgmma's padding too; each
+// with strides of any alignment (wgmma copies A and B) and rounded up to 8 elements (wgmma reads
+// B in place through its map; at 200x131x77 its built-in reads A in row phases, a_phases, so a
+// strided A is copied into contiguous rows of K, and writes C of any width, c_any_width, so a
+// strided C is copied out of contiguous rows of N).
 TEST(RuntimeFusedMatmul, RowSlicesOfWiderMatricesMatchTheReference) {
   COALESCE_REQUIRE_GPU();
   const Target target = current_target();
@@ -160,12 +167,39 @@ TEST(RuntimeFusedMatmul, RowSlicesOfWiderMatricesMatchTheReference) {
         if (!fits(config, p, target).ok()) continue;
         const std::string name = config_name(config, dtype, p.epilogue);
         SCOPED_TRACE(name + " on " + shape_string(p) + " as row slices");
-        expect_row_slices_run_correctly(p, name.c_str());
+        expect_row_slices_run_correctly(p, name.c_str(), false);
+        SCOPED_TRACE("with row strides rounded up to 8 elements");
+        expect_row_slices_run_correctly(p, name.c_str(), true);
         ran = true;
         break;
       }
     }
     EXPECT_TRUE(ran) << "no built-in " << family->name() << " config runs a row-slice shape";
+  }
+}
+
+// A config measured at an aligned shape, named for an unaligned one (the PyTorch op's nearest
+// shape): the runtime gives it the parameters that shape sets (Family::for_problem: wgmma's
+// c_any_width and a_phases, C written and A read in place), and it matches the reference; in
+// bf16 and f16 at an odd N and K, at K = 4100 (two row phases) and at 7x9x13.
+TEST(RuntimeFusedMatmul, AConfigOfAnAlignedShapeRunsAnUnalignedOne) {
+  COALESCE_REQUIRE_GPU();
+  const Target target = current_target();
+  const Family& wgmma = *find_family("wgmma");
+  if (!wgmma.supports(target).ok()) GTEST_SKIP() << "wgmma needs sm_90a";
+  for (Dtype dtype : {Dtype::bf16, Dtype::f16}) {
+    const Problem aligned{1024, 3008, 4096, dtype, Epilogue::bias_gelu};
+    const Config measured = wgmma.builtin_configs(aligned).front();
+    ASSERT_EQ(wgmma.value(measured, "c_any_width"), 0);
+    const std::string name = config_name(measured, dtype, aligned.epilogue);
+    for (Problem shape : {Problem{1000, 3001, 777}, Problem{1000, 3001, 4100}, Problem{7, 9, 13}}) {
+      const Problem p{shape.m, shape.n, shape.k, dtype, Epilogue::bias_gelu};
+      const Config adapted = for_problem(measured, p);
+      ASSERT_EQ(wgmma.value(adapted, "c_any_width"), 1);
+      ASSERT_GT(wgmma.value(adapted, "a_phases"), 1);
+      SCOPED_TRACE(name + " on " + shape_string(p) + " as " + config_name(adapted, dtype, p.epilogue));
+      expect_runs_correctly(p, name.c_str());
+    }
   }
 }
 
