@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One bounded GPU call that asks compute-sanitizer where a parked kernel fails: each test binary
-# in diag/bin runs under memcheck (the faulting instruction's function and offset, for an illegal
+# in $DIAG_BIN (diag/bin; or dist/bin after the bundle is unpacked, narrowed by DIAG_TESTS, a list
+# of binary names) runs under memcheck (the faulting instruction's function and offset, for an illegal
 # instruction or address) and then synccheck (barrier misuse, for a hang), each with its own time
 # limit, logs under $OUT. The binaries are the GPU tests of a parked tree, built here; they carry
 # beside dist/ (both must fit the 64 MiB a call carries: stripped, a test binary is ~5 MB).
@@ -13,11 +14,14 @@
 #   (optional) diag/filters.txt: "binary gtest-filter" lines; without it every test of each binary runs.
 # Run (the device tool, carry diag, alone or after scripts/gpu-integration-run.sh):
 #   DIAG_SECONDS=90 bash scripts/gpu-diagnose-run.sh
+# or after scripts/gpu-integration-run.sh in the same call, on the packed tests that failed:
+#   DIAG_BIN=dist/bin DIAG_TESTS="shapes_test epilogue_families_test" bash scripts/gpu-diagnose-run.sh
 # Then map each reported offset to its instruction here: cuobjdump -sass diag/bin/<binary>.
 set -uo pipefail
 out=${OUT:-.}
 seconds=${DIAG_SECONDS:-90}
-[ -d diag/bin ] || { echo "gpu-diagnose: diag/bin is missing: build the parked tree's tests into it" >&2; exit 1; }
+bin_dir=${DIAG_BIN:-diag/bin}
+[ -d "$bin_dir" ] || { echo "gpu-diagnose: $bin_dir is missing: build the parked tree's tests into it" >&2; exit 1; }
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$sanitizer" ] || { echo "gpu-diagnose: compute-sanitizer is not on this machine" >&2; exit 1; }
 export COALESCE_REQUIRE_GPU=1
@@ -26,8 +30,15 @@ summary=$out/diagnose-summary.txt
 filter_of() {
   [ -f diag/filters.txt ] && awk -v b="$1" '$1 == b { print $2 }' diag/filters.txt | head -n 1
 }
-for bin in diag/bin/*; do
+if [ -n "${DIAG_TESTS:-}" ]; then
+  bins=()
+  for t in $DIAG_TESTS; do bins+=("$bin_dir/$t"); done
+else
+  bins=("$bin_dir"/*)
+fi
+for bin in "${bins[@]}"; do
   name=$(basename "$bin")
+  [ -x "$bin" ] || { echo "== $name: not an executable in $bin_dir" >>"$summary"; continue; }
   filter=$(filter_of "$name")
   for tool in memcheck synccheck; do
     log=$out/$name.$tool.log
