@@ -311,6 +311,28 @@ TEST(LaunchPlan, FitsRefusesWgmmaOnAPortableTarget) {
   EXPECT_EQ(fits(c, p, portable).violation, Violation::arch);
 }
 
+// A residual epilogue's rows take wgmma's shared memory beside the ring: the 4-stage 128 x 256
+// built-in does not fit with them, so fits() refuses it (the runtime then takes the next legal
+// built-in) and a plan says how many bytes it would need; with bias alone it fits.
+TEST(LaunchPlan, WgmmaRefusesARingThatLeavesNoRoomForTheResidual) {
+  const Family& wgmma = *find_family("wgmma");
+  const Problem residual{1024, 1024, 1024, Dtype::bf16, Epilogue::bias_gelu_residual};
+  const Problem bias{1024, 1024, 1024, Dtype::bf16, Epilogue::bias_gelu};
+  const Config deep = wgmma.builtin_configs(residual)[1];  // 128 x 256, 4 stages, register store
+  ASSERT_TRUE(wgmma.check_problem(deep, residual).ok());
+  EXPECT_EQ(fits(deep, residual, h200()).violation, Violation::smem);
+  EXPECT_TRUE(fits(deep, bias, h200()).ok());
+  try {
+    plan_launch(deep, residual, h200());
+    FAIL() << "a plan needing more shared memory than the device has";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes of shared memory on this problem"), std::string::npos) << e.what();
+  }
+  bool some_fits = false;
+  for (const Config& c : wgmma.builtin_configs(residual)) some_fits = some_fits || fits(c, residual, h200()).ok();
+  EXPECT_TRUE(some_fits);
+}
+
 // The runtime's untuned f32 choice is the first family's first legal built-in: simt's default
 // tile at the example's 4096^3 (so the f32 example runs the kernel it always ran), not mma's.
 TEST(LaunchPlan, SimtsDefaultTileFitsTheF32Example) {
