@@ -431,8 +431,8 @@ struct WgmmaConfig {
     return {};
   }
   /// EpilogueReads::residual: C = epilogue(acc, bias) + R[m][n]. The direct store from the
-  /// accumulators' registers adds it (epilogue_value: a thread's column pair of its rows, R read
-  /// beside C), and so do the paths that end in it for the tile's one owner: stream-K's fix-up
+  /// accumulators' registers adds it (a thread's column pair of its rows, R copied into shared
+  /// memory while the tile's main loop runs: residual_bytes()), and so do the paths that end in it for the tile's one owner: stream-K's fix-up
   /// and k_interleave's halves. The others are refused: the TMA store's staging and the epilogue
   /// warps read no residual, split-K's reduce kernels add none, and the tf32 and swapped tiles
   /// store C^T from their own path.
@@ -445,6 +445,20 @@ struct WgmmaConfig {
                                    "warps): the TMA store's staging adds no residual"};
     if (split > 1) return {Violation::epilogue, "split-K's reduce adds no residual: the residual epilogue needs split = 1"};
     return {};
+  }
+  /// The residual's rows one warp of a consumer stores (kWgmmaM-row blocks of 16 rows per warp,
+  /// or with k_interleave = 2 the 8 of them the consumer keeps), which it copies into shared
+  /// memory under the main loop (kernels/wgmma/gemm.cuh, wgmma_load_residual).
+  COALESCE_HD constexpr int residual_rows_per_warp() const { return m_iters() * (k_interleave == 2 ? 8 : 16); }
+  /// The consumers that store tiles: all, or with k_interleave = 1 consumer 0 alone.
+  COALESCE_HD constexpr int storing_consumers() const { return k_interleave == 1 ? 1 : consumers; }
+  /// A residual row in shared memory: BN values and 16 bytes, so the 8 rows a warp's lanes read
+  /// at once start 4 banks apart and the 32 lanes hit 32 banks.
+  COALESCE_HD constexpr int residual_pitch() const { return bn * element_bytes() + 16; }
+  /// Shared memory a residual epilogue adds to smem_bytes(): each storing warp's rows and its
+  /// mbarrier, and 16 bytes to align the rows.
+  COALESCE_HD constexpr int residual_bytes() const {
+    return storing_consumers() * (kWarpgroup / 32) * (residual_rows_per_warp() * residual_pitch() + 8) + 16;
   }
   /// check_gated() and the gated problem's own rule: the C tensor map (a kernel argument even
   /// when unused) needs C's row stride, N/2 x 2 bytes, a multiple of 16 bytes.

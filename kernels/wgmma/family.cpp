@@ -170,6 +170,17 @@ class WgmmaFamily final : public Family {
     return {c.threads(), regs, register_cap(c.threads(), 1, limits.regs_per_sm), c.smem_bytes(),
             resident_blocks(limits, c.threads(), c.smem_bytes(), regs)};
   }
+  // A residual epilogue's rows take shared memory of their own (WgmmaConfig::residual_bytes).
+  Resources predict(const Config& config, const DeviceLimits& limits, const Problem& problem) const override {
+    Resources r = predict(config, limits);
+    r.smem_bytes = smem_bytes(to_wgmma(config), problem);
+    r.blocks_per_sm = resident_blocks(limits, r.threads, r.smem_bytes, r.registers);
+    return r;
+  }
+  static int smem_bytes(const WgmmaConfig& c, const Problem& problem) {
+    const bool residual = epilogue_spec(problem.epilogue).reads.residual && c.check_residual().ok();
+    return c.smem_bytes() + (residual ? c.residual_bytes() : 0);
+  }
   Geometry geometry(const Config& config, const Problem& problem, const Target& target) const override {
     const WgmmaConfig c = to_wgmma(config);
     // With a cluster of two, tiles go in pairs (kernels/wgmma/gemm.cuh, WgmmaTileWalk): the
@@ -182,7 +193,7 @@ class WgmmaFamily final : public Family {
       // clusters; with stream-K up to that many even where there are fewer tiles. Stream-K's
       // blocks wait for each other, so all must be resident: the harness checks the compiled
       // kernel's occupancy against this grid before it launches (harness/kernel_method.cpp).
-      const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
+      const int per_sm = std::max(1, predict(config, target.limits, problem).blocks_per_sm);
       const long long capacity = static_cast<long long>(target.sm_count) * per_sm / cluster * cluster;
       blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), capacity) : std::min(blocks, capacity);
     }
@@ -192,7 +203,7 @@ class WgmmaFamily final : public Family {
     g.cluster_x = static_cast<unsigned>(cluster);
     g.cluster_y = 1;
     g.cluster_z = static_cast<unsigned>(c.k_cluster());  // reduce = 2: a tile's K slices are one cluster
-    g.smem_bytes = c.smem_bytes();
+    g.smem_bytes = smem_bytes(c, problem);
     return g;
   }
   long long workspace_bytes(const Config& config, const Problem& problem, const Target& target) const override {

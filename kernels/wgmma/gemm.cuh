@@ -178,6 +178,7 @@ template <class Tile>
 struct WgmmaSmem {
   static constexpr WgmmaConfig cfg = Tile::config;
   unsigned a_ring, b_ring, c_stage, k_sums, full_bar, empty_bar, slot_full_bar, slot_empty_bar, sums_bar;
+  unsigned residual_bars, residual_rows;  // a residual epilogue's, past smem_bytes() (residual_bytes())
 
   __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
     WgmmaSmem s;
@@ -190,7 +191,20 @@ struct WgmmaSmem {
     s.slot_full_bar = s.empty_bar + 8 * cfg.stages;
     s.slot_empty_bar = s.slot_full_bar + 8 * cfg.epilogue_slots;
     s.sums_bar = s.slot_empty_bar + 8 * cfg.epilogue_slots;
+    s.residual_bars = s.sums_bar + (cfg.reduce == 2 ? 8 : 0);
+    s.residual_rows = (s.residual_bars + 8 * cfg.storing_consumers() * kWarps + 15u) & ~15u;
     return s;
+  }
+  static constexpr int kWarps = WgmmaConfig::kWarpgroup / 32;
+  /// A residual epilogue: the mbarrier of warp `warp` of storing consumer `c` (0 with
+  /// k_interleave = 1), whose copies of its residual rows complete on it, and those rows
+  /// (WgmmaConfig::residual_rows_per_warp of residual_pitch bytes).
+  __device__ __forceinline__ unsigned residual_bar(int c, int warp) const {
+    return residual_bars + 8 * ((cfg.k_interleave == 1 ? 0 : c) * kWarps + warp);
+  }
+  __device__ __forceinline__ unsigned residual_of(int c, int warp) const {
+    return residual_rows +
+           ((cfg.k_interleave == 1 ? 0 : c) * kWarps + warp) * cfg.residual_rows_per_warp() * cfg.residual_pitch();
   }
   /// Slot `s` of A: BM rows of 64 k, one 128-byte row each (K-major).
   __device__ __forceinline__ unsigned a_slot(int s) const { return a_ring + s * cfg.a_stage_bytes(); }
@@ -534,12 +548,14 @@ __device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __
 /// earlier (the in-kernel reduction, whose bias loads go under its wait for the other slices).
 /// H >= 0 (k_interleave = 2): only the thread's rows of that half, d[4j + 2H + e]. A gated Epi
 /// (Epi::kGated) stores act(d[4j + 2h]) · d[4j + 2h + 1], the (gate, up) pair of columns col and
-/// col + 1, at column col/2 of its C of N/2 columns (one 16-bit store per pair).
+/// col + 1, at column col/2 of its C of N/2 columns (one 16-bit store per pair). A residual Epi
+/// (Epi::kUsesResidual) adds R's pair from `residual_rows`, the warp's rows of R that
+/// wgmma_load_residual copied into shared memory (complete: the caller has waited for them).
 template <class Tile, class Epi, class Types, int H = -1, class BiasPair>
 __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                         BiasPair bias_pair, typename Types::C* __restrict__ C, int M,
                                                         int N, int m0, int n0, int consumer,
-                                                        const typename Types::C* __restrict__ residual = nullptr) {
+                                                        unsigned residual_rows = 0) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
@@ -568,8 +584,17 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
               from_float<CT>(Epi::gate(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]));
         } else {
           const long long at = static_cast<long long>(row) * N + col;
-          const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, residual, at));
-          const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, residual, at + 1));
+          float r0 = 0.0f, r1 = 0.0f;
+          if constexpr (Epi::kUsesResidual) {
+            // The pair's place among the warp's rows (wgmma_load_residual) and in its row.
+            const int index = H >= 0 ? mi * 8 + lane / 4 : mi * 16 + 8 * h + lane / 4;
+            const unsigned word = sm90::ld_shared_b32(residual_rows + index * cfg.residual_pitch() +
+                                                      (8 * j + 2 * (lane % 4)) * static_cast<int>(sizeof(CT)));
+            r0 = to_float(CT{static_cast<unsigned short>(word & 0xFFFFu)});
+            r1 = to_float(CT{static_cast<unsigned short>(word >> 16)});
+          }
+          const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, r0));
+          const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, r1));
           *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
         }
       }
@@ -581,9 +606,46 @@ template <class Tile, class Epi, class Types, int H = -1>
 __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                    const typename Types::Bias* __restrict__ bias,
                                                    typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                                   int consumer, const typename Types::C* __restrict__ residual) {
+                                                   int consumer, unsigned residual_rows = 0) {
   wgmma_store_direct_with<Tile, Epi, Types, H>(
-      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual);
+      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual_rows);
+}
+
+/// A residual epilogue, at the start of a tile whose epilogue this consumer runs: each warp
+/// copies the rows of R it will store (residual_rows_per_warp: row 16w + r of each m64 block,
+/// r < 16, or with k_interleave = 2 the 8 rows of the consumer's half) into its rows of shared
+/// memory (WgmmaSmem::residual_of), one bulk copy of BN columns (fewer at N's edge) per row
+/// inside M, all completing on the warp's mbarrier, so the main loop hides the load. The warp's
+/// reads of the tile before are done (__syncwarp after the fence that orders them before the
+/// copies' writes). N % 8 == 0 and R 16-byte aligned (the launch contract) make every row's
+/// start and length a multiple of 16 bytes.
+template <class Tile, class Types>
+__device__ __forceinline__ void wgmma_load_residual(const typename Types::C* __restrict__ residual,
+                                                    const WgmmaSmem<Tile>& sm, int M, int N, int m0, int n0,
+                                                    int consumer) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  constexpr int ROWS = cfg.residual_rows_per_warp(), GROUP = cfg.k_interleave == 2 ? 8 : 16;
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
+  const int first = m0 + cfg.consumer_row(consumer) + 16 * warp + (cfg.k_interleave == 2 ? 8 * consumer : 0);
+  const int cols = N - n0 < cfg.bn ? N - n0 : cfg.bn;
+  const unsigned row_bytes = static_cast<unsigned>(cols) * sizeof(typename Types::C);
+  const unsigned bar = sm.residual_bar(consumer, warp), rows = sm.residual_of(consumer, warp);
+  unsigned inside = 0;
+#pragma unroll
+  for (int i = lane; i < ROWS; i += 32) inside += first + (i / GROUP) * WgmmaConfig::kWgmmaM + i % GROUP < M;
+  unsigned total = inside;
+#pragma unroll
+  for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xFFFFFFFFu, total, d);
+  sm90::fence_proxy_async_shared();
+  __syncwarp();
+  if (lane == 0) sm90::mbarrier_arrive_expect_tx(bar, total * row_bytes);
+  __syncwarp();
+#pragma unroll
+  for (int i = lane; i < ROWS; i += 32) {
+    const int row = first + (i / GROUP) * WgmmaConfig::kWgmmaM + i % GROUP;
+    if (row < M)
+      sm90::bulk_load(rows + i * cfg.residual_pitch(), residual + static_cast<long long>(row) * N + n0, row_bytes, bar);
+  }
 }
 
 /// The tf32 kernel's order of the tile's columns in an m64 block of C^T: wgmma row r = 16w + g +
@@ -1310,7 +1372,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
                                                   const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
                                                   int m0, int n0, bool after_first,
                                                   const WgmmaSwappedBias<Tile, Types>& swapped_bias,
-                                                  const typename Types::C* __restrict__ residual) {
+                                                  unsigned residual_rows) {
   constexpr WgmmaConfig cfg = Tile::config;
   wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
   if ((HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0)
@@ -1325,7 +1387,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
   else if constexpr (cfg.tma_store)
     wgmma_store_tma<Tile, Epi, Types, HAZARDS, KEEP>(acc, bias, c_map, sm, M, N, m0, n0, KEEP);
   else
-    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP, residual);
+    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP, residual_rows);
 }
 
 /// The named barriers of the planted early releases (kWgmmaHazardEarlyRelease,
@@ -1420,6 +1482,11 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   const bool stamper = (HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0;
   const int stamp_base = consumer * kPhaseConsumerSteps;  // consumer 1's steps follow consumer 0's
   RingCursor<cfg.stages> ring;
+  // A residual epilogue: this warp's rows of R in shared memory and the phase of their mbarrier
+  // (one per tile the consumer stores).
+  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32;
+  const unsigned residual_rows = Epi::kUsesResidual ? sm.residual_of(consumer, warp) : 0u;
+  unsigned residual_phase = 0;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
   int chunk = 0;  // with epilogue warps: the 64-column chunks handed to them so far
   for (WgmmaUnit u; work.next(u); ++turn) {
@@ -1436,6 +1503,15 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     }
     const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
+    // The residual of a tile whose epilogue this consumer runs (not consumer 1's with
+    // k_interleave = 1, nor a stream-K piece after the tile's first K steps) loads under the
+    // main loop.
+    if constexpr (Epi::kUsesResidual) {
+      bool stores = true;
+      if constexpr (cfg.k_interleave == 1) stores = consumer == 0;
+      if constexpr (cfg.stream_k > 0) stores = stores && u.k_begin == 0;
+      if (stores) wgmma_load_residual<Tile, Types>(residual, sm, M, N, m0, n0, consumer);
+    }
     // The swapped tile's bias, loaded before its main loop (split-K's blocks store raw sums).
     WgmmaSwappedBias<Tile, Types> swapped_bias;
     if constexpr (cfg.swapped() && cfg.split == 1 && Epi::kUsesBias) swapped_bias.load(bias, N, n0, consumer);
@@ -1562,15 +1638,19 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       }
       if (u.peers_end > 0) wgmma_stream_k_fixup<Tile, Epi, HAZARDS>(acc, workspace, u.peers_end);
     }
+    if constexpr (Epi::kUsesResidual) {
+      sm90::mbarrier_wait(sm.residual_bar(consumer, warp), residual_phase);
+      residual_phase ^= 1u;
+    }
     if constexpr (cfg.k_interleave == 2) {
       // Each consumer adds the other's sums of its half and finishes it (the swapped tile's
       // halves are half of C's columns).
       if (consumer == 0)
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped_bias, residual);
+                                                        swapped_bias, residual_rows);
       else
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped_bias, residual);
+                                                        swapped_bias, residual_rows);
     } else if constexpr (cfg.swapped() && cfg.split > 1) {
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
@@ -1591,7 +1671,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     else if constexpr (cfg.tma_store)
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
-      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer, residual);
+      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer, residual_rows);
   }
   if (stamper) {
     wgmma_stamp<HAZARDS>(stamp_base + kPhaseStored);
@@ -1663,6 +1743,11 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     // reduce = 2: one arrival (the block's own, which expects the cluster's bytes of sums) and
     // the asynchronous stores' transactions.
     if constexpr (cfg.k_cluster() > 1) sm90::mbarrier_init(sm.sums(), 1);
+    // A residual epilogue: one arrival per storing warp (the one that expects its rows' bytes).
+    if constexpr (Epi::kUsesResidual)
+#pragma unroll
+      for (int i = 0; i < cfg.storing_consumers() * WgmmaSmem<Tile>::kWarps; ++i)
+        sm90::mbarrier_init(sm.residual_bars + 8 * i, 1);
     sm90::fence_mbarrier_init();
   }
   // In a cluster, the other block's barriers must be initialized before its consumers' releases

@@ -524,6 +524,38 @@ TEST(WgmmaFamily, GeometryIsATileGridOrOneWave) {
   EXPECT_EQ(g.grid_x, 8u * 4u);
 }
 
+// A residual epilogue's rows of R live in shared memory beside the ring (WgmmaConfig::
+// residual_bytes): each storing warp's rows at BN values plus 16 bytes, and its mbarrier. The
+// launch asks for them, the model's blocks per SM count them, and a ring that leaves no room is
+// refused by the schedule's rule with the reason; other epilogues ask for nothing more.
+TEST(WgmmaFamily, TheResidualsRowsTakeSharedMemoryOfTheirOwn) {
+  WgmmaConfig c;  // 128 x 256, two consumers of 64 rows
+  c.stages = 3;
+  EXPECT_EQ(c.residual_rows_per_warp(), 16);
+  EXPECT_EQ(c.residual_pitch(), 256 * 2 + 16);
+  EXPECT_EQ(c.residual_bytes(), 2 * 4 * (16 * 528 + 8) + 16);
+  Problem p = problem(4096, 4096, 4096);
+  p.epilogue = Epilogue::bias_gelu_residual;
+  EXPECT_EQ(wgmma().geometry(from_wgmma(c), p, h200()).smem_bytes, c.smem_bytes() + c.residual_bytes());
+  EXPECT_EQ(wgmma().geometry(from_wgmma(c), problem(4096, 4096, 4096), h200()).smem_bytes, c.smem_bytes());
+  EXPECT_EQ(wgmma().predict(from_wgmma(c), h200().limits, p).smem_bytes, c.smem_bytes() + c.residual_bytes());
+  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(c), p, h200()).ok());
+  c.stages = 4;  // 192 KiB of ring and 66 KiB of rows
+  const Verdict v = check_schedule(wgmma(), from_wgmma(c), p, h200());
+  EXPECT_EQ(v.violation, Violation::smem);
+  EXPECT_NE(std::string(v.why).find("residual"), std::string::npos) << v.why;
+  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(c), problem(4096, 4096, 4096), h200()).ok());
+  // k_interleave = 2: each consumer keeps 8 rows of each warp's 16; = 1: consumer 0 stores alone.
+  WgmmaConfig k;
+  k.bn = 128;
+  k.k_interleave = 2;
+  EXPECT_EQ(k.residual_rows_per_warp(), 2 * 8);
+  EXPECT_EQ(k.storing_consumers(), 2);
+  k.k_interleave = 1;
+  EXPECT_EQ(k.residual_rows_per_warp(), 2 * 16);
+  EXPECT_EQ(k.storing_consumers(), 1);
+}
+
 TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
   const WgmmaConfig c{256, 128, 64, 4, 2, 1, 1, 0, 8, 1};
   const Problem p = problem(1024, 1000, 1032);

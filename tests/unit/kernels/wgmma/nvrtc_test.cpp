@@ -323,7 +323,7 @@ TEST(WgmmaNvrtc, GatedEpiloguesCompileForTheStoresThatApplyThem) {
   fs::remove_all(cache);
   const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
   //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew sk
-  const WgmmaConfig tiles[] = {{128, 256, 64, 4, 2, 1, 1, 0, 8, 0},
+  const WgmmaConfig tiles[] = {{128, 256, 64, 3, 2, 1, 1, 0, 8, 0},
                                {128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1},
                                {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2}};
   for (const WgmmaConfig& tile : tiles)
@@ -359,16 +359,18 @@ TEST(WgmmaNvrtc, GatedEpiloguesCompileForTheStoresThatApplyThem) {
 // The residual epilogue compiles for sm_90a through the compiler, as the tuner builds it, for
 // configs whose store adds it (WgmmaConfig::check_residual): the register store, ping-pong over
 // it, k_interleave's halves and stream-K, at 4096 x 14336 x 4096. Without spills or ptxas
-// warnings; the register store's PTX reads the residual as 16-bit values beside C. The TMA store,
-// split-K, the tf32 and the swapped tiles are refused with the reason.
+// warnings; the register store's PTX copies the residual's rows into shared memory with bulk
+// copies (wgmma_load_residual) and reads them from there, and reads no more global memory than
+// the bias-only kernel. The TMA store, split-K, the tf32 and the swapped tiles are refused with
+// the reason, and a ring that leaves no room for the residual's rows by the schedule's rule.
 TEST(WgmmaNvrtc, TheResidualCompilesForTheStoresThatAddIt) {
   const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-residual-" + std::to_string(getpid()));
   fs::remove_all(cache);
   const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
   //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew sk ki
-  const WgmmaConfig tiles[] = {{128, 256, 64, 4, 2, 1, 1, 0, 8, 0},
+  const WgmmaConfig tiles[] = {{128, 256, 64, 3, 2, 1, 1, 0, 8, 0},
                                {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1},
-                               {128, 128, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2},
+                               {128, 128, 64, 2, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2},
                                {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2}};
   for (const WgmmaConfig& tile : tiles) {
     const Problem p{4096, 14336, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
@@ -378,13 +380,25 @@ TEST(WgmmaNvrtc, TheResidualCompilesForTheStoresThatAddIt) {
     ASSERT_TRUE(supports_epilogue(wgmma_family(), p).ok());
     const Verdict v = wgmma_family().check_problem(config, p);
     ASSERT_TRUE(v.ok()) << v.why;
+    const Verdict fits = check_schedule(wgmma_family(), config, p, kSm90a);
+    ASSERT_TRUE(fits.ok()) << fits.why;
     expect_compiles_clean(jit, p, config);
   }
-  // The residual's loads: none in the bias-only kernel of the same tile, some with the residual.
+  // The residual's rows come by bulk copy into shared memory: none in the bias-only kernel of
+  // the same tile, and no more global loads than it has.
   const std::string with = ptx_of(tiles[0], Dtype::bf16, Epilogue::bias_gelu_residual);
   const std::string without = ptx_of(tiles[0], Dtype::bf16, Epilogue::bias_gelu);
-  EXPECT_GT(count(with, "ld.global"), count(without, "ld.global"));
+  const std::string bulk = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes";
+  EXPECT_GT(count(with, bulk), 0);
+  EXPECT_EQ(count(without, bulk), 0);
+  EXPECT_EQ(count(with, "ld.global"), count(without, "ld.global"));
+  EXPECT_GT(count(with, "ld.shared"), count(without, "ld.shared"));
   const Problem p{4096, 14336, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
+  // Four stages of 128 x 256 (192 KiB) leave no room for the residual's 66 KiB of rows; the
+  // bias-only problem keeps them.
+  const Config deep = kernel_config(from_wgmma({128, 256, 64, 4, 2, 1, 1, 0, 8, 0}));
+  EXPECT_EQ(check_schedule(wgmma_family(), deep, p, kSm90a).violation, Violation::smem);
+  EXPECT_TRUE(check_schedule(wgmma_family(), deep, {p.m, p.n, p.k, p.dtype, Epilogue::bias_gelu}, kSm90a).ok());
   const struct {
     WgmmaConfig tile;
     Dtype dtype;
