@@ -23,12 +23,13 @@ bool is_tensor_map(KernelArg kind) {
 // reads: A keeps K columns and B K rows and N columns, in the padded copy's rows where the launch
 // stages the operand and in the operand's own rows (its stride, or its width) where it does not,
 // so that the padding reads as TMA's zeros. C's map is the padded C's where C is staged, whose
-// extra columns the kernel computes and the launch drops. Any other shape of map is a family that
+// extra columns the kernel computes and the launch drops. A map the kernel never reads
+// (TensorMapSpec::unused) is left as the family gave it. Any other shape of map is a family that
 // stages what it cannot map (std::logic_error).
 TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
   const Staging& s = plan.staging;
   const RowStrides& given = s.strides;
-  if (!s.any() && given.a == 0 && given.b == 0) return spec;
+  if (spec.unused || (!s.any() && given.a == 0 && given.b == 0)) return spec;
   const Problem& p = plan.problem;
   const Problem& k = s.kernel;
   auto expect = [&](bool ok) {
@@ -46,7 +47,7 @@ TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
       break;
     case KernelArg::b:
       expect(spec.rows == k.k && spec.cols == k.n);
-      spec.row_stride = s.b ? k.n : own(given.b, p.n);
+      spec.row_stride = s.b ? s.b_pitch : own(given.b, p.n);
       spec.rows = p.k;
       spec.cols = p.n;
       break;
@@ -183,11 +184,28 @@ BoundLaunch::BoundLaunch(const LaunchPlan& plan, const void* kernel, const Launc
     if (!is_tensor_map(kind)) continue;
     const TensorMapSpec& spec = plan.tensor_maps.at(next_map++);
     const void* base = spec.matrix == KernelArg::a ? values_.a : spec.matrix == KernelArg::b ? values_.b : values_.c;
-    TensorMap& out = kind == KernelArg::a_tensor_map   ? values_.a_map
+    TensorMap& out = kind == KernelArg::a_tensor_map   ? values_.a_map[0]
                      : kind == KernelArg::b_tensor_map ? values_.b_map
                                                        : values_.c_map;
+    if (spec.unused) {
+      out = TensorMap{};
+      continue;
+    }
     try {
-      out = encode_tensor_map(spec, base);
+      if (spec.row_phases > 1) {
+        // One map per row phase, in consecutive parameters' bytes (the kernel takes an array).
+        if (kind != KernelArg::a_tensor_map)
+          throw std::logic_error(plan.name + ": only A's tensor map may come in row phases");
+        for (int j = 0; j < spec.row_phases; ++j) {
+          long long offset = 0;
+          const TensorMapSpec phase = phase_map(spec, j, &offset);
+          // A phase without rows (M < G) is never loaded: its map stays zeros.
+          values_.a_map[j] = phase.rows > 0 ? encode_tensor_map(phase, static_cast<const char*>(base) + offset)
+                                            : TensorMap{};
+        }
+      } else {
+        out = encode_tensor_map(spec, base);
+      }
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(plan.name + ": " + e.what());
     }
@@ -225,7 +243,7 @@ void BoundLaunch::stage(const LaunchPlan& plan, const LaunchBuffers& buffers) {
   if (s.a)
     values_.a = copy_in(buffers.a, stride(s.strides.a, p.k), s.a_offset, p.m, p.k, s.kernel.k, element_bytes(t.a));
   if (s.b)
-    values_.b = copy_in(buffers.b, stride(s.strides.b, p.n), s.b_offset, p.k, p.n, s.kernel.n, element_bytes(t.b));
+    values_.b = copy_in(buffers.b, stride(s.strides.b, p.n), s.b_offset, p.k, p.n, s.b_pitch, element_bytes(t.b));
   if (s.bias_offset >= 0)
     values_.bias = copy_in(buffers.bias, p.n, s.bias_offset, 1, p.n, s.kernel.n, element_bytes(t.bias));
   if (s.residual_offset >= 0)
@@ -254,7 +272,7 @@ void BoundLaunch::fill_arguments(void** out) const {
       case KernelArg::m: out[i++] = &v.m; break;
       case KernelArg::n: out[i++] = &v.n; break;
       case KernelArg::k: out[i++] = &v.k; break;
-      case KernelArg::a_tensor_map: out[i++] = &v.a_map; break;
+      case KernelArg::a_tensor_map: out[i++] = &v.a_map[0]; break;  // row_phases maps in a row
       case KernelArg::b_tensor_map: out[i++] = &v.b_map; break;
       case KernelArg::c_tensor_map: out[i++] = &v.c_map; break;
       case KernelArg::workspace: out[i++] = &v.workspace; break;

@@ -195,20 +195,45 @@ long long Family::workspace_bytes(const Config& config, const Problem& problem, 
 
 Verdict Family::check_schedule(const Config&, const Problem&, const Target&) const { return {}; }
 
+namespace {
+int round_up(int x, int r) { return r <= 1 ? x : static_cast<int>((static_cast<long long>(x) + r - 1) / r * r); }
+}  // namespace
+
 Problem kernel_problem(const Family& family, const Config& config, const Problem& problem) {
-  const int r = family.row_multiple(config, problem);
-  if (r <= 1) return problem;
-  auto up = [r](int x) { return static_cast<int>((static_cast<long long>(x) + r - 1) / r * r); };
   Problem kernel = problem;
-  kernel.n = up(problem.n);
-  kernel.k = up(problem.k);
+  kernel.n = round_up(problem.n, family.n_multiple(config, problem));
+  kernel.k = round_up(problem.k, family.k_multiple(config, problem));
   return kernel;
+}
+
+TensorMapSpec phase_map(const TensorMapSpec& spec, int j, long long* byte_offset) {
+  const long long size = element_bytes(spec.element), g = spec.row_phases;
+  if (g < 1 || g > kMaxRowPhases || j < 0 || j >= g || spec.stride() * g * size % 16 != 0)
+    throw std::invalid_argument("phase " + std::to_string(j) + " of " + std::to_string(g) + " of a map whose rows are " +
+                                std::to_string(spec.stride()) + " elements apart: " + std::to_string(g) +
+                                " rows must span a multiple of 16 bytes");
+  const long long start = j * spec.stride() * size;
+  *byte_offset = start / 16 * 16;
+  TensorMapSpec p = spec;
+  p.row_phases = 1;
+  p.rows = spec.rows > j ? (spec.rows - j + g - 1) / g : 0;
+  p.cols = spec.cols + phase_shift(spec, j);
+  p.row_stride = spec.stride() * g;
+  return p;
+}
+
+int phase_shift(const TensorMapSpec& spec, int j) {
+  const long long size = element_bytes(spec.element);
+  return static_cast<int>(j * spec.stride() * size % 16 / size);
 }
 
 Staging staging_of(const Config& config, const Problem& problem, const Target& target, const RowStrides& strides) {
   const Family& family = family_of(config);
   Staging s;
   s.kernel = kernel_problem(family, config, problem);
+  // B's copy has rows of row_multiple() elements even where the kernel's N is not padded (a
+  // kernel that writes C of any width in place: TMA still needs B's rows 16 bytes apart).
+  s.b_pitch = round_up(s.kernel.n, family.row_multiple(config, problem));
   s.strides = strides;
   const int c_cols = problem.c_cols();
   auto strided = [](long long stride, long long width, const char* what) {
@@ -231,8 +256,15 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   auto mappable = [](long long stride, long long width, int bytes) {
     return (stride != 0 ? stride : width) * bytes % 16 == 0;
   };
-  s.a = mapped(KernelArg::a_tensor_map) ? !mappable(strides.a, problem.k, element_bytes(types.a))
-                                        : a_strided || s.kernel.k != problem.k;
+  // A family that reads A in row phases (k_multiple() below row_multiple(): wgmma's a_phases)
+  // reads a contiguous A of any width in place, and a strided one from contiguous rows of K.
+  const bool a_phased = mapped(KernelArg::a_tensor_map) &&
+                        family.k_multiple(config, problem) < family.row_multiple(config, problem);
+  if (a_phased)
+    s.a = a_strided;
+  else
+    s.a = mapped(KernelArg::a_tensor_map) ? !mappable(strides.a, problem.k, element_bytes(types.a))
+                                          : a_strided || s.kernel.k != problem.k;
   s.b = mapped(KernelArg::b_tensor_map) ? !mappable(strides.b, problem.n, element_bytes(types.b)) : b_strided || s.n;
   s.c = c_strided || s.n;
   s.family_bytes = family.workspace_bytes(config, s.kernel, target);
@@ -250,7 +282,7 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   };
   const long long m = problem.m;
   if (s.a) s.a_offset = place(m * s.kernel.k * element_bytes(t.a));
-  if (s.b) s.b_offset = place(static_cast<long long>(problem.k) * s.kernel.n * element_bytes(t.b));
+  if (s.b) s.b_offset = place(static_cast<long long>(problem.k) * s.b_pitch * element_bytes(t.b));
   if (s.n && reads.column_bias) s.bias_offset = place(static_cast<long long>(s.kernel.n) * element_bytes(t.bias));
   if (s.n && reads.residual) s.residual_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));
   if (s.c) s.c_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));

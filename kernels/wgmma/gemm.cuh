@@ -104,10 +104,11 @@ __device__ __forceinline__ void wgmma_stamp(int phase) {
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
           int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
-          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0>
+          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0, int C_ANY_WIDTH = 0, int A_PHASES = 1>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE, SWAP_AB};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE,
+                                      SWAP_AB, C_ANY_WIDTH, A_PHASES};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -168,6 +169,54 @@ struct WgmmaBounds {
 __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short hi) {
   return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
 }
+
+/// c_any_width's store of a packed pair of 16-bit values (columns col and col + 1 of a row; `both`:
+/// col + 1 lies inside N) at `at`: one 4-byte store where `at` is 4-byte aligned, else two 2-byte
+/// stores (an odd N's odd rows), or the one value of an odd N's last column.
+__device__ __forceinline__ void store_pair_any_width(void* at, unsigned word, bool both) {
+  if (both && (reinterpret_cast<unsigned long long>(at) & 3u) == 0) {
+    *static_cast<unsigned*>(at) = word;
+  } else {
+    unsigned short* half = static_cast<unsigned short*>(at);
+    half[0] = static_cast<unsigned short>(word & 0xFFFFu);
+    if (both) half[1] = static_cast<unsigned short>(word >> 16);
+  }
+}
+
+/// c_any_width's store of split-K's f32 pair: one 8-byte store where `at` is 8-byte aligned, else
+/// two 4-byte ones, or one at an odd N's last column.
+__device__ __forceinline__ void store_f32_pair_any_width(float* at, float x, float y, bool both) {
+  if (both && (reinterpret_cast<unsigned long long>(at) & 7u) == 0) {
+    *reinterpret_cast<float2*>(at) = make_float2(x, y);
+  } else {
+    at[0] = x;
+    if (both) at[1] = y;
+  }
+}
+
+/// c_any_width's load of another block's f32 pair through L2 (zeros outside M or N; `both` as
+/// above), the in-kernel reduction's read.
+__device__ __forceinline__ float2 ldcg_f32_pair_any_width(const float* at, bool inside, bool both) {
+  if (!inside) return make_float2(0.0f, 0.0f);
+  if (both && (reinterpret_cast<unsigned long long>(at) & 7u) == 0) return __ldcg(reinterpret_cast<const float2*>(at));
+  return make_float2(__ldcg(at), both ? __ldcg(at + 1) : 0.0f);
+}
+
+/// The 16-bit bias word of columns col and col + 1 (col even, inside N): a 4-byte load, or with
+/// ANY_WIDTH at an odd N's last column the one value, so nothing past N is read.
+template <bool ANY_WIDTH, class Bias>
+__device__ __forceinline__ unsigned bias_word(const Bias* __restrict__ bias, int col, int N) {
+  if constexpr (ANY_WIDTH)
+    if (col + 1 >= N) return static_cast<unsigned>(reinterpret_cast<const unsigned short*>(bias)[col]);
+  return *reinterpret_cast<const unsigned*>(bias + col);
+}
+
+/// The kernel's A parameter: one tensor map per row phase (WgmmaConfig::a_phases), in a row, as
+/// the launch encodes them (TensorMapSpec::row_phases); with one phase the bytes of one map.
+template <class Tile, class Epi = void>
+struct alignas(128) WgmmaAMaps {
+  TensorMap map[Tile::config.a_phases];
+};
 
 }  // namespace detail
 
@@ -416,7 +465,7 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   // B's chunks: swizzle rows of columns (the whole narrow tile's 32 in its 64-byte swizzle).
   constexpr int BK = cfg.bk, ROW_ELEMENTS = cfg.b_chunk_cols(), B_CHUNKS = cfg.bn / ROW_ELEMENTS;
   constexpr int CHUNK_BYTES = BK * cfg.b_swizzle_bytes();
-  constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n;
+  constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n, G = cfg.a_phases;
   constexpr unsigned short kBoth = 0x3;  // multicast to both blocks of the cluster
   WgmmaWork<Tile> work(M, N, K);
   const WgmmaTileWalk<Tile>& walk = work.walk;
@@ -431,8 +480,14 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
     const int n_left = N - n0;
     const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : max(0, (n_left + ROW_ELEMENTS - 1) / ROW_ELEMENTS);
     int a_boxes = 0;
+    if constexpr (G > 1) {
+      // Box j holds the tile's rows j, j + G, ...: it is loaded where row j lies inside M.
 #pragma unroll
-    for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
+      for (int j = 0; j < G; ++j) a_boxes += m0 + j < M ? 1 : 0;
+    } else {
+#pragma unroll
+      for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
+    }
     const unsigned bytes = a_boxes * A_ROWS * WgmmaConfig::kSwizzleBytes + b_chunks * CHUNK_BYTES;
     for (int kb = 0; kb < u.k_count; ++kb) {
       const int k0 = (u.k_begin + kb) * BK;
@@ -445,6 +500,15 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
         if (m0 + h * A_ROWS < M)
           sm90::tma_load_2d_multicast(sm.a_slot(ring.slot) + h * A_ROWS * WgmmaConfig::kSwizzleBytes, a_map, k0,
                                       m0 + h * A_ROWS, full, kBoth);
+      } else if constexpr (G > 1) {
+        // Row phases: box j from phase j's map (rows j, j + G, ... of A), whose columns start
+        // (j·K) mod 8 elements in (phase_map in kernels/core/family.hpp: A is K wide), at its
+        // row m0/G; into the slot's rows j·BM/G.., a multiple of 1024 bytes (the swizzle's period).
+#pragma unroll
+        for (int j = 0; j < G; ++j)
+          if (m0 + j < M)
+            sm90::tma_load_2d(sm.a_slot(ring.slot) + j * A_ROWS * WgmmaConfig::kSwizzleBytes, a_map + j,
+                              k0 + j * (K % 8) % 8, m0 / G, full);
       } else {
         if (m0 < M) sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, k0, m0, full);
       }
@@ -497,7 +561,7 @@ __device__ __forceinline__ unsigned wgmma_staged_word(unsigned chunk, int r, int
 /// 32 to 64 more registers at BN = 256 and spill; groups of 8 pairs still spill two configs of
 /// the 4096 sample.) Packed 16-bit pairs; zeros without a bias or past N. The in-kernel
 /// reduction loads all BN/8 of a thread's pairs at once, ahead of its wait for the other slices.
-template <class Epi, class Types, int PAIRS = 4>
+template <class Epi, class Types, int PAIRS = 4, bool ANY_WIDTH = false>
 struct WgmmaBiasGroup {
   static constexpr int kPairs = PAIRS;
   unsigned word[kPairs];
@@ -505,8 +569,12 @@ struct WgmmaBiasGroup {
 #pragma unroll
     for (int j = 0; j < kPairs; ++j) {
       const int col = col0 + 8 * j;
-      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
-      word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with ANY_WIDTH (c_any_width)
+      // col + 1 may be N, whose value is not read.
+      if constexpr (ANY_WIDTH)
+        word[j] = (Epi::kUsesBias && col < N) ? detail::bias_word<true>(bias, col, N) : 0u;
+      else
+        word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
     }
   }
   __device__ __forceinline__ float lo(int j) const {
@@ -517,6 +585,21 @@ struct WgmmaBiasGroup {
   }
   __device__ __forceinline__ float2 pair(int j) const { return make_float2(lo(j), hi(j)); }
 };
+
+/// The row of C that row `r` of the ring's slot holds, given as m0 + its place in the slot (the
+/// tile's rows in order): r itself, or with a_phases = G (box j of the slot holding the tile's
+/// rows j, j + G, ...) m0 + G·(p mod BM/G) + p / (BM/G) for p = r − m0.
+template <class Tile>
+__device__ __forceinline__ int wgmma_c_row(int m0, int r) {
+  constexpr WgmmaConfig cfg = Tile::config;
+  if constexpr (cfg.a_phases > 1) {
+    constexpr int G = cfg.a_phases, R = cfg.bm / G;
+    const int p = r - m0;
+    return m0 + G * (p % R) + p / R;
+  } else {
+    return r;
+  }
+}
 
 /// A consumer thread's place in the m64nNk16 accumulator layout (thread (warp w, lane l) holds
 /// d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e]): its warp in the warpgroup, its lane, and
@@ -562,7 +645,8 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with c_any_width col + 1
+    // may be N (the pair's second value is then not stored).
     if (col >= N) continue;
     float b0 = 0.0f, b1 = 0.0f;
     if constexpr (Epi::kUsesBias) {
@@ -576,7 +660,7 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
       for (int h = 0; h < 2; ++h) {
         if constexpr (H >= 0)
           if (h != H) continue;
-        const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+        const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * h);
         if (row >= M) continue;
         if constexpr (Epi::kGated) {
           // The pair is (gate, up) of C's column col/2 (col is even) in its N/2 columns.
@@ -595,7 +679,10 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
           }
           const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, r0));
           const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, r1));
-          *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
+          if constexpr (cfg.c_any_width)
+            detail::store_pair_any_width(C + at, detail::pack_pair(lo.bits, hi.bits), col + 1 < N);
+          else
+            *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
         }
       }
   }
@@ -607,8 +694,17 @@ __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_i
                                                    const typename Types::Bias* __restrict__ bias,
                                                    typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
                                                    int consumer, unsigned residual_rows = 0) {
-  wgmma_store_direct_with<Tile, Epi, Types, H>(
-      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual_rows);
+  if constexpr (Tile::config.c_any_width) {
+    // An odd N's last column has no second bias value to read.
+    auto bias_pair = [&](int, int col) {
+      if (col + 1 >= N) return make_float2(to_float(bias[col]), 0.0f);
+      return wgmma_bias_pair<Types>(bias, col);
+    };
+    wgmma_store_direct_with<Tile, Epi, Types, H>(acc, bias_pair, C, M, N, m0, n0, consumer, residual_rows);
+  } else {
+    wgmma_store_direct_with<Tile, Epi, Types, H>(
+        acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual_rows);
+  }
 }
 
 /// A residual epilogue, at the start of a tile whose epilogue this consumer runs: each warp
@@ -800,7 +896,7 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with c_any_width col + 1 may be N.
     if (col >= N) continue;
 #pragma unroll
     for (int mi = 0; mi < cfg.m_iters(); ++mi)
@@ -808,10 +904,14 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
       for (int h = 0; h < 2; ++h) {
         if constexpr (H >= 0)
           if (h != H) continue;
-        const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+        const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * h);
         if (row >= M) continue;
-        *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
-            make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+        if constexpr (cfg.c_any_width)
+          detail::store_f32_pair_any_width(partial + static_cast<long long>(row) * N + col, acc[mi][4 * j + 2 * h],
+                                           acc[mi][4 * j + 2 * h + 1], col + 1 < N);
+        else
+          *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
+              make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
       }
   }
 }
@@ -841,7 +941,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
   // The bias, loaded while the block counts itself (its loads were exposed one by one in the
   // store loop: run JE), for whichever block turns out to be the last.
-  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8> b(bias, N, col0);
+  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8, cfg.c_any_width != 0> b(bias, N, col0);
   // Every consumer thread has stored its partial sums (the named barrier); one thread counts the
   // block with release and acquire at GPU scope, which publishes the block's sums ordered before
   // the barrier (release is cumulative) and, in the last block, orders the other blocks' sums
@@ -864,11 +964,16 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
       for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
+          const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * h);
           // L2, not L1: the other blocks' stores are not in this SM's L1. N % 8 == 0, so col < N
           // means col + 1 < N too.
-          float2 v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
-                                        : make_float2(0.0f, 0.0f);
+          float2 v;
+          if constexpr (cfg.c_any_width)
+            v = detail::ldcg_f32_pair_any_width(p + static_cast<long long>(row) * N + col, row < M && col < N,
+                                                col + 1 < N);
+          else
+            v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
+                                   : make_float2(0.0f, 0.0f);
           // Another slice's sums, whichever block arrives last and reduces: a rule keyed to one
           // slice missed the bug whenever that slice's block was the last one (split 2, H100).
           if constexpr (HAZARDS & kWgmmaHazardLostPartial)
@@ -923,7 +1028,10 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     const int q = static_cast<int>(rank) * P + p, col = col0 + 8 * ((q % ROW_PAIRS) / 2);
-    bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+    if constexpr (cfg.c_any_width)
+      bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? detail::bias_word<true>(bias, col, N) : 0u;
+    else
+      bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
   }
   // Pair p's two bias values, from its word.
   auto bias_pair = [&](int p) {
@@ -986,9 +1094,13 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     // means col + 1 < N too.
     const int q = static_cast<int>(rank) * P + p;
     const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
-    const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
-    if (q < cfg.sum_pairs() && row < M && col < N)
-      *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
+    const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2)), col = col0 + 8 * (pp / 2);
+    if (q < cfg.sum_pairs() && row < M && col < N) {
+      if constexpr (cfg.c_any_width)
+        detail::store_pair_any_width(C + static_cast<long long>(row) * N + col, packed[p], col + 1 < N);
+      else
+        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
+    }
   }
 }
 
@@ -1724,7 +1836,14 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     wgmma_stamp<HAZARDS>(kPhaseEntry);
     // The tensor maps' descriptors, fetched while the barriers are set up (the producer's first
     // copies and the first TMA store read them).
-    sm90::prefetch_tensor_map(a_map);
+    if constexpr (cfg.a_phases > 1) {
+      // Phase j has rows only where j < M (the launch leaves the others' maps unencoded, zeros).
+#pragma unroll
+      for (int j = 0; j < cfg.a_phases; ++j)
+        if (j < M) sm90::prefetch_tensor_map(a_map + j);
+    } else {
+      sm90::prefetch_tensor_map(a_map);
+    }
     sm90::prefetch_tensor_map(b_map);
     if constexpr (cfg.tma_store) sm90::prefetch_tensor_map(c_map);
 #pragma unroll
@@ -1786,11 +1905,11 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
 /// The kernel for nvcc-compiled instantiations (the GPU tests), built for sm_90a.
 template <class Tile, class Epi, Dtype D, int HAZARDS = kWgmmaHazardNone>
 __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detail::WgmmaBounds<Tile, Epi>::min_blocks)
-    wgmma_gemm_kernel(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map,
+    wgmma_gemm_kernel(const __grid_constant__ detail::WgmmaAMaps<Tile> a_map, const __grid_constant__ TensorMap b_map,
                       const __grid_constant__ TensorMap c_map, const typename GemmOf<D>::Bias* __restrict__ bias,
                       typename GemmOf<D>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K,
                       const typename GemmOf<D>::C* __restrict__ residual) {
-  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, workspace, M, N, K, residual);
+  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(a_map.map, &b_map, &c_map, bias, C, workspace, M, N, K, residual);
 }
 
 }  // namespace coalesce
@@ -1802,12 +1921,12 @@ __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detai
 #define COALESCE_DEFINE_WGMMA_KERNEL(SYMBOL, DTYPE, ...)                                                  \
   extern "C" __global__ void __launch_bounds__(::coalesce::detail::WgmmaBounds<__VA_ARGS__>::threads,     \
                                                ::coalesce::detail::WgmmaBounds<__VA_ARGS__>::min_blocks) \
-      SYMBOL(const __grid_constant__ ::coalesce::TensorMap a_map,                                        \
+      SYMBOL(const __grid_constant__ ::coalesce::detail::WgmmaAMaps<__VA_ARGS__> a_map,                  \
              const __grid_constant__ ::coalesce::TensorMap b_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap c_map,                                        \
              const ::coalesce::GemmOf<DTYPE>::Bias* __restrict__ bias,                                   \
              ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K, \
              const ::coalesce::GemmOf<DTYPE>::C* __restrict__ residual) {                                \
-    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(&a_map, &b_map, &c_map, bias, C,    \
+    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(a_map.map, &b_map, &c_map, bias, C,  \
                                                                         workspace, M, N, K, residual);   \
   }

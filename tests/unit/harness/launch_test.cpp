@@ -227,8 +227,10 @@ TEST(LaunchPlan, AGatedCStridedIsCopiedByItsOwnColumns) {
   EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 64LL * 128 * 2);
 }
 
-// A staged split-K plan: the family's partials come first (on the padded N), the copies after,
-// and the kernel's workspace argument is the partials (C the padded copy).
+// A staged split-K plan: the family's partials come first (on the kernel's N), the copies after,
+// and the kernel's workspace argument is the partials. With the sweep's c_any_width (N = 1001
+// unaligned) the kernel computes N = 1001 and only B is copied, into rows of 1008; with
+// c_any_width = 0 the kernel computes the padded N and C is a padded copy.
 TEST(LaunchPlan, StagedSplitKKeepsItsPartialsFirst) {
   const Problem p{64, 1001, 8192, Dtype::f16, Epilogue::bias};
   const Family& wgmma = *find_family("wgmma");
@@ -236,14 +238,63 @@ TEST(LaunchPlan, StagedSplitKKeepsItsPartialsFirst) {
     return split_slices(c) == 4 && !reduces_in_kernel(c) && stream_k_segments(c) == 0;
   });
   ASSERT_TRUE(c);
+  ASSERT_EQ(wgmma.value(*c, "c_any_width"), 1);
   const LaunchPlan plan = plan_launch(*c, p, h200());
-  EXPECT_EQ(plan.staging.kernel.n, 1008);
+  EXPECT_EQ(plan.staging.kernel.n, 1001);
   EXPECT_FALSE(plan.staging.a);
-  EXPECT_EQ(plan.staging.family_bytes, 4LL * 64 * 1008 * 4);
+  EXPECT_TRUE(plan.staging.b);
+  EXPECT_FALSE(plan.staging.c);
+  EXPECT_EQ(plan.staging.family_bytes, 4LL * 64 * 1001 * 4);
   EXPECT_GE(plan.staging.b_offset, plan.staging.family_bytes);
+  EXPECT_EQ(plan.workspace_bytes, plan.staging.b_offset + 8192LL * 1008 * 2);
   EXPECT_TRUE(plan.reduce_after);
   EXPECT_FALSE(plan.workspace_as_c);  // wgmma takes its workspace as an argument of its own
   EXPECT_EQ(plan.tensor_maps[0].stride(), 8192);  // A read in place
+  EXPECT_EQ(plan.tensor_maps[1].stride(), 1008);
+
+  const LaunchPlan padded = plan_launch(wgmma.with(*c, "c_any_width", 0), p, h200());
+  EXPECT_EQ(padded.staging.kernel.n, 1008);
+  EXPECT_TRUE(padded.staging.c);
+  EXPECT_EQ(padded.staging.family_bytes, 4LL * 64 * 1008 * 4);
+  EXPECT_GE(padded.staging.b_offset, padded.staging.family_bytes);
+  EXPECT_EQ(padded.tensor_maps[1].stride(), 1008);
+}
+
+// The register store of any width (wgmma's c_any_width) and A in row phases (a_phases) at
+// 4095 x 4097 x 4100: C, the bias and A (8200-byte rows, 16 bytes apart in two phases) are the
+// caller's, unstaged; B (8194-byte rows) is copied into rows of 4104; the C map is not encoded,
+// so its unaligned rows are no refusal.
+TEST(LaunchPlan, WgmmaWritesCOfAnyWidthInPlace) {
+  const Problem p{4095, 4097, 4100, Dtype::bf16, Epilogue::bias_gelu};
+  const Family& wgmma = *find_family("wgmma");
+  const auto c = first_config(wgmma, p, [&](const Config& c) {
+    return split_slices(c) == 1 && wgmma.value(c, "tma_store") == 0;
+  });
+  ASSERT_TRUE(c);
+  ASSERT_EQ(wgmma.value(*c, "c_any_width"), 1);
+  ASSERT_EQ(wgmma.value(*c, "a_phases"), 2);
+  const LaunchPlan plan = plan_launch(*c, p, h200());
+  EXPECT_EQ(plan.staging.kernel, p);
+  EXPECT_FALSE(plan.staging.a);
+  EXPECT_TRUE(plan.staging.b);
+  EXPECT_FALSE(plan.staging.c);
+  EXPECT_FALSE(plan.staging.n);
+  EXPECT_EQ(plan.staging.bias_offset, -1);
+  EXPECT_EQ(plan.staging.b_offset, 0);
+  EXPECT_EQ(plan.workspace_bytes, 4100LL * 4104 * 2);
+  ASSERT_EQ(plan.tensor_maps.size(), 3u);
+  EXPECT_EQ(plan.tensor_maps[0].cols, 4100);
+  EXPECT_EQ(plan.tensor_maps[0].stride(), 4100);
+  EXPECT_EQ(plan.tensor_maps[0].row_phases, 2);
+  EXPECT_EQ(plan.tensor_maps[1].rows, 4100);
+  EXPECT_EQ(plan.tensor_maps[1].cols, 4097);
+  EXPECT_EQ(plan.tensor_maps[1].stride(), 4104);
+  EXPECT_TRUE(plan.tensor_maps[2].unused);
+  EXPECT_FALSE(plan.tensor_maps[0].unused);
+  // A strided C is still copied through rows of the kernel's width (4097: C's own columns).
+  const LaunchPlan strided = plan_launch(*c, p, h200(), RowStrides{0, 0, 4104});
+  EXPECT_TRUE(strided.staging.c);
+  EXPECT_EQ(strided.workspace_bytes, strided.staging.c_offset + 4095LL * 4097 * 2);
 }
 
 // Split-K with the separate reduce: S·M·N floats of partials passed as the kernel's C, nothing
