@@ -199,6 +199,10 @@ namespace {
 int round_up(int x, int r) { return r <= 1 ? x : static_cast<int>((static_cast<long long>(x) + r - 1) / r * r); }
 }  // namespace
 
+Config for_problem(const Config& config, const Problem& problem) {
+  return family_of(config).for_problem(config, problem);
+}
+
 Problem kernel_problem(const Family& family, const Config& config, const Problem& problem) {
   Problem kernel = problem;
   kernel.n = round_up(problem.n, family.n_multiple(config, problem));

@@ -219,6 +219,12 @@ class Family {
   /// below), and the family's check_problem() judges the padded problem. Default 1: the family
   /// reads any row in place, or refuses the problem itself.
   virtual int row_multiple(const Config& config, const Problem& problem) const;
+  /// `config` with the parameters that the problem sets rather than the search (simt's
+  /// index_bits, wgmma's c_any_width and a_phases) set for `problem`, the others as they are: how
+  /// a config measured on one shape runs another. The sweep's and the built-in configs come
+  /// through it, and so does every config the runtime or the compiler picks or is given for a
+  /// problem (a tuning table's row of a nearest shape, a name). Default: the config itself.
+  virtual Config for_problem(const Config& config, const Problem&) const { return config; }
   /// The multiple of elements that the kernel's N is padded to (kernel_problem): row_multiple(),
   /// unless the config's kernel writes C rows of any width in place (wgmma's c_any_width), where
   /// only B's rows need the multiple and the launch copies B into padded rows (Staging::b_pitch)
@@ -363,6 +369,9 @@ Verdict check_schedule(const Family& family, const Config& config, const Problem
 const std::vector<const Family*>& families();
 /// The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);
+/// Family::for_problem of the config's family: the parameters the problem sets, set for
+/// `problem`. Throws std::invalid_argument when no family has the config's name.
+Config for_problem(const Config& config, const Problem& problem);
 /// Adds a family (tests register stand-ins); its name must be new. Not thread-safe: call before
 /// any thread uses the registry.
 void register_family(const Family& family);

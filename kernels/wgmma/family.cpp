@@ -125,7 +125,7 @@ class WgmmaFamily final : public Family {
                 out.push_back(from_wgmma(c));
               }
           }
-    return with_c_any_width(std::move(out), problem);
+    return for_problem(std::move(out), problem);
   }
 
   std::vector<Config> builtin_configs(const Problem& problem) const override {
@@ -135,17 +135,17 @@ class WgmmaFamily final : public Family {
     } else {
       for (const WgmmaConfig& c : wgmma_builtin::kConfigs) out.push_back(from_wgmma(c));
     }
-    return with_c_any_width(std::move(out), problem);
+    return for_problem(std::move(out), problem);
   }
-  /// `configs` with c_any_width and a_phases as the problem sets them (wgmma_c_any_width,
-  /// wgmma_a_phases).
-  static std::vector<Config> with_c_any_width(std::vector<Config> configs, const Problem& problem) {
-    for (Config& config : configs) {
-      WgmmaConfig c = to_wgmma(config);
-      c.c_any_width = wgmma_c_any_width(c, problem);
-      c.a_phases = wgmma_a_phases(c, problem);
-      config = from_wgmma(c);
-    }
+  // c_any_width and a_phases as the problem sets them (wgmma_c_any_width, wgmma_a_phases).
+  Config for_problem(const Config& config, const Problem& problem) const override {
+    WgmmaConfig c = to_wgmma(config);
+    c.c_any_width = wgmma_c_any_width(c, problem);
+    c.a_phases = wgmma_a_phases(c, problem);
+    return from_wgmma(c);
+  }
+  std::vector<Config> for_problem(std::vector<Config> configs, const Problem& problem) const {
+    for (Config& config : configs) config = for_problem(config, problem);
     return configs;
   }
 

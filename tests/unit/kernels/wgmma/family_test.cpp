@@ -677,6 +677,26 @@ TEST(WgmmaFamily, TheRowPhasesOfAnUnalignedKReadAInPlace) {
   EXPECT_EQ(w.check_gated().violation, Violation::epilogue);
 }
 
+// A config measured on one shape runs another with the parameters that problem sets
+// (Family::for_problem, what the runtime and the compiler apply to a tuning table's or a named
+// config): the headline's register-store config at 4095 x 4097 x 4100 writes C in place and reads
+// A in two phases; back at 4096^3 it is the measured config again; a TMA-store config keeps both
+// at their defaults (its launch stages the unaligned rows).
+TEST(WgmmaFamily, AConfigOfOneShapeTakesTheParametersAnotherSets) {
+  const Config measured = from_wgmma(WgmmaConfig{});
+  const Config odd = for_problem(measured, problem(4095, 4097, 4100));
+  EXPECT_EQ(to_wgmma(odd).c_any_width, 1);
+  EXPECT_EQ(to_wgmma(odd).a_phases, 2);
+  EXPECT_TRUE(wgmma().check_problem(odd, problem(4095, 4097, 4100)).ok());
+  EXPECT_EQ(for_problem(odd, problem(4096, 4096, 4096)), measured);
+  WgmmaConfig tma;
+  tma.tma_store = 1;
+  EXPECT_EQ(for_problem(from_wgmma(tma), problem(4095, 4097, 4100)), from_wgmma(tma));
+  Problem residual = problem(4095, 4097, 4100);
+  residual.epilogue = Epilogue::bias_gelu_residual;
+  EXPECT_EQ(for_problem(measured, residual), measured);
+}
+
 TEST(WgmmaFamily, GeometryIsATileGridOrOneWave) {
   WgmmaConfig c;  // 128 x 256
   const Problem p = problem(4096, 4096, 4096);
