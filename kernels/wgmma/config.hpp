@@ -351,12 +351,14 @@ struct WgmmaConfig {
     if (stream_k && consumers == 1 && accumulators() > 64)
       return {Violation::registers, "stream-K with one consumer needs at most 64 accumulators per thread (BM x BN / 128): ptxas spills the fix-up beyond"};
     if (k_interleave < 0 || k_interleave > 2) return {Violation::shape, "k_interleave must be 0, 1 or 2"};
-    // Each consumer keeps the slots of one parity, so the ring must hold both parities equally;
-    // the schedules that split a block's work otherwise (ping-pong, epilogue warps, stream-K, the
-    // in-kernel reductions) and the tf32 kernel are not built for it.
-    if (k_interleave && (consumers != 2 || stages % 2 != 0 || pingpong || epilogue_slots > 0 || stream_k || reduce ||
-                         transposed()))
-      return {Violation::shape, "k_interleave = 1 or 2 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
+    // Each consumer keeps the slots of one parity, so the ring must hold both parities equally,
+    // and at least two slots of each: a consumer releases a slot only once its next slice's
+    // MMAs are issued, so with one slot of its own (2 stages) it would wait for a refill of the
+    // slot it still holds. The schedules that split a block's work otherwise (ping-pong,
+    // epilogue warps, stream-K, the in-kernel reductions) and the tf32 kernel are not built for it.
+    if (k_interleave && (consumers != 2 || stages % 2 != 0 || stages < 4 || pingpong || epilogue_slots > 0 ||
+                         stream_k || reduce || transposed()))
+      return {Violation::shape, "k_interleave = 1 or 2 needs two consumers, an even number of stages of at least 4 (two slots per consumer), BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
     if (swap_ab != 0 && swap_ab != 1) return {Violation::shape, "swap_ab must be 0 or 1"};
     if (swap_ab) {
       // The swapped tile: one or two consumers of 64 columns each, or two taking alternate K

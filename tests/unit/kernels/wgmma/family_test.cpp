@@ -313,6 +313,15 @@ TEST(WgmmaFamily, InterleavedConsumersTakeTheWholeTile) {
   WgmmaConfig one = halves;
   one.consumers = 1;
   EXPECT_FALSE(one.check().ok());
+  // Two stages leave each consumer one slot of its parity, which it still holds (its release
+  // waits for the next slice's MMAs) when it waits for that slot's refill: refused, for both.
+  for (int k : {1, 2}) {
+    WgmmaConfig shallow = halves;
+    shallow.k_interleave = k;
+    shallow.stages = 2;
+    EXPECT_FALSE(shallow.check().ok());
+    EXPECT_NE(std::string(shallow.check().why).find("at least 4"), std::string::npos) << shallow.check().why;
+  }
   c.k_interleave = 2;
   const std::string name2 = config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu);
   EXPECT_EQ(name2, "wgmma_bf16_bm64_bn32_bk64_s16_wg2_cm1_cn2_p0_g8_ts0_ki2_bias_gelu");

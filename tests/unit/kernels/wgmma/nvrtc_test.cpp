@@ -370,7 +370,7 @@ TEST(WgmmaNvrtc, TheResidualCompilesForTheStoresThatAddIt) {
   //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew sk ki
   const WgmmaConfig tiles[] = {{128, 256, 64, 3, 2, 1, 1, 0, 8, 0},
                                {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1},
-                               {128, 128, 64, 2, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2},
+                               {128, 64, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2},
                                {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2}};
   for (const WgmmaConfig& tile : tiles) {
     const Problem p{4096, 14336, 4096, Dtype::bf16, Epilogue::bias_gelu_residual};
