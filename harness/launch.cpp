@@ -184,7 +184,7 @@ BoundLaunch::BoundLaunch(const LaunchPlan& plan, const void* kernel, const Launc
     if (!is_tensor_map(kind)) continue;
     const TensorMapSpec& spec = plan.tensor_maps.at(next_map++);
     const void* base = spec.matrix == KernelArg::a ? values_.a : spec.matrix == KernelArg::b ? values_.b : values_.c;
-    TensorMap& out = kind == KernelArg::a_tensor_map   ? values_.a_map[0]
+    TensorMap& out = kind == KernelArg::a_tensor_map   ? values_.a_map
                      : kind == KernelArg::b_tensor_map ? values_.b_map
                                                        : values_.c_map;
     if (spec.unused) {
@@ -192,20 +192,7 @@ BoundLaunch::BoundLaunch(const LaunchPlan& plan, const void* kernel, const Launc
       continue;
     }
     try {
-      if (spec.row_phases > 1) {
-        // One map per row phase, in consecutive parameters' bytes (the kernel takes an array).
-        if (kind != KernelArg::a_tensor_map)
-          throw std::logic_error(plan.name + ": only A's tensor map may come in row phases");
-        for (int j = 0; j < spec.row_phases; ++j) {
-          long long offset = 0;
-          const TensorMapSpec phase = phase_map(spec, j, &offset);
-          // A phase without rows (M < G) is never loaded: its map stays zeros.
-          values_.a_map[j] = phase.rows > 0 ? encode_tensor_map(phase, static_cast<const char*>(base) + offset)
-                                            : TensorMap{};
-        }
-      } else {
-        out = encode_tensor_map(spec, base);
-      }
+      out = encode_tensor_map(spec, base);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(plan.name + ": " + e.what());
     }
@@ -272,7 +259,7 @@ void BoundLaunch::fill_arguments(void** out) const {
       case KernelArg::m: out[i++] = &v.m; break;
       case KernelArg::n: out[i++] = &v.n; break;
       case KernelArg::k: out[i++] = &v.k; break;
-      case KernelArg::a_tensor_map: out[i++] = &v.a_map[0]; break;  // row_phases maps in a row
+      case KernelArg::a_tensor_map: out[i++] = &v.a_map; break;
       case KernelArg::b_tensor_map: out[i++] = &v.b_map; break;
       case KernelArg::c_tensor_map: out[i++] = &v.c_map; break;
       case KernelArg::workspace: out[i++] = &v.workspace; break;

@@ -120,8 +120,7 @@ class BoundLaunch {
     const void *a, *b, *bias;
     void* c;
     int m, n, k;
-    TensorMap a_map[kMaxRowPhases];  // one per row phase of A's map (TensorMapSpec::row_phases), usually one
-    TensorMap b_map, c_map;
+    TensorMap a_map, b_map, c_map;
     void* workspace;
     const void* residual;
   };

@@ -206,29 +206,8 @@ Config for_problem(const Config& config, const Problem& problem) {
 Problem kernel_problem(const Family& family, const Config& config, const Problem& problem) {
   Problem kernel = problem;
   kernel.n = round_up(problem.n, family.n_multiple(config, problem));
-  kernel.k = round_up(problem.k, family.k_multiple(config, problem));
+  kernel.k = round_up(problem.k, family.row_multiple(config, problem));
   return kernel;
-}
-
-TensorMapSpec phase_map(const TensorMapSpec& spec, int j, long long* byte_offset) {
-  const long long size = element_bytes(spec.element), g = spec.row_phases;
-  if (g < 1 || g > kMaxRowPhases || j < 0 || j >= g || spec.stride() * g * size % 16 != 0)
-    throw std::invalid_argument("phase " + std::to_string(j) + " of " + std::to_string(g) + " of a map whose rows are " +
-                                std::to_string(spec.stride()) + " elements apart: " + std::to_string(g) +
-                                " rows must span a multiple of 16 bytes");
-  const long long start = j * spec.stride() * size;
-  *byte_offset = start / 16 * 16;
-  TensorMapSpec p = spec;
-  p.row_phases = 1;
-  p.rows = spec.rows > j ? (spec.rows - j + g - 1) / g : 0;
-  p.cols = spec.cols + phase_shift(spec, j);
-  p.row_stride = spec.stride() * g;
-  return p;
-}
-
-int phase_shift(const TensorMapSpec& spec, int j) {
-  const long long size = element_bytes(spec.element);
-  return static_cast<int>(j * spec.stride() * size % 16 / size);
 }
 
 Staging staging_of(const Config& config, const Problem& problem, const Target& target, const RowStrides& strides) {
@@ -260,15 +239,8 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   auto mappable = [](long long stride, long long width, int bytes) {
     return (stride != 0 ? stride : width) * bytes % 16 == 0;
   };
-  // A family that reads A in row phases (k_multiple() below row_multiple(): wgmma's a_phases)
-  // reads a contiguous A of any width in place, and a strided one from contiguous rows of K.
-  const bool a_phased = mapped(KernelArg::a_tensor_map) &&
-                        family.k_multiple(config, problem) < family.row_multiple(config, problem);
-  if (a_phased)
-    s.a = a_strided;
-  else
-    s.a = mapped(KernelArg::a_tensor_map) ? !mappable(strides.a, problem.k, element_bytes(types.a))
-                                          : a_strided || s.kernel.k != problem.k;
+  s.a = mapped(KernelArg::a_tensor_map) ? !mappable(strides.a, problem.k, element_bytes(types.a))
+                                        : a_strided || s.kernel.k != problem.k;
   s.b = mapped(KernelArg::b_tensor_map) ? !mappable(strides.b, problem.n, element_bytes(types.b)) : b_strided || s.n;
   s.c = c_strided || s.n;
   s.family_bytes = family.workspace_bytes(config, s.kernel, target);

@@ -132,27 +132,13 @@ struct TensorMapSpec {
   /// The config's kernel never reads this map (wgmma's C map where the register store writes C
   /// of any width, whose rows TMA could not describe): the launch passes zeros, encoding nothing.
   bool unused = false;
-  /// G > 1: the parameter is G maps, one per row phase (phase_map()), for rows whose stride is
-  /// not a multiple of 16 bytes but G strides are; each box then holds box_rows rows of a phase.
-  int row_phases = 1;
   long long stride() const { return row_stride > 0 ? row_stride : cols; }
   bool operator==(const TensorMapSpec& o) const {
     return matrix == o.matrix && element == o.element && rows == o.rows && cols == o.cols &&
            box_rows == o.box_rows && box_cols == o.box_cols && swizzle_bytes == o.swizzle_bytes &&
-           stride() == o.stride() && unused == o.unused && row_phases == o.row_phases;
+           stride() == o.stride() && unused == o.unused;
   }
 };
-/// The most row phases a map may have (8: any row stride of 2-byte elements).
-inline constexpr int kMaxRowPhases = 8;
-/// Phase j of a map of row_phases G: rows j, j + G, ... of `spec`'s matrix, as a plain map (G·
-/// stride apart, a multiple of 16 bytes) whose base is `*byte_offset` bytes past the matrix's
-/// (the 16-byte boundary at or before row j's start); its rows start (j·stride·size mod 16) /
-/// size elements in, which its columns count too, so column c of the matrix is column c + that
-/// shift of the phase. Throws std::invalid_argument when G·stride is not a multiple of 16 bytes.
-TensorMapSpec phase_map(const TensorMapSpec& spec, int j, long long* byte_offset);
-/// The shift of phase j in elements (see phase_map): what the kernel adds to its column
-/// coordinates, (j·stride·size mod 16) / size.
-int phase_shift(const TensorMapSpec& spec, int j);
 
 class Family {
  public:
@@ -220,7 +206,7 @@ class Family {
   /// reads any row in place, or refuses the problem itself.
   virtual int row_multiple(const Config& config, const Problem& problem) const;
   /// `config` with the parameters that the problem sets rather than the search (simt's
-  /// index_bits, wgmma's c_any_width and a_phases) set for `problem`, the others as they are: how
+  /// index_bits, wgmma's c_any_width) set for `problem`, the others as they are: how
   /// a config measured on one shape runs another. The sweep's and the built-in configs come
   /// through it, and so does every config the runtime or the compiler picks or is given for a
   /// problem (a tuning table's row of a nearest shape, a name). Default: the config itself.
@@ -230,11 +216,6 @@ class Family {
   /// only B's rows need the multiple and the launch copies B into padded rows (Staging::b_pitch)
   /// while the kernel computes the problem's own N. Default: row_multiple().
   virtual int n_multiple(const Config& config, const Problem& problem) const { return row_multiple(config, problem); }
-  /// The multiple of elements that the kernel's K is padded to: row_multiple(), unless the
-  /// config's kernel reads a contiguous A of any width in place (wgmma's a_phases: its A map is
-  /// TensorMapSpec::row_phases maps), where it is 1 and A is copied only when strided, into
-  /// contiguous rows of K. Default: row_multiple().
-  virtual int k_multiple(const Config& config, const Problem& problem) const { return row_multiple(config, problem); }
 
   /// The header an emitted translation unit includes (e.g. "kernels/simt/gemm.cuh").
   virtual std::string_view kernel_header() const = 0;
@@ -301,10 +282,9 @@ struct RowStrides {
 
 /// How a problem runs whose rows the kernel cannot read in place: rows the family cannot read
 /// (Family::row_multiple) or rows apart by more than their width (RowStrides). The kernel
-/// computes `kernel`, the problem with K rounded up to the family's k_multiple() and N to its
-/// n_multiple() (each row_multiple(), or 1 where the kernel reads A in row phases, or writes C
-/// of any width in place: then A is copied only when strided, into contiguous rows of K, and only
-/// B is copied into rows of b_pitch, C, the bias and the residual not). An operand
+/// computes `kernel`, the problem with K rounded up to the family's multiple and N to its
+/// n_multiple() (the same, or 1 where the kernel writes C of any width in place: then only B is
+/// copied, into rows of b_pitch, and C, the bias and the residual are not). An operand
 /// the family reads through a tensor map (wgmma's A and B) is read in place wherever its rows
 /// start 16 bytes apart, strided or not, its map keeping the logical sides over the given stride;
 /// the rest is copied into the workspace after the family's own part: A into rows of kernel.k

@@ -63,16 +63,6 @@ namespace coalesce {
 /// alone; split-K's f32 partials likewise as two 4-byte values where a pair is not 8-byte
 /// aligned. Only B is still copied, into rows padded to 16 bytes (TMA's rule), and the bias and
 /// residual are read in place. With 0 (every aligned problem) the stores are the pairs they were.
-///
-/// a_phases is not searched either: the problem sets it (wgmma_a_phases). A contiguous A whose
-/// rows are not 16 bytes apart (K not a multiple of 8) has rows 16 bytes apart within each phase
-/// of G = 8 / gcd(K, 8) rows: rows j, j + G, j + 2G, ... are K·G elements apart. With a_phases = G
-/// the launch encodes G tensor maps of A (phase j from the 16-byte boundary at or before row j's
-/// start, so its columns start (j·K) mod 8 elements in), and the producer loads a slot's BM rows
-/// as G boxes of BM/G rows, box j holding rows j, j + G, ... of the tile into consecutive rows of
-/// the slot. The wgmmas multiply the slot as it is, so the consumers' rows are the tile's rows
-/// permuted; every store maps slot row p back to tile row G·(p mod BM/G) + p / (BM/G)
-/// (wgmma_c_row). So an unaligned K needs no copy of A, and the kernel's K is the problem's.
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
@@ -89,7 +79,6 @@ struct WgmmaConfig {
   int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums); 2: as 1, each adding and finishing half the tile's rows
   int swap_ab = 0;                  ///< 1: the 16-bit tile swapped, C^T = B^T A^T: wgmma's M side is BN (64 columns per consumer), its N side BM (16, 32, 48 or 64)
   int c_any_width = 0;              ///< 1: the register store writes C rows of any width in place (set by the problem, not searched)
-  int a_phases = 1;                 ///< >1: A read in place in that many row phases where K is unaligned (set by the problem, not searched)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -174,13 +163,7 @@ struct WgmmaConfig {
   /// else 1. Separate from cluster_size(), the multicast peers that share a ring's slots.
   COALESCE_HD constexpr int k_cluster() const { return reduce == 2 ? split : 1; }
   /// Rows of A one block loads per K slice: all BM, or with a 1x2 cluster its half, multicast.
-  COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n / a_phases; }
-  /// The row phases of a contiguous A of K columns (16-bit): 1 where K·2 is a multiple of 16,
-  /// else the fewest G with K·G·2 a multiple of 16 (2, 4 or 8).
-  COALESCE_HD static constexpr int row_phases_for(int k) {
-    return k % 8 == 0 ? 1 : k % 4 == 0 ? 2 : k % 2 == 0 ? 4 : 8;
-  }
-  static constexpr int kMaxRowPhases = 8;
+  COALESCE_HD constexpr int a_box_rows() const { return bm / cluster_n; }
   /// The swapped tile in a 2x1 cluster: its two blocks (two tiles of rows, one column) share B's
   /// one 64-column chunk by K rows, each loading half of a slice's rows for both (cuBLAS pairs
   /// its swapped tiles so, runs JG and LC).
@@ -372,13 +355,6 @@ struct WgmmaConfig {
     if (c_any_width != 0 && c_any_width != 1) return {Violation::shape, "c_any_width must be 0 or 1"};
     if (c_any_width && (transposed() || swapped() || tma_store || epilogue_slots > 0))
       return {Violation::shape, "c_any_width = 1 is the register store of the untransposed 16-bit tile: it needs BK = 64, swap_ab = 0, tma_store = 0 and no epilogue warps"};
-    if (a_phases != 1 && a_phases != 2 && a_phases != 4 && a_phases != kMaxRowPhases)
-      return {Violation::shape, "a_phases must be 1, 2, 4 or 8"};
-    // The stores map the slot's permuted rows back (wgmma_c_row): the register store's paths do,
-    // the TMA store's boxes of 16 consecutive rows and the epilogue warps' slots do not; a 1x2
-    // cluster splits A's rows between its blocks by halves instead.
-    if (a_phases > 1 && (transposed() || swapped() || tma_store || epilogue_slots > 0 || cluster_n > 1))
-      return {Violation::shape, "a_phases > 1 is the untransposed 16-bit tile on the register store: it needs BK = 64, swap_ab = 0, tma_store = 0, no epilogue warps and a 1x1 or 2x1 cluster"};
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
     if (transposed()) {
@@ -468,8 +444,6 @@ struct WgmmaConfig {
       return {Violation::epilogue, "the cluster's split-K reduction (reduce = 2) stores no gated epilogue"};
     if (c_any_width)
       return {Violation::epilogue, "a gated epilogue stores its N/2 columns one value at a time already: it needs c_any_width = 0"};
-    if (a_phases > 1)
-      return {Violation::epilogue, "a gated epilogue is built for the tile's rows in order: it needs a_phases = 1"};
     return {};
   }
   /// EpilogueReads::residual: C = epilogue(acc, bias) + R[m][n]. The direct store from the
@@ -489,9 +463,6 @@ struct WgmmaConfig {
     if (c_any_width)
       return {Violation::epilogue, "a residual epilogue copies R's rows with bulk copies of 16-byte multiples: it needs "
                                    "c_any_width = 0 (an unaligned N stages C, and R with it)"};
-    if (a_phases > 1)
-      return {Violation::epilogue, "a residual epilogue is built for the tile's rows in order: it needs a_phases = 1 "
-                                   "(an unaligned K stages A)"};
     return {};
   }
   /// The residual's rows one warp of a consumer stores (kWgmmaM-row blocks of 16 rows per warp,
@@ -532,10 +503,8 @@ struct WgmmaConfig {
       if (n % 4 != 0)
         return {Violation::divisibility, "N must be a multiple of 4: TMA needs the row strides of B and C (N x 4 bytes) to be multiples of 16 bytes"};
     } else {
-      if (a_phases != 1 && a_phases != row_phases_for(k))
-        return {Violation::divisibility, "a_phases must be 8 / gcd(K, 8): the row phases in which a contiguous A of K columns has rows 16 bytes apart"};
-      if (k % 8 != 0 && a_phases == 1)
-        return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes (or a_phases = 8 / gcd(K, 8), A read in row phases)"};
+      if (k % 8 != 0)
+        return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes"};
       if (n % 8 != 0 && !c_any_width)
         return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes (or c_any_width = 1, B copied into padded rows)"};
     }

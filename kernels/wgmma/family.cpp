@@ -25,7 +25,7 @@ const std::vector<ParamSpec>& param_specs() {
       {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
       {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
       {kStreamKParam, "stk", 0}, {"k_interleave", "ki", 0},
-      {"swap_ab", "sab", 0},       {"c_any_width", "cw", 0}, {"a_phases", "ap", 1},
+      {"swap_ab", "sab", 0},       {"c_any_width", "cw", 0},
   };
   return all;
 }
@@ -137,11 +137,10 @@ class WgmmaFamily final : public Family {
     }
     return for_problem(std::move(out), problem);
   }
-  // c_any_width and a_phases as the problem sets them (wgmma_c_any_width, wgmma_a_phases).
+  // c_any_width as the problem sets it (wgmma_c_any_width).
   Config for_problem(const Config& config, const Problem& problem) const override {
     WgmmaConfig c = to_wgmma(config);
     c.c_any_width = wgmma_c_any_width(c, problem);
-    c.a_phases = wgmma_a_phases(c, problem);
     return from_wgmma(c);
   }
   std::vector<Config> for_problem(std::vector<Config> configs, const Problem& problem) const {
@@ -178,10 +177,6 @@ class WgmmaFamily final : public Family {
   // copy has padded rows (Staging::b_pitch).
   int n_multiple(const Config& config, const Problem& problem) const override {
     return to_wgmma(config).c_any_width ? 1 : row_multiple(config, problem);
-  }
-  // With a_phases > 1 the kernel reads a contiguous A of the problem's own K in row phases.
-  int k_multiple(const Config& config, const Problem& problem) const override {
-    return to_wgmma(config).a_phases > 1 ? 1 : row_multiple(config, problem);
   }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
@@ -259,11 +254,8 @@ class WgmmaFamily final : public Family {
     // Every box's inner side is one 128-byte swizzle row (64 elements, 32 in tf32); the kernel's
     // shared layout and its wgmma descriptors assume exactly these boxes.
     switch (map) {
-      case KernelArg::a_tensor_map: {  // A: M x K, BM rows (half with a 1x2 cluster, BM/G in G row phases) x BK k per copy (K-major slot)
-        TensorMapSpec spec{KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
-        spec.row_phases = c.a_phases;
-        return spec;
-      }
+      case KernelArg::a_tensor_map:  // A: M x K, BM rows (half with a 1x2 cluster) x BK k per copy (K-major slot)
+        return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
         return {KernelArg::b, t.b, problem.k, problem.n, c.b_box_rows(), c.b_chunk_cols(), c.b_swizzle_bytes()};
       case KernelArg::c_tensor_map: {  // C: M x N (N/2 gated), a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
@@ -285,10 +277,9 @@ class WgmmaFamily final : public Family {
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
     // The split factor, ping-pong, the reduction, the epilogue slots, stream-K, k_interleave,
-    // swap_ab, c_any_width and a_phases only when they are not the template's defaults (1, then
-    // 0, and 1).
+    // swap_ab and c_any_width only when they are not the template's defaults (1, then 0).
     std::string tail;
-    const int last = c.a_phases != 1 ? 9 : c.c_any_width ? 8 : c.swap_ab ? 7 : c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4
+    const int last = c.c_any_width ? 8 : c.swap_ab ? 7 : c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4
                      : c.reduce ? 3 : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
     if (last >= 1) tail += ", " + std::to_string(c.split);
     if (last >= 2) tail += ", " + std::to_string(c.pingpong);
@@ -298,7 +289,6 @@ class WgmmaFamily final : public Family {
     if (last >= 6) tail += ", " + std::to_string(c.k_interleave);
     if (last >= 7) tail += ", " + std::to_string(c.swap_ab);
     if (last >= 8) tail += ", " + std::to_string(c.c_any_width);
-    if (last >= 9) tail += ", " + std::to_string(c.a_phases);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -325,13 +315,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave, c.swap_ab, c.c_any_width, c.a_phases}};
+           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave, c.swap_ab, c.c_any_width}};
 }
 
 const WgmmaLists& wgmma_lists() {
@@ -397,14 +387,6 @@ int wgmma_c_any_width(const WgmmaConfig& c, const Problem& problem) {
   const EpilogueReads reads = epilogue_spec(problem.epilogue).reads;
   if (reads.residual || reads.gated) return 0;
   return c.transposed() || c.swapped() || c.tma_store || c.epilogue_slots > 0 ? 0 : 1;
-}
-
-int wgmma_a_phases(const WgmmaConfig& c, const Problem& problem) {
-  if (problem.dtype != Dtype::bf16 && problem.dtype != Dtype::f16) return 1;
-  const EpilogueReads reads = epilogue_spec(problem.epilogue).reads;
-  if (reads.residual || reads.gated) return 1;
-  if (c.transposed() || c.swapped() || c.tma_store || c.epilogue_slots > 0 || c.cluster_n > 1) return 1;
-  return WgmmaConfig::row_phases_for(problem.k);
 }
 
 bool wgmma_deep_rings(const Problem& problem) {

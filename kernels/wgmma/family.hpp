@@ -39,11 +39,4 @@ bool wgmma_deep_rings(const Problem& problem);
 /// (kernels/core/family.hpp, Staging). The sweep's and the built-in configs carry it.
 int wgmma_c_any_width(const WgmmaConfig& config, const Problem& problem);
 
-/// The a_phases that the problem sets for `config` (not searched): WgmmaConfig::row_phases_for(K)
-/// where a bf16/f16 problem's K is not a multiple of 8 and the config's stores map the slot's
-/// permuted rows back (the untransposed, unswapped tile's register store, without epilogue
-/// warps, a 1x2 cluster, a residual or a gated epilogue); else 1, and an unaligned K runs on the
-/// launch's padded copy of A.
-int wgmma_a_phases(const WgmmaConfig& config, const Problem& problem);
-
 }  // namespace coalesce

@@ -104,11 +104,11 @@ __device__ __forceinline__ void wgmma_stamp(int phase) {
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
           int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
-          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0, int C_ANY_WIDTH = 0, int A_PHASES = 1>
+          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0, int C_ANY_WIDTH = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
                                       TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE,
-                                      SWAP_AB, C_ANY_WIDTH, A_PHASES};
+                                      SWAP_AB, C_ANY_WIDTH};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -210,13 +210,6 @@ __device__ __forceinline__ unsigned bias_word(const Bias* __restrict__ bias, int
     if (col + 1 >= N) return static_cast<unsigned>(reinterpret_cast<const unsigned short*>(bias)[col]);
   return *reinterpret_cast<const unsigned*>(bias + col);
 }
-
-/// The kernel's A parameter: one tensor map per row phase (WgmmaConfig::a_phases), in a row, as
-/// the launch encodes them (TensorMapSpec::row_phases); with one phase the bytes of one map.
-template <class Tile, class Epi = void>
-struct alignas(128) WgmmaAMaps {
-  TensorMap map[Tile::config.a_phases];
-};
 
 }  // namespace detail
 
@@ -465,7 +458,7 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
   // B's chunks: swizzle rows of columns (the whole narrow tile's 32 in its 64-byte swizzle).
   constexpr int BK = cfg.bk, ROW_ELEMENTS = cfg.b_chunk_cols(), B_CHUNKS = cfg.bn / ROW_ELEMENTS;
   constexpr int CHUNK_BYTES = BK * cfg.b_swizzle_bytes();
-  constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n, G = cfg.a_phases;
+  constexpr int A_ROWS = cfg.a_box_rows(), A_BOXES = cfg.cluster_n;
   constexpr unsigned short kBoth = 0x3;  // multicast to both blocks of the cluster
   WgmmaWork<Tile> work(M, N, K);
   const WgmmaTileWalk<Tile>& walk = work.walk;
@@ -480,14 +473,8 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
     const int n_left = N - n0;
     const int b_chunks = n_left >= cfg.bn ? B_CHUNKS : max(0, (n_left + ROW_ELEMENTS - 1) / ROW_ELEMENTS);
     int a_boxes = 0;
-    if constexpr (G > 1) {
-      // Box j holds the tile's rows j, j + G, ...: it is loaded where row j lies inside M.
 #pragma unroll
-      for (int j = 0; j < G; ++j) a_boxes += m0 + j < M ? 1 : 0;
-    } else {
-#pragma unroll
-      for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
-    }
+    for (int h = 0; h < A_BOXES; ++h) a_boxes += m0 + h * A_ROWS < M ? 1 : 0;
     const unsigned bytes = a_boxes * A_ROWS * WgmmaConfig::kSwizzleBytes + b_chunks * CHUNK_BYTES;
     for (int kb = 0; kb < u.k_count; ++kb) {
       const int k0 = (u.k_begin + kb) * BK;
@@ -500,15 +487,6 @@ __device__ __forceinline__ void wgmma_produce(const TensorMap* a_map, const Tens
         if (m0 + h * A_ROWS < M)
           sm90::tma_load_2d_multicast(sm.a_slot(ring.slot) + h * A_ROWS * WgmmaConfig::kSwizzleBytes, a_map, k0,
                                       m0 + h * A_ROWS, full, kBoth);
-      } else if constexpr (G > 1) {
-        // Row phases: box j from phase j's map (rows j, j + G, ... of A), whose columns start
-        // (j·K) mod 8 elements in (phase_map in kernels/core/family.hpp: A is K wide), at its
-        // row m0/G; into the slot's rows j·BM/G.., a multiple of 1024 bytes (the swizzle's period).
-#pragma unroll
-        for (int j = 0; j < G; ++j)
-          if (m0 + j < M)
-            sm90::tma_load_2d(sm.a_slot(ring.slot) + j * A_ROWS * WgmmaConfig::kSwizzleBytes, a_map + j,
-                              k0 + j * (K % 8) % 8, m0 / G, full);
       } else {
         if (m0 < M) sm90::tma_load_2d(sm.a_slot(ring.slot), a_map, k0, m0, full);
       }
@@ -586,21 +564,6 @@ struct WgmmaBiasGroup {
   __device__ __forceinline__ float2 pair(int j) const { return make_float2(lo(j), hi(j)); }
 };
 
-/// The row of C that row `r` of the ring's slot holds, given as m0 + its place in the slot (the
-/// tile's rows in order): r itself, or with a_phases = G (box j of the slot holding the tile's
-/// rows j, j + G, ...) m0 + G·(p mod BM/G) + p / (BM/G) for p = r − m0.
-template <class Tile>
-__device__ __forceinline__ int wgmma_c_row(int m0, int r) {
-  constexpr WgmmaConfig cfg = Tile::config;
-  if constexpr (cfg.a_phases > 1) {
-    constexpr int G = cfg.a_phases, R = cfg.bm / G;
-    const int p = r - m0;
-    return m0 + G * (p % R) + p / R;
-  } else {
-    return r;
-  }
-}
-
 /// A consumer thread's place in the m64nNk16 accumulator layout (thread (warp w, lane l) holds
 /// d[4j + 2h + e] = D[16w + l/4 + 8h][8j + 2(l%4) + e]): its warp in the warpgroup, its lane, and
 /// the row and column of C that its d[0] of the m64 block 0 holds; d[4j + 2h + e] of block mi is
@@ -660,7 +623,7 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
       for (int h = 0; h < 2; ++h) {
         if constexpr (H >= 0)
           if (h != H) continue;
-        const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * h);
+        const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
         if constexpr (Epi::kGated) {
           // The pair is (gate, up) of C's column col/2 (col is even) in its N/2 columns.
@@ -904,7 +867,7 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
       for (int h = 0; h < 2; ++h) {
         if constexpr (H >= 0)
           if (h != H) continue;
-        const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * h);
+        const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
         if constexpr (cfg.c_any_width)
           detail::store_f32_pair_any_width(partial + static_cast<long long>(row) * N + col, acc[mi][4 * j + 2 * h],
@@ -964,7 +927,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
       for (int mi = 0; mi < cfg.m_iters(); ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * h);
+          const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
           // L2, not L1: the other blocks' stores are not in this SM's L1. N % 8 == 0, so col < N
           // means col + 1 < N too.
           float2 v;
@@ -1094,7 +1057,7 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     // means col + 1 < N too.
     const int q = static_cast<int>(rank) * P + p;
     const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
-    const int row = wgmma_c_row<Tile>(m0, row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2)), col = col0 + 8 * (pp / 2);
+    const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
     if (q < cfg.sum_pairs() && row < M && col < N) {
       if constexpr (cfg.c_any_width)
         detail::store_pair_any_width(C + static_cast<long long>(row) * N + col, packed[p], col + 1 < N);
@@ -1836,14 +1799,7 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     wgmma_stamp<HAZARDS>(kPhaseEntry);
     // The tensor maps' descriptors, fetched while the barriers are set up (the producer's first
     // copies and the first TMA store read them).
-    if constexpr (cfg.a_phases > 1) {
-      // Phase j has rows only where j < M (the launch leaves the others' maps unencoded, zeros).
-#pragma unroll
-      for (int j = 0; j < cfg.a_phases; ++j)
-        if (j < M) sm90::prefetch_tensor_map(a_map + j);
-    } else {
-      sm90::prefetch_tensor_map(a_map);
-    }
+    sm90::prefetch_tensor_map(a_map);
     sm90::prefetch_tensor_map(b_map);
     if constexpr (cfg.tma_store) sm90::prefetch_tensor_map(c_map);
 #pragma unroll
@@ -1905,11 +1861,11 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
 /// The kernel for nvcc-compiled instantiations (the GPU tests), built for sm_90a.
 template <class Tile, class Epi, Dtype D, int HAZARDS = kWgmmaHazardNone>
 __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detail::WgmmaBounds<Tile, Epi>::min_blocks)
-    wgmma_gemm_kernel(const __grid_constant__ detail::WgmmaAMaps<Tile> a_map, const __grid_constant__ TensorMap b_map,
+    wgmma_gemm_kernel(const __grid_constant__ TensorMap a_map, const __grid_constant__ TensorMap b_map,
                       const __grid_constant__ TensorMap c_map, const typename GemmOf<D>::Bias* __restrict__ bias,
                       typename GemmOf<D>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K,
                       const typename GemmOf<D>::C* __restrict__ residual) {
-  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(a_map.map, &b_map, &c_map, bias, C, workspace, M, N, K, residual);
+  wgmma_gemm_device<Tile, Epi, GemmOf<D>, HAZARDS>(&a_map, &b_map, &c_map, bias, C, workspace, M, N, K, residual);
 }
 
 }  // namespace coalesce
@@ -1921,12 +1877,12 @@ __global__ void __launch_bounds__(detail::WgmmaBounds<Tile, Epi>::threads, detai
 #define COALESCE_DEFINE_WGMMA_KERNEL(SYMBOL, DTYPE, ...)                                                  \
   extern "C" __global__ void __launch_bounds__(::coalesce::detail::WgmmaBounds<__VA_ARGS__>::threads,     \
                                                ::coalesce::detail::WgmmaBounds<__VA_ARGS__>::min_blocks) \
-      SYMBOL(const __grid_constant__ ::coalesce::detail::WgmmaAMaps<__VA_ARGS__> a_map,                  \
+      SYMBOL(const __grid_constant__ ::coalesce::TensorMap a_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap b_map,                                        \
              const __grid_constant__ ::coalesce::TensorMap c_map,                                        \
              const ::coalesce::GemmOf<DTYPE>::Bias* __restrict__ bias,                                   \
              ::coalesce::GemmOf<DTYPE>::C* __restrict__ C, float* __restrict__ workspace, int M, int N, int K, \
              const ::coalesce::GemmOf<DTYPE>::C* __restrict__ residual) {                                \
-    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(a_map.map, &b_map, &c_map, bias, C,  \
+    ::coalesce::wgmma_gemm_device<__VA_ARGS__, ::coalesce::GemmOf<DTYPE>>(&a_map, &b_map, &c_map, bias, C,    \
                                                                         workspace, M, N, K, residual);   \
   }

@@ -4,9 +4,8 @@
 // or more through simt's 64-bit offsets and mma's. The kernels are nvcc instantiations of the
 // configs the space selects at these shapes (narrow copies: mma's 2-byte plain loads, simt's
 // 1-float copies, gemv's 4- and 2-byte loads; wgmma on the launch's padded copies of unaligned
-// 16-bit rows, through each of its stores and schedules, with c_any_width its register store
-// writing an unaligned N's C in place, with a_phases reading an unaligned K's A in place in row
-// phases), each run only where its family's rules
+// 16-bit rows, through each of its stores and schedules, and with c_any_width its register store
+// writing an unaligned N's C in place), each run only where its family's rules
 // accept the problem; a (shape, dtype) whose selecting families are not all run fails.
 #include <set>
 #include <string>
@@ -90,17 +89,6 @@ using WgmmaAnyWidthStreamK = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 
 using WgmmaAnyWidthSplit = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 0, 1>;
 using WgmmaAnyWidthCounters = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1, 0, 0, 0, 0, 1>;
 using WgmmaAnyWidthCluster = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 2, 0, 0, 0, 0, 1>;
-// A read in row phases (a_phases, set by an unaligned K): 2 phases (K = 4100), 8 (odd K), each
-// with C of any width, through the plain register store, ping-pong, stream-K, a 2x1 cluster and
-// split-K's three reductions; each runs only where its phases are the problem's K's.
-using WgmmaPhases2 = WgmmaTile<128, 256, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 1, 2>;
-using WgmmaPhases8 = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 1, 8>;
-using WgmmaPhases8PingPong = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1, 0, 0, 0, 0, 0, 1, 8>;
-using WgmmaPhases2StreamK = WgmmaTile<128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2, 0, 0, 1, 2>;
-using WgmmaPhases2Pair = WgmmaTile<128, 256, 64, 3, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 1, 2>;
-using WgmmaPhases8Split = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 0, 0, 0, 0, 0, 1, 8>;
-using WgmmaPhases8Counters = WgmmaTile<128, 128, 64, 6, 2, 1, 1, 0, 8, 0, 2, 0, 1, 0, 0, 0, 0, 1, 8>;
-using WgmmaPhases8Cluster = WgmmaTile<64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 2, 0, 2, 0, 0, 0, 0, 1, 8>;
 
 const std::vector<Instance>& instances() {
   static const std::vector<Instance> all = {
@@ -136,16 +124,6 @@ const std::vector<Instance>& instances() {
       wgmma<WgmmaAnyWidthSplit, Dtype::bf16>(),
       wgmma<WgmmaAnyWidthCounters, Dtype::f16>(),
       wgmma<WgmmaAnyWidthCluster, Dtype::bf16>(),
-      wgmma<WgmmaPhases2, Dtype::bf16>(),
-      wgmma<WgmmaPhases2, Dtype::f16>(),
-      wgmma<WgmmaPhases8, Dtype::bf16>(),
-      wgmma<WgmmaPhases8, Dtype::f16>(),
-      wgmma<WgmmaPhases8PingPong, Dtype::bf16>(),
-      wgmma<WgmmaPhases2StreamK, Dtype::f16>(),
-      wgmma<WgmmaPhases2Pair, Dtype::bf16>(),
-      wgmma<WgmmaPhases8Split, Dtype::bf16>(),
-      wgmma<WgmmaPhases8Counters, Dtype::f16>(),
-      wgmma<WgmmaPhases8Cluster, Dtype::bf16>(),
   };
   return all;
 }

@@ -598,104 +598,15 @@ TEST(WgmmaFamily, AnUnalignedNIsWrittenInPlaceByTheRegisterStore) {
   }
 }
 
-// An unaligned K read in row phases (a_phases, set by the problem, not searched): a contiguous A
-// of K columns has rows 16 bytes apart within each phase of G = 8 / gcd(K, 8) rows, so the
-// register-store configs (1x1 or 2x1 cluster) read it in place through G maps, the kernel's K is
-// the problem's, and A is copied only when strided (into contiguous rows of K). Phase j's map
-// starts at the 16-byte boundary at or before row j, its columns shifted by (j·K) mod 8: the
-// shift the kernel adds to its column coordinates.
-TEST(WgmmaFamily, TheRowPhasesOfAnUnalignedKReadAInPlace) {
-  EXPECT_EQ(WgmmaConfig::row_phases_for(4096), 1);
-  EXPECT_EQ(WgmmaConfig::row_phases_for(4100), 2);
-  EXPECT_EQ(WgmmaConfig::row_phases_for(4098), 4);
-  EXPECT_EQ(WgmmaConfig::row_phases_for(4097), 8);
-  EXPECT_EQ(WgmmaConfig::row_phases_for(1), 8);
-  const Problem odd = problem(4095, 4096, 4100);
-  int phased = 0;
-  for (const Config& c : wgmma().sweep_configs(odd)) {
-    const WgmmaConfig w = to_wgmma(c);
-    const bool reads = !w.tma_store && !w.swapped() && w.epilogue_slots == 0 && w.cluster_n == 1;
-    EXPECT_EQ(w.a_phases, reads ? 2 : 1) << config_name(c, odd.dtype, odd.epilogue);
-    phased += reads;
-  }
-  EXPECT_GT(phased, 0);
-  for (const Config& c : wgmma().sweep_configs(problem(64, 64, 64))) EXPECT_EQ(to_wgmma(c).a_phases, 1);
-
-  WgmmaConfig w;  // 128 x 256, register store
-  w.a_phases = 2;
-  const Config phases = from_wgmma(w);
-  EXPECT_TRUE(wgmma().check(phases).ok());
-  EXPECT_TRUE(wgmma().check_problem(phases, odd).ok());
-  EXPECT_EQ(wgmma().k_multiple(phases, odd), 1);
-  WgmmaConfig wrong = w;
-  wrong.a_phases = 4;
-  EXPECT_EQ(wgmma().check_problem(from_wgmma(wrong), odd).violation, Violation::divisibility);
-  EXPECT_EQ(wgmma().check_problem(phases, problem(64, 64, 64)).violation, Violation::divisibility);
-  EXPECT_EQ(WgmmaConfig{}.check_problem(4095, 4096, 4100, Dtype::bf16).violation, Violation::divisibility);
-  const Staging s = staging_of(phases, odd, h200());
-  EXPECT_EQ(s.kernel, odd);
-  EXPECT_FALSE(s.any());
-  const Staging strided = staging_of(phases, odd, h200(), RowStrides{4200, 0, 0});
-  EXPECT_TRUE(strided.a);
-  EXPECT_EQ(strided.bytes, 4095LL * 4100 * 2);  // contiguous rows of K, not padded ones
-
-  const TensorMapSpec a = wgmma().tensor_map(phases, odd, KernelArg::a_tensor_map);
-  EXPECT_EQ(a.row_phases, 2);
-  EXPECT_EQ(a.box_rows, 64);
-  long long offset = -1;
-  const TensorMapSpec p0 = phase_map(a, 0, &offset);
-  EXPECT_EQ(offset, 0);
-  EXPECT_EQ(p0.rows, 2048);
-  EXPECT_EQ(p0.cols, 4100);
-  EXPECT_EQ(p0.stride(), 8200);
-  const TensorMapSpec p1 = phase_map(a, 1, &offset);
-  EXPECT_EQ(offset, 8192);  // row 1 starts 8200 bytes in
-  EXPECT_EQ(p1.rows, 2047);
-  EXPECT_EQ(p1.cols, 4104);
-  EXPECT_EQ(phase_shift(a, 1), 4);
-  const void* aligned = reinterpret_cast<const void*>(std::uintptr_t{1} << 20);
-  EXPECT_EQ(tensor_map_refusal(p0, aligned), "") << describe(p0);
-  EXPECT_EQ(tensor_map_refusal(p1, static_cast<const char*>(aligned) + offset), "") << describe(p1);
-  // K = 13: eight phases, shifted as the kernel's producer shifts them, j·(K mod 8) mod 8.
-  WgmmaConfig eight = w;
-  eight.a_phases = 8;
-  const TensorMapSpec a13 = wgmma().tensor_map(from_wgmma(eight), problem(7, 9, 13), KernelArg::a_tensor_map);
-  for (int j = 0; j < 8; ++j) {
-    EXPECT_EQ(phase_shift(a13, j), j * (13 % 8) % 8) << j;
-    const TensorMapSpec pj = phase_map(a13, j, &offset);
-    EXPECT_EQ(offset % 16, 0);
-    EXPECT_EQ(pj.rows, j < 7 ? 1 : 0);
-    EXPECT_EQ(pj.stride() * 2 % 16, 0);
-  }
-  EXPECT_THROW(phase_map(wgmma().tensor_map(phases, problem(7, 9, 13), KernelArg::a_tensor_map), 1, &offset),
-               std::invalid_argument);  // two phases of 13-element rows are 52 bytes
-
-  // Named and emitted only where it is not 1; the rule keeps it to the register store.
-  EXPECT_NE(config_name(phases, Dtype::bf16, Epilogue::bias_gelu).find("_ap2_"), std::string::npos);
-  EXPECT_EQ(wgmma().tile_type(phases), "coalesce::WgmmaTile<128, 256, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2>");
-  const auto parsed = parse_config_name(config_name(phases, Dtype::bf16, Epilogue::bias_gelu));
-  ASSERT_TRUE(parsed);
-  EXPECT_EQ(parsed->config, phases);
-  for (auto broken : {+[](WgmmaConfig& c) { c.tma_store = 1; }, +[](WgmmaConfig& c) { c.cluster_n = 2; },
-                      +[](WgmmaConfig& c) { c.a_phases = 3; }}) {
-    WgmmaConfig c = w;
-    broken(c);
-    EXPECT_EQ(c.check().violation, Violation::shape);
-  }
-  EXPECT_EQ(w.check_residual().violation, Violation::epilogue);
-  EXPECT_EQ(w.check_gated().violation, Violation::epilogue);
-}
-
 // A config measured on one shape runs another with the parameters that problem sets
 // (Family::for_problem, what the runtime and the compiler apply to a tuning table's or a named
-// config): the headline's register-store config at 4095 x 4097 x 4100 writes C in place and reads
-// A in two phases; back at 4096^3 it is the measured config again; a TMA-store config keeps both
-// at their defaults (its launch stages the unaligned rows).
+// config): the headline's register-store config at 4095 x 4097 x 4100 writes C in place (its launch
+// copies A into rows of a padded K); back at 4096^3 it is the measured config again; a TMA-store
+// config keeps the default (its launch stages the unaligned rows).
 TEST(WgmmaFamily, AConfigOfOneShapeTakesTheParametersAnotherSets) {
   const Config measured = from_wgmma(WgmmaConfig{});
   const Config odd = for_problem(measured, problem(4095, 4097, 4100));
   EXPECT_EQ(to_wgmma(odd).c_any_width, 1);
-  EXPECT_EQ(to_wgmma(odd).a_phases, 2);
   EXPECT_TRUE(wgmma().check_problem(odd, problem(4095, 4097, 4100)).ok());
   EXPECT_EQ(for_problem(odd, problem(4096, 4096, 4096)), measured);
   WgmmaConfig tma;

@@ -414,19 +414,6 @@ TEST(WgmmaNvrtc, TheResidualCompilesForTheStoresThatAddIt) {
   fs::remove_all(cache);
 }
 
-// `tile` on `p` as the tuner builds it (kernel_config), once its rule, the problem's rule and
-// the schedule's accept it: compiled for sm_90a without spills or ptxas warnings.
-void expect_legal_and_compiles_clean(const tuner::Jit& jit, const WgmmaConfig& tile, const Problem& p) {
-  const Config config = kernel_config(from_wgmma(tile));
-  SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
-  ASSERT_TRUE(tile.check().ok()) << tile.check().why;
-  const Verdict v = wgmma_family().check_problem(config, p);
-  ASSERT_TRUE(v.ok()) << v.why;
-  const Verdict fits = check_schedule(wgmma_family(), config, p, kSm90a);
-  ASSERT_TRUE(fits.ok()) << fits.why;
-  expect_compiles_clean(jit, p, config);
-}
-
 // The register store of any width (c_any_width, an unaligned N's C written in place) compiles
 // for sm_90a through the compiler, as the tuner builds it, on every store path that ends in it:
 // the plain register store, ping-pong, k_interleave's halves, stream-K's fix-up, a 1x2 cluster,
@@ -447,8 +434,17 @@ TEST(WgmmaNvrtc, TheRegisterStoreOfAnyWidthCompilesOnEveryPathThatEndsInIt) {
                                {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 8, 0, 0, 0, 0, 0, 0, 1},
                                {64, 64, 64, 5, 1, 1, 1, 0, 8, 0, 4, 0, 1, 0, 0, 0, 0, 1},
                                {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 3, 0, 2, 0, 0, 0, 0, 1}};
-  for (const WgmmaConfig& tile : tiles)
-    expect_legal_and_compiles_clean(jit, tile, {tile.split > 1 ? 64 : 1000, 3001, 4100, Dtype::bf16, Epilogue::bias_gelu});
+  for (const WgmmaConfig& tile : tiles) {
+    const Problem p{tile.split > 1 ? 64 : 1000, 3001, 4100, Dtype::bf16, Epilogue::bias_gelu};
+    const Config config = kernel_config(from_wgmma(tile));
+    SCOPED_TRACE(config_name(config, p.dtype, p.epilogue));
+    ASSERT_TRUE(tile.check().ok()) << tile.check().why;
+    const Verdict v = wgmma_family().check_problem(config, p);
+    ASSERT_TRUE(v.ok()) << v.why;
+    const Verdict fits = check_schedule(wgmma_family(), config, p, kSm90a);
+    ASSERT_TRUE(fits.ok()) << fits.why;
+    expect_compiles_clean(jit, p, config);
+  }
   auto stores16 = [](const std::string& ptx) { return count(ptx, "st.global.u16") + count(ptx, "st.global.b16"); };
   auto stores32 = [](const std::string& ptx) { return count(ptx, "st.global.u32") + count(ptx, "st.global.b32"); };
   WgmmaConfig aligned = tiles[0];
@@ -466,41 +462,6 @@ TEST(WgmmaNvrtc, TheRegisterStoreOfAnyWidthCompilesOnEveryPathThatEndsInIt) {
   split.c_any_width = 0;
   const std::string partial_pairs = ptx_of(to_wgmma(kernel_config(from_wgmma(split))), Dtype::bf16, Epilogue::bias_gelu);
   EXPECT_EQ(count(partial_pairs, "st.global.f32"), 0);
-  fs::remove_all(cache);
-}
-
-// A read in row phases (a_phases, an unaligned K's A in place) compiles for sm_90a through the
-// compiler, as the tuner builds it, on every store path that maps the slot's rows back: the
-// register store (with c_any_width too), ping-pong, k_interleave's halves, stream-K, a 2x1
-// cluster, and split-K through the separate reduce, behind counters and in the cluster; without
-// spills or ptxas warnings. The kernel takes its A maps as one parameter of G maps and prefetches
-// each, and loads G boxes of A per K slice.
-TEST(WgmmaNvrtc, RowPhasesOfACompileOnEveryPathThatMapsTheRowsBack) {
-  const fs::path cache = fs::temp_directory_path() / ("coalesce-wgmma-phases-" + std::to_string(getpid()));
-  fs::remove_all(cache);
-  const tuner::Jit jit(cache, wgmma_family().nvrtc_arch(kSm90a));
-  //                                   bm   bn  bk  s wg cm cn  p  g ts sk pp rd ew stk ki sab cw ap
-  const WgmmaConfig tiles[] = {{128, 256, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 1, 2},
-                               {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 1, 0, 0, 0, 0, 0, 0, 2},
-                               {128, 128, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 2, 0, 1, 2},
-                               {128, 128, 64, 4, 2, 1, 1, 1, 8, 0, 1, 0, 0, 0, 2, 0, 0, 1, 2},
-                               {128, 256, 64, 3, 2, 2, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 1, 2},
-                               {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 8, 0, 0, 0, 0, 0, 0, 1, 8},
-                               {64, 64, 64, 5, 1, 1, 1, 0, 8, 0, 4, 0, 1, 0, 0, 0, 0, 1, 8},
-                               {64, 64, 64, 6, 1, 1, 1, 0, 8, 0, 3, 0, 2, 0, 0, 0, 0, 1, 8}};
-  for (const WgmmaConfig& tile : tiles) {
-    const int k = tile.a_phases == 2 ? 4100 : 4097;
-    expect_legal_and_compiles_clean(
-        jit, tile, {tile.split > 1 ? 64 : 1000, tile.c_any_width ? 3001 : 3008, k, Dtype::bf16, Epilogue::bias_gelu});
-  }
-  WgmmaConfig plain = tiles[0];
-  plain.a_phases = 1;
-  const std::string two = ptx_of(tiles[0], Dtype::bf16, Epilogue::bias_gelu);
-  const std::string one = ptx_of(plain, Dtype::bf16, Epilogue::bias_gelu);
-  EXPECT_EQ(count(two, "prefetch.tensormap"), 3);  // A's two phases and B
-  EXPECT_EQ(count(one, "prefetch.tensormap"), 2);
-  const std::string load = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
-  EXPECT_EQ(count(two, load), count(one, load) + 1);  // one more A box per K slice
   fs::remove_all(cache);
 }
 
