@@ -3,7 +3,7 @@
 # in $DIAG_BIN (diag/bin; or dist/bin after the bundle is unpacked, narrowed by DIAG_TESTS, a list
 # of binary names) runs under memcheck (the faulting instruction's function and offset, for an illegal
 # instruction or address) and then synccheck (barrier misuse, for a hang), each with its own time
-# limit, logs under $OUT. The binaries are the GPU tests of a parked tree, built here; they carry
+# limit (DIAG_SECONDS), logs under $OUT. DIAG_TOOLS narrows the tools (e.g. "memcheck"). The binaries are the GPU tests of a parked tree, built here; they carry
 # beside dist/ (both must fit the 64 MiB a call carries: stripped, a test binary is ~5 MB).
 #
 # Prepared here, for the tree that failed (docs/journal/2026-12-08.md):
@@ -40,7 +40,7 @@ for bin in "${bins[@]}"; do
   name=$(basename "$bin")
   [ -x "$bin" ] || { echo "== $name: not an executable in $bin_dir" >>"$summary"; continue; }
   filter=$(filter_of "$name")
-  for tool in memcheck synccheck; do
+  for tool in ${DIAG_TOOLS:-memcheck synccheck}; do
     log=$out/$name.$tool.log
     timeout "$seconds" "$sanitizer" --tool "$tool" --print-limit 20 --show-backtrace device \
       "$bin" ${filter:+--gtest_filter="$filter"} >"$log" 2>&1
