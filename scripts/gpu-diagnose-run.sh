@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One bounded GPU call that asks compute-sanitizer where a parked kernel fails: each test binary
-# in $DIAG_BIN (diag/bin; or dist/bin after the bundle is unpacked, narrowed by DIAG_TESTS, a list
-# of binary names) runs under memcheck (the faulting instruction's function and offset, for an illegal
-# instruction or address) and then synccheck (barrier misuse, for a hang), each with its own time
-# limit (DIAG_SECONDS), logs under $OUT. DIAG_TOOLS narrows the tools (e.g. "memcheck"). The binaries are the GPU tests of a parked tree, built here; they carry
-# beside dist/ (both must fit the 64 MiB a call carries: stripped, a test binary is ~5 MB).
+# One bounded GPU call that asks compute-sanitizer where a parked kernel fails. Each test binary
+# in $DIAG_BIN (diag/bin; or dist/bin once the bundle is unpacked, narrowed by DIAG_TESTS, a list
+# of binary names) runs under memcheck (the faulting instruction's function and offset, for an
+# illegal instruction or address) and then synccheck (barrier misuse, for a hang), each within
+# DIAG_SECONDS; DIAG_TOOLS narrows the tools (e.g. "memcheck"). Logs under $OUT. The binaries are
+# the GPU tests of a parked tree, built here; they carry beside dist/ (both must fit the 64 MiB a
+# call carries: stripped, a test binary is ~5 MB).
 #
 # Prepared here, for the tree that failed (docs/journal/2026-12-08.md):
 #   git worktree add /tmp/full <commit> && cmake -S /tmp/full -B /tmp/full/build -G Ninja \
