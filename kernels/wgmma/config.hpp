@@ -143,6 +143,11 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int wgmma_k() const { return transposed() ? kTf32WgmmaK : kWgmmaK; }
   /// The 16-bit tile swapped (swap_ab = 1): C^T = B^T A^T from shared memory.
   COALESCE_HD constexpr bool swapped() const { return swap_ab != 0 && !transposed(); }
+  /// The untransposed 16-bit tile stored from the consumers' registers (no TMA store, no
+  /// epilogue warps): the store that writes C of any width (c_any_width).
+  COALESCE_HD constexpr bool register_store() const {
+    return !transposed() && !swapped() && !tma_store && epilogue_slots == 0;
+  }
   /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel and the swapped
   /// tile), and its N side.
   COALESCE_HD constexpr int mma_rows() const { return transposed() || swapped() ? bn : bm; }
@@ -353,7 +358,7 @@ struct WgmmaConfig {
         return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer (64 in all with k_interleave) and BM = 16, 32, 48 or 64 (wgmma's N side)"};
     }
     if (c_any_width != 0 && c_any_width != 1) return {Violation::shape, "c_any_width must be 0 or 1"};
-    if (c_any_width && (transposed() || swapped() || tma_store || epilogue_slots > 0))
+    if (c_any_width && !register_store())
       return {Violation::shape, "c_any_width = 1 is the register store of the untransposed 16-bit tile: it needs BK = 64, swap_ab = 0, tma_store = 0 and no epilogue warps"};
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};

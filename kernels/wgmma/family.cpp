@@ -386,7 +386,7 @@ int wgmma_c_any_width(const WgmmaConfig& c, const Problem& problem) {
   if (problem.n % (16 / element_bytes(problem.types().c)) == 0) return 0;
   const EpilogueReads reads = epilogue_spec(problem.epilogue).reads;
   if (reads.residual || reads.gated) return 0;
-  return c.transposed() || c.swapped() || c.tma_store || c.epilogue_slots > 0 ? 0 : 1;
+  return c.register_store() ? 1 : 0;
 }
 
 bool wgmma_deep_rings(const Problem& problem) {

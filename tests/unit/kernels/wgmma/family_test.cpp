@@ -615,6 +615,20 @@ TEST(WgmmaFamily, AConfigOfOneShapeTakesTheParametersAnotherSets) {
   Problem residual = problem(4095, 4097, 4100);
   residual.epilogue = Epilogue::bias_gelu_residual;
   EXPECT_EQ(for_problem(measured, residual), measured);
+  // c_any_width goes exactly to the configs that check() lets carry it: one predicate for both
+  // (WgmmaConfig::register_store), over every store and tile the space lists at the odd shape;
+  // as set, it never turns a config check() accepts without it into one it refuses.
+  const Problem odd_n = problem(4095, 4097, 4096);
+  int any_width = 0;
+  for (const Config& c : wgmma().sweep_configs(odd_n)) {
+    const WgmmaConfig w = to_wgmma(c);
+    EXPECT_EQ(w.c_any_width, w.register_store() ? 1 : 0) << config_name(c, odd_n.dtype, odd_n.epilogue);
+    WgmmaConfig plain = w;
+    plain.c_any_width = 0;
+    EXPECT_EQ(w.check().ok(), plain.check().ok()) << config_name(c, odd_n.dtype, odd_n.epilogue);
+    any_width += w.c_any_width;
+  }
+  EXPECT_GT(any_width, 0);
 }
 
 TEST(WgmmaFamily, GeometryIsATileGridOrOneWave) {
