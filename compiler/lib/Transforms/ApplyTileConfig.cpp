@@ -49,7 +49,8 @@ struct KernelProblem {
     if (::coalesce::Verdict v = family->check(config, target.limits, registers); !v.ok()) return v;
     ::coalesce::Problem shape = problem;
     if (!isStatic()) shape.m = shape.n = shape.k = 1;
-    return family->check_problem(config, shape);
+    if (::coalesce::Verdict v = family->check_problem(config, shape); !v.ok()) return v;
+    return ::coalesce::check_launch_smem(*family, config, shape, target.limits);
   }
 
   std::string describe() const {
