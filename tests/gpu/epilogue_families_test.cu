@@ -148,13 +148,15 @@ TEST(EpilogueFamilies, NewEpiloguesMatchTheFp64ReferenceInEveryFamily) {
       if (!family->check_problem(k.config, ws.problem()).ok() ||
           !check_launch_smem(*family, k.config, ws.problem(), target.limits).ok())
         continue;
-      const Method m = kernel_method(k.config, k.epilogue, k.kernel, ws);
-      for (Inputs inputs : {Inputs::bend, Inputs::normal}) {
-        const CheckResult c = check_method(m, ws, inputs);
-        EXPECT_TRUE(c.passed) << where(k, s) << " on " << (inputs == Inputs::bend ? "bend" : "normal")
-                              << " inputs: " << c.why;
-        ++checked;
-      }
+      gpu_test::naming_failures(where(k, s), [&] {
+        const Method m = kernel_method(k.config, k.epilogue, k.kernel, ws);
+        for (Inputs inputs : {Inputs::bend, Inputs::normal}) {
+          const CheckResult c = check_method(m, ws, inputs);
+          EXPECT_TRUE(c.passed) << where(k, s) << " on " << (inputs == Inputs::bend ? "bend" : "normal")
+                                << " inputs: " << c.why;
+          ++checked;
+        }
+      });
     }
   }
   EXPECT_GT(checked, 0);

@@ -163,11 +163,13 @@ TEST(Shapes, EverySelectingFamilyMatchesTheFp64ReferenceAtEveryIssueShape) {
       Workspace ws(p, 3900 + s.m + 7 * s.n + static_cast<int>(d), stream.get());
       for (const Instance& k : instances()) {
         if (!runs(k, p, target)) continue;
-        const Method m = kernel_method(k.config, kEpi, k.kernel, ws);
-        for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
-          const CheckResult c = check_method(m, ws, inputs);
-          EXPECT_TRUE(c.passed) << where(k, p) << (inputs == Inputs::bend ? " (bend inputs): " : ": ") << c.why;
-        }
+        gpu_test::naming_failures(where(k, p), [&] {
+          const Method m = kernel_method(k.config, kEpi, k.kernel, ws);
+          for (Inputs inputs : {Inputs::normal, Inputs::bend}) {
+            const CheckResult c = check_method(m, ws, inputs);
+            EXPECT_TRUE(c.passed) << where(k, p) << (inputs == Inputs::bend ? " (bend inputs): " : ": ") << c.why;
+          }
+        });
         checked.insert(k.config.family);
       }
       EXPECT_FALSE(selecting.empty()) << shape_string(p) << " " << to_string(d) << ": no family selects a config";
