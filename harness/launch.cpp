@@ -23,13 +23,12 @@ bool is_tensor_map(KernelArg kind) {
 // reads: A keeps K columns and B K rows and N columns, in the padded copy's rows where the launch
 // stages the operand and in the operand's own rows (its stride, or its width) where it does not,
 // so that the padding reads as TMA's zeros. C's map is the padded C's where C is staged, whose
-// extra columns the kernel computes and the launch drops. A map the kernel never reads
-// (TensorMapSpec::unused) is left as the family gave it. Any other shape of map is a family that
+// extra columns the kernel computes and the launch drops. Any other shape of map is a family that
 // stages what it cannot map (std::logic_error).
 TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
   const Staging& s = plan.staging;
   const RowStrides& given = s.strides;
-  if (spec.unused || (!s.any() && given.a == 0 && given.b == 0)) return spec;
+  if (!s.any() && given.a == 0 && given.b == 0) return spec;
   const Problem& p = plan.problem;
   const Problem& k = s.kernel;
   auto expect = [&](bool ok) {
@@ -47,7 +46,7 @@ TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
       break;
     case KernelArg::b:
       expect(spec.rows == k.k && spec.cols == k.n);
-      spec.row_stride = s.b ? s.b_pitch : own(given.b, p.n);
+      spec.row_stride = s.b ? k.n : own(given.b, p.n);
       spec.rows = p.k;
       spec.cols = p.n;
       break;
@@ -187,10 +186,6 @@ BoundLaunch::BoundLaunch(const LaunchPlan& plan, const void* kernel, const Launc
     TensorMap& out = kind == KernelArg::a_tensor_map   ? values_.a_map
                      : kind == KernelArg::b_tensor_map ? values_.b_map
                                                        : values_.c_map;
-    if (spec.unused) {
-      out = TensorMap{};
-      continue;
-    }
     try {
       out = encode_tensor_map(spec, base);
     } catch (const std::invalid_argument& e) {
@@ -230,7 +225,7 @@ void BoundLaunch::stage(const LaunchPlan& plan, const LaunchBuffers& buffers) {
   if (s.a)
     values_.a = copy_in(buffers.a, stride(s.strides.a, p.k), s.a_offset, p.m, p.k, s.kernel.k, element_bytes(t.a));
   if (s.b)
-    values_.b = copy_in(buffers.b, stride(s.strides.b, p.n), s.b_offset, p.k, p.n, s.b_pitch, element_bytes(t.b));
+    values_.b = copy_in(buffers.b, stride(s.strides.b, p.n), s.b_offset, p.k, p.n, s.kernel.n, element_bytes(t.b));
   if (s.bias_offset >= 0)
     values_.bias = copy_in(buffers.bias, p.n, s.bias_offset, 1, p.n, s.kernel.n, element_bytes(t.bias));
   if (s.residual_offset >= 0)

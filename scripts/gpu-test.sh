@@ -55,23 +55,6 @@ if [ -z "${COALESCE_CUOBJDUMP:-}" ]; then
 fi
 
 run_out=$runs/output
-isolate() {
-  local t=$1 suite="" line name verdict
-  while IFS= read -r line; do
-    case $line in
-      "  "*)
-        name=${line#  }
-        name=${name%% *}
-        "dist/bin/$t" --gtest_color=no --gtest_filter="$suite$name" >"$run_out.one" 2>&1
-        if [ $? -ne 0 ]; then verdict=FAILED
-        elif grep -q "^\[  SKIPPED \]" "$run_out.one"; then verdict=skipped
-        else verdict=passed; fi
-        echo "isolated: $t $suite$name: $verdict" | tee -a "$log" ;;
-      *.) suite=$line ;;
-      *) suite=${line%% *} ;;
-    esac
-  done < <("dist/bin/$t" --gtest_list_tests 2>/dev/null | grep -v '^Running main')
-}
 while read -r t; do
   echo "== $t" | tee -a "$log"
   if [ ! -x "dist/bin/$t" ]; then flunk "$t: not packed in dist/bin"; continue; fi
@@ -85,12 +68,7 @@ while read -r t; do
   failed=$(summary "  FAILED  " "$run_out")
   binaries=$((binaries + 1))
   tests=$((tests + ran))
-  if [ "$rc" -ne 0 ]; then
-    flunk "$t: exit status $rc ($failed failed)"
-    # A CUDA error is sticky: after one kernel faults, every later test of the process fails.
-    # Each test of the binary then runs again in a process of its own, for the log only (the
-    # binary has failed): which tests fail by themselves.
-    [ "${failed:-0}" -gt 1 ] && isolate "$t"
+  if [ "$rc" -ne 0 ]; then flunk "$t: exit status $rc ($failed failed)"
   elif [ "$ran" -eq 0 ]; then flunk "$t: ran no test"
   elif [ "$skipped" -ne 0 ]; then flunk "$t: $skipped of $ran tests skipped"
   elif [ "$passed" -ne "$ran" ]; then flunk "$t: $passed of $ran tests passed"

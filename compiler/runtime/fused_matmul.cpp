@@ -47,7 +47,6 @@ struct KernelSlot {
   std::vector<char> image;                     // coalesce_register_cubin, until loaded
   std::unique_ptr<CubinKernel> loaded;         // the image, or NVRTC's cubin, once loaded
   bool prepared = false;                       // prepare_kernel ran (dynamic shared memory)
-  bool from_program = false;                   // compiled in or an ahead-of-time cubin, not NVRTC's
   const void* handle() const { return compiled_in ? compiled_in : loaded ? loaded->function() : nullptr; }
 };
 
@@ -126,10 +125,7 @@ Config best_known_config(const Problem& problem, const DeviceFacts& device) {
     std::shared_lock lock(tuning().mutex);
     for (const TuningRow* row : tuning().table.candidates(device.name, problem)) {
       const auto named = parse_config_name(row->config_name);
-      if (!named) continue;
-      // The parameters the problem sets (Family::for_problem) as this problem sets them.
-      const Config config = for_problem(named->config, problem);
-      if (fits(config, problem, device.target).ok()) return config;
+      if (named && fits(named->config, problem, device.target).ok()) return named->config;
     }
   }
   for (const Family* family : families())
@@ -238,28 +234,13 @@ void forget_prepared_launches() {
   prepared_cache().entries.clear();
 }
 
-// Whether the program registered the kernel of `config` (register_kernel, coalesce_register_cubin).
-bool registered_by_program(const std::string& config) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  const auto it = r.kernels.find(config);
-  return it != r.kernels.end() && it->second.from_program;
-}
-
 std::shared_ptr<const PreparedLaunch> prepare(const Problem& problem, const RowStrides& strides,
                                               const char* config_name_or_null) {
   std::optional<Config> named;
   if (config_name_or_null) {
     named = named_config(config_name_or_null, problem.dtype, problem.epilogue);
-    const Family* family = find_family(named->family);
-    // A config whose kernel the program registered (compiled in, or the ahead-of-time cubin the
-    // compiler chose for this call) runs as named. Any other takes the parameters the problem
-    // sets rather than the search (Family::for_problem: an unaligned N's c_any_width, say), so
-    // a config named from a nearest shape's tuning (the PyTorch op's) runs this one as a sweep of
-    // it would list it.
-    register_builtin_kernels();
-    if (!registered_by_program(config_name_or_null)) named = family->for_problem(*named, problem);
     // The config's rules on the problem need no device, so they are judged before one is asked for.
+    const Family* family = find_family(named->family);
     for (const Verdict v :
          {family->check(*named), supports_epilogue(*family, problem), family->check_problem(*named, problem)})
       if (!v.ok())
@@ -404,7 +385,6 @@ void register_kernel(const std::string& config, const void* kernel) {
     KernelSlot& slot = r.kernels[config];
     slot.compiled_in = kernel;
     slot.prepared = false;
-    slot.from_program = true;
   }
   forget_prepared_launches();
 }
@@ -500,7 +480,6 @@ coalesce_status coalesce_register_cubin(const char* config, coalesce_dtype dtype
       throw Refusal(COALESCE_INVALID_ARGUMENT,
                     "config " + std::string(config) + "'s kernel is already loaded; its cubin cannot be replaced");
     slot.image.assign(static_cast<const char*>(image), static_cast<const char*>(image) + bytes);
-    slot.from_program = true;
     forget_prepared_launches();
   });
 }

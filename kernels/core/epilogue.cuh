@@ -152,14 +152,6 @@ __device__ __forceinline__ float epilogue_value(float acc, float bias, const RT*
   if constexpr (Epi::kUsesResidual) return v + to_float(residual[at]);
   return v;
 }
-/// The same for a store path that has loaded the residual's value itself (wgmma's, from its rows
-/// in shared memory); `r` is ignored where the epilogue adds none.
-template <class Epi>
-__device__ __forceinline__ float epilogue_value(float acc, float bias, float r) {
-  const float v = Epi::apply(acc, bias);
-  if constexpr (Epi::kUsesResidual) return v + r;
-  return v;
-}
 
 /// The unfused baseline's bias+GELU kernel: the GELU in PyTorch's formula (see ActGeluTorch).
 using EpilogueBiasGeluTorch = FusedEpilogue<ActGeluTorch, true>;

@@ -195,18 +195,13 @@ long long Family::workspace_bytes(const Config& config, const Problem& problem, 
 
 Verdict Family::check_schedule(const Config&, const Problem&, const Target&) const { return {}; }
 
-namespace {
-int round_up(int x, int r) { return r <= 1 ? x : static_cast<int>((static_cast<long long>(x) + r - 1) / r * r); }
-}  // namespace
-
-Config for_problem(const Config& config, const Problem& problem) {
-  return family_of(config).for_problem(config, problem);
-}
-
 Problem kernel_problem(const Family& family, const Config& config, const Problem& problem) {
+  const int r = family.row_multiple(config, problem);
+  if (r <= 1) return problem;
+  auto up = [r](int x) { return static_cast<int>((static_cast<long long>(x) + r - 1) / r * r); };
   Problem kernel = problem;
-  kernel.n = round_up(problem.n, family.n_multiple(config, problem));
-  kernel.k = round_up(problem.k, family.row_multiple(config, problem));
+  kernel.n = up(problem.n);
+  kernel.k = up(problem.k);
   return kernel;
 }
 
@@ -214,9 +209,6 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   const Family& family = family_of(config);
   Staging s;
   s.kernel = kernel_problem(family, config, problem);
-  // B's copy has rows of row_multiple() elements even where the kernel's N is not padded (a
-  // kernel that writes C of any width in place: TMA still needs B's rows 16 bytes apart).
-  s.b_pitch = round_up(s.kernel.n, family.row_multiple(config, problem));
   s.strides = strides;
   const int c_cols = problem.c_cols();
   auto strided = [](long long stride, long long width, const char* what) {
@@ -258,7 +250,7 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   };
   const long long m = problem.m;
   if (s.a) s.a_offset = place(m * s.kernel.k * element_bytes(t.a));
-  if (s.b) s.b_offset = place(static_cast<long long>(problem.k) * s.b_pitch * element_bytes(t.b));
+  if (s.b) s.b_offset = place(static_cast<long long>(problem.k) * s.kernel.n * element_bytes(t.b));
   if (s.n && reads.column_bias) s.bias_offset = place(static_cast<long long>(s.kernel.n) * element_bytes(t.bias));
   if (s.n && reads.residual) s.residual_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));
   if (s.c) s.c_offset = place(m * s.kernel.c_cols() * element_bytes(t.c));

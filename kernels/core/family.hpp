@@ -129,14 +129,11 @@ struct TensorMapSpec {
   int box_rows = 0, box_cols = 0;
   int swizzle_bytes = 0;
   long long row_stride = 0;  ///< elements from one row to the next; 0: cols
-  /// The config's kernel never reads this map (wgmma's C map where the register store writes C
-  /// of any width, whose rows TMA could not describe): the launch passes zeros, encoding nothing.
-  bool unused = false;
   long long stride() const { return row_stride > 0 ? row_stride : cols; }
   bool operator==(const TensorMapSpec& o) const {
     return matrix == o.matrix && element == o.element && rows == o.rows && cols == o.cols &&
            box_rows == o.box_rows && box_cols == o.box_cols && swizzle_bytes == o.swizzle_bytes &&
-           stride() == o.stride() && unused == o.unused;
+           stride() == o.stride();
   }
 };
 
@@ -205,17 +202,6 @@ class Family {
   /// below), and the family's check_problem() judges the padded problem. Default 1: the family
   /// reads any row in place, or refuses the problem itself.
   virtual int row_multiple(const Config& config, const Problem& problem) const;
-  /// `config` with the parameters that the problem sets rather than the search (simt's
-  /// index_bits, wgmma's c_any_width) set for `problem`, the others as they are: how
-  /// a config measured on one shape runs another. The sweep's and the built-in configs come
-  /// through it, and so does every config the runtime or the compiler picks or is given for a
-  /// problem (a tuning table's row of a nearest shape, a name). Default: the config itself.
-  virtual Config for_problem(const Config& config, const Problem&) const { return config; }
-  /// The multiple of elements that the kernel's N is padded to (kernel_problem): row_multiple(),
-  /// unless the config's kernel writes C rows of any width in place (wgmma's c_any_width), where
-  /// only B's rows need the multiple and the launch copies B into padded rows (Staging::b_pitch)
-  /// while the kernel computes the problem's own N. Default: row_multiple().
-  virtual int n_multiple(const Config& config, const Problem& problem) const { return row_multiple(config, problem); }
 
   /// The header an emitted translation unit includes (e.g. "kernels/simt/gemm.cuh").
   virtual std::string_view kernel_header() const = 0;
@@ -282,9 +268,7 @@ struct RowStrides {
 
 /// How a problem runs whose rows the kernel cannot read in place: rows the family cannot read
 /// (Family::row_multiple) or rows apart by more than their width (RowStrides). The kernel
-/// computes `kernel`, the problem with K rounded up to the family's multiple and N to its
-/// n_multiple() (the same, or 1 where the kernel writes C of any width in place: then only B is
-/// copied, into rows of b_pitch, and C, the bias and the residual are not). An operand
+/// computes `kernel`, the problem with N and K rounded up to the family's multiple. An operand
 /// the family reads through a tensor map (wgmma's A and B) is read in place wherever its rows
 /// start 16 bytes apart, strided or not, its map keeping the logical sides over the given stride;
 /// the rest is copied into the workspace after the family's own part: A into rows of kernel.k
@@ -299,8 +283,7 @@ struct Staging {
   Problem kernel;          ///< the problem the kernel computes; the problem itself when nothing is staged
   RowStrides strides;      ///< the operands' row strides as given (0: the width)
   bool a = false;          ///< A is copied into rows of kernel.k elements
-  bool b = false;          ///< B is copied into rows of b_pitch elements
-  long long b_pitch = 0;   ///< elements between the rows of B's copy: kernel.n rounded up to row_multiple()
+  bool b = false;          ///< B is copied into rows of kernel.n elements
   bool c = false;          ///< the kernel stores a buffer of rows of kernel.c_cols(), then copied into C
   bool n = false;          ///< N is padded: the bias and the residual are copied into rows of kernel.n too
   long long family_bytes = 0;  ///< the family's own workspace (Family::workspace_bytes on `kernel`), first
@@ -349,9 +332,6 @@ Verdict check_schedule(const Family& family, const Config& config, const Problem
 const std::vector<const Family*>& families();
 /// The family named `name`, or nullptr.
 const Family* find_family(std::string_view name);
-/// Family::for_problem of the config's family: the parameters the problem sets, set for
-/// `problem`. Throws std::invalid_argument when no family has the config's name.
-Config for_problem(const Config& config, const Problem& problem);
 /// Adds a family (tests register stand-ins); its name must be new. Not thread-safe: call before
 /// any thread uses the registry.
 void register_family(const Family& family);

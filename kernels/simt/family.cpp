@@ -74,12 +74,6 @@ class SimtFamily final : public Family {
     }
     return out;
   }
-  // index_bits as the problem sets it (simt_index_bits).
-  Config for_problem(const Config& config, const Problem& problem) const override {
-    SimtConfig c = to_simt(config);
-    c.index_bits = simt_index_bits(problem);
-    return from_simt(c);
-  }
 
   Verdict check(const Config& config) const override { return to_simt(config).check(); }
   Verdict check(const Config& config, const DeviceLimits& limits, int registers) const override {

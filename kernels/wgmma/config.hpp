@@ -55,14 +55,6 @@ namespace coalesce {
 /// 128 rows of C^T each), its N side the tile's BM, its A operand B^T read from the B slot into
 /// registers, and its B operand the A slot as TMA loaded it (K-major). The tf32 kernel stores C
 /// from registers (tma_store = 0), without clusters, ping-pong, split-K or epilogue warps.
-///
-/// c_any_width is not searched: the problem sets it (wgmma_c_any_width, kernels/wgmma/family.hpp). With 1 the 16-bit tile's
-/// register store writes C in place whatever N is, so an unaligned N needs no padded C copied out
-/// after the kernel (kernels/core/family.hpp, Staging): a column pair whose address is not 4-byte
-/// aligned (an odd N's odd rows) is stored as two 2-byte values, and an odd N's last column
-/// alone; split-K's f32 partials likewise as two 4-byte values where a pair is not 8-byte
-/// aligned. Only B is still copied, into rows padded to 16 bytes (TMA's rule), and the bias and
-/// residual are read in place. With 0 (every aligned problem) the stores are the pairs they were.
 struct WgmmaConfig {
   int bm = 128, bn = 256, bk = 64;  ///< block tile
   int stages = 4;                   ///< shared-memory ring depth
@@ -78,7 +70,6 @@ struct WgmmaConfig {
   int stream_k = 0;                 ///< >0: stream-K over the tiles past the last whole wave, at most this many blocks per tile (kernels/core/family.hpp kStreamKParam)
   int k_interleave = 0;             ///< 1: the two consumers take alternate K slices of the whole tile (consumer 0 adds the other's sums); 2: as 1, each adding and finishing half the tile's rows
   int swap_ab = 0;                  ///< 1: the 16-bit tile swapped, C^T = B^T A^T: wgmma's M side is BN (64 columns per consumer), its N side BM (16, 32, 48 or 64)
-  int c_any_width = 0;              ///< 1: the register store writes C rows of any width in place (set by the problem, not searched)
 
   /// The swizzle span: the TMA and wgmma layouts are 128-byte swizzled, so a shared-memory row
   /// of A (K-major) or of B (N-major) is 128 bytes.
@@ -143,11 +134,6 @@ struct WgmmaConfig {
   COALESCE_HD constexpr int wgmma_k() const { return transposed() ? kTf32WgmmaK : kWgmmaK; }
   /// The 16-bit tile swapped (swap_ab = 1): C^T = B^T A^T from shared memory.
   COALESCE_HD constexpr bool swapped() const { return swap_ab != 0 && !transposed(); }
-  /// The untransposed 16-bit tile stored from the consumers' registers (no TMA store, no
-  /// epilogue warps): the store that writes C of any width (c_any_width).
-  COALESCE_HD constexpr bool register_store() const {
-    return !transposed() && !swapped() && !tma_store && epilogue_slots == 0;
-  }
   /// wgmma's M side, which the consumers split (BM; BN in the tf32 kernel and the swapped
   /// tile), and its N side.
   COALESCE_HD constexpr int mma_rows() const { return transposed() || swapped() ? bn : bm; }
@@ -339,14 +325,12 @@ struct WgmmaConfig {
     if (stream_k && consumers == 1 && accumulators() > 64)
       return {Violation::registers, "stream-K with one consumer needs at most 64 accumulators per thread (BM x BN / 128): ptxas spills the fix-up beyond"};
     if (k_interleave < 0 || k_interleave > 2) return {Violation::shape, "k_interleave must be 0, 1 or 2"};
-    // Each consumer keeps the slots of one parity, so the ring must hold both parities equally,
-    // and at least two slots of each: a consumer releases a slot only once its next slice's
-    // MMAs are issued, so with one slot of its own (2 stages) it would wait for a refill of the
-    // slot it still holds. The schedules that split a block's work otherwise (ping-pong,
-    // epilogue warps, stream-K, the in-kernel reductions) and the tf32 kernel are not built for it.
-    if (k_interleave && (consumers != 2 || stages % 2 != 0 || stages < 4 || pingpong || epilogue_slots > 0 ||
-                         stream_k || reduce || transposed()))
-      return {Violation::shape, "k_interleave = 1 or 2 needs two consumers, an even number of stages of at least 4 (two slots per consumer), BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
+    // Each consumer keeps the slots of one parity, so the ring must hold both parities equally;
+    // the schedules that split a block's work otherwise (ping-pong, epilogue warps, stream-K, the
+    // in-kernel reductions) and the tf32 kernel are not built for it.
+    if (k_interleave && (consumers != 2 || stages % 2 != 0 || pingpong || epilogue_slots > 0 || stream_k || reduce ||
+                         transposed()))
+      return {Violation::shape, "k_interleave = 1 or 2 needs two consumers, an even number of stages, BK = 64 (bf16, f16), no ping-pong, epilogue warps or stream-K, and split-K reduced by the separate kernel"};
     if (swap_ab != 0 && swap_ab != 1) return {Violation::shape, "swap_ab must be 0 or 1"};
     if (swap_ab) {
       // The swapped tile: one or two consumers of 64 columns each, or two taking alternate K
@@ -357,9 +341,6 @@ struct WgmmaConfig {
       if (bn != kWgmmaM * (k_interleave ? 1 : consumers) || (bm != 16 && bm != 32 && bm != 48 && bm != 64))
         return {Violation::divisibility, "the swapped tile (swap_ab = 1) takes BN = 64 per consumer (64 in all with k_interleave) and BM = 16, 32, 48 or 64 (wgmma's N side)"};
     }
-    if (c_any_width != 0 && c_any_width != 1) return {Violation::shape, "c_any_width must be 0 or 1"};
-    if (c_any_width && !register_store())
-      return {Violation::shape, "c_any_width = 1 is the register store of the untransposed 16-bit tile: it needs BK = 64, swap_ab = 0, tma_store = 0 and no epilogue warps"};
     if (transposed() && (cluster_size() > 1 || pingpong || split > 1 || epilogue_slots > 0 || tma_store))
       return {Violation::shape, "the tf32 kernel (BK = 32) takes no cluster, ping-pong, split-K, epilogue warps or TMA store: it stores C^T's registers directly"};
     if (transposed()) {
@@ -447,13 +428,11 @@ struct WgmmaConfig {
                                    "staging lays out BN columns of C, not the BN/2 of a gated tile"};
     if (split > 1 && reduce == 2)
       return {Violation::epilogue, "the cluster's split-K reduction (reduce = 2) stores no gated epilogue"};
-    if (c_any_width)
-      return {Violation::epilogue, "a gated epilogue stores its N/2 columns one value at a time already: it needs c_any_width = 0"};
     return {};
   }
   /// EpilogueReads::residual: C = epilogue(acc, bias) + R[m][n]. The direct store from the
-  /// accumulators' registers adds it (a thread's column pair of its rows, R copied into shared
-  /// memory while the tile's main loop runs: residual_bytes()), and so do the paths that end in it for the tile's one owner: stream-K's fix-up
+  /// accumulators' registers adds it (epilogue_value: a thread's column pair of its rows, R read
+  /// beside C), and so do the paths that end in it for the tile's one owner: stream-K's fix-up
   /// and k_interleave's halves. The others are refused: the TMA store's staging and the epilogue
   /// warps read no residual, split-K's reduce kernels add none, and the tf32 and swapped tiles
   /// store C^T from their own path.
@@ -465,24 +444,7 @@ struct WgmmaConfig {
       return {Violation::epilogue, "a residual epilogue is stored from the registers (tma_store = 0, no epilogue "
                                    "warps): the TMA store's staging adds no residual"};
     if (split > 1) return {Violation::epilogue, "split-K's reduce adds no residual: the residual epilogue needs split = 1"};
-    if (c_any_width)
-      return {Violation::epilogue, "a residual epilogue copies R's rows with bulk copies of 16-byte multiples: it needs "
-                                   "c_any_width = 0 (an unaligned N stages C, and R with it)"};
     return {};
-  }
-  /// The residual's rows one warp of a consumer stores (kWgmmaM-row blocks of 16 rows per warp,
-  /// or with k_interleave = 2 the 8 of them the consumer keeps), which it copies into shared
-  /// memory under the main loop (kernels/wgmma/gemm.cuh, wgmma_load_residual).
-  COALESCE_HD constexpr int residual_rows_per_warp() const { return m_iters() * (k_interleave == 2 ? 8 : 16); }
-  /// The consumers that store tiles: all, or with k_interleave = 1 consumer 0 alone.
-  COALESCE_HD constexpr int storing_consumers() const { return k_interleave == 1 ? 1 : consumers; }
-  /// A residual row in shared memory: BN values and 16 bytes, so the 8 rows a warp's lanes read
-  /// at once start 4 banks apart and the 32 lanes hit 32 banks.
-  COALESCE_HD constexpr int residual_pitch() const { return bn * element_bytes() + 16; }
-  /// Shared memory a residual epilogue adds to smem_bytes(): each storing warp's rows and its
-  /// mbarrier, and 16 bytes to align the rows.
-  COALESCE_HD constexpr int residual_bytes() const {
-    return storing_consumers() * (kWarpgroup / 32) * (residual_rows_per_warp() * residual_pitch() + 8) + 16;
   }
   /// check_gated() and the gated problem's own rule: the C tensor map (a kernel argument even
   /// when unused) needs C's row stride, N/2 x 2 bytes, a multiple of 16 bytes.
@@ -510,8 +472,8 @@ struct WgmmaConfig {
     } else {
       if (k % 8 != 0)
         return {Violation::divisibility, "K must be a multiple of 8: TMA needs A's row stride (K x 2 bytes) to be a multiple of 16 bytes"};
-      if (n % 8 != 0 && !c_any_width)
-        return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes (or c_any_width = 1, B copied into padded rows)"};
+      if (n % 8 != 0)
+        return {Violation::divisibility, "N must be a multiple of 8: TMA needs the row strides of B and C (N x 2 bytes) to be multiples of 16 bytes"};
     }
     if (split > (k + bk - 1) / bk)
       return {Violation::shape, "split-K needs at least one BK-deep step of K per slice"};

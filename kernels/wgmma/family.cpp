@@ -25,7 +25,7 @@ const std::vector<ParamSpec>& param_specs() {
       {"cluster_m", "cm"}, {"cluster_n", "cn"}, {"persistent", "p"}, {"group_m", "g"}, {"tma_store", "ts"},
       {kSplitParam, "sk", 1}, {"pingpong", "pp", 0}, {kReduceParam, "rd", 0}, {"epilogue_slots", "ew", 0},
       {kStreamKParam, "stk", 0}, {"k_interleave", "ki", 0},
-      {"swap_ab", "sab", 0},       {"c_any_width", "cw", 0},
+      {"swap_ab", "sab", 0},
   };
   return all;
 }
@@ -125,7 +125,7 @@ class WgmmaFamily final : public Family {
                 out.push_back(from_wgmma(c));
               }
           }
-    return for_problem(std::move(out), problem);
+    return out;
   }
 
   std::vector<Config> builtin_configs(const Problem& problem) const override {
@@ -135,17 +135,7 @@ class WgmmaFamily final : public Family {
     } else {
       for (const WgmmaConfig& c : wgmma_builtin::kConfigs) out.push_back(from_wgmma(c));
     }
-    return for_problem(std::move(out), problem);
-  }
-  // c_any_width as the problem sets it (wgmma_c_any_width).
-  Config for_problem(const Config& config, const Problem& problem) const override {
-    WgmmaConfig c = to_wgmma(config);
-    c.c_any_width = wgmma_c_any_width(c, problem);
-    return from_wgmma(c);
-  }
-  std::vector<Config> for_problem(std::vector<Config> configs, const Problem& problem) const {
-    for (Config& config : configs) config = for_problem(config, problem);
-    return configs;
+    return out;
   }
 
   Verdict check(const Config& config) const override { return to_wgmma(config).check(); }
@@ -173,28 +163,12 @@ class WgmmaFamily final : public Family {
     if (c.transposed() || c.swapped() || epilogue_spec(problem.epilogue).reads.gated) return 1;
     return 16 / element_bytes(problem.types().a);
   }
-  // With c_any_width the kernel computes the problem's own N and writes C in place; only B's
-  // copy has padded rows (Staging::b_pitch).
-  int n_multiple(const Config& config, const Problem& problem) const override {
-    return to_wgmma(config).c_any_width ? 1 : row_multiple(config, problem);
-  }
 
   Resources predict(const Config& config, const DeviceLimits& limits) const override {
     const WgmmaConfig c = to_wgmma(config);
     const int regs = c.predicted_registers();
     return {c.threads(), regs, register_cap(c.threads(), 1, limits.regs_per_sm), c.smem_bytes(),
             resident_blocks(limits, c.threads(), c.smem_bytes(), regs)};
-  }
-  // A residual epilogue's rows take shared memory of their own (WgmmaConfig::residual_bytes).
-  Resources predict(const Config& config, const DeviceLimits& limits, const Problem& problem) const override {
-    Resources r = predict(config, limits);
-    r.smem_bytes = smem_bytes(to_wgmma(config), problem);
-    r.blocks_per_sm = resident_blocks(limits, r.threads, r.smem_bytes, r.registers);
-    return r;
-  }
-  static int smem_bytes(const WgmmaConfig& c, const Problem& problem) {
-    const bool residual = epilogue_spec(problem.epilogue).reads.residual && c.check_residual().ok();
-    return c.smem_bytes() + (residual ? c.residual_bytes() : 0);
   }
   Geometry geometry(const Config& config, const Problem& problem, const Target& target) const override {
     const WgmmaConfig c = to_wgmma(config);
@@ -208,7 +182,7 @@ class WgmmaFamily final : public Family {
       // clusters; with stream-K up to that many even where there are fewer tiles. Stream-K's
       // blocks wait for each other, so all must be resident: the harness checks the compiled
       // kernel's occupancy against this grid before it launches (harness/kernel_method.cpp).
-      const int per_sm = std::max(1, predict(config, target.limits, problem).blocks_per_sm);
+      const int per_sm = std::max(1, predict(config, target.limits).blocks_per_sm);
       const long long capacity = static_cast<long long>(target.sm_count) * per_sm / cluster * cluster;
       blocks = c.stream_k ? c.stream_k_grid(blocks, steps(c, problem), capacity) : std::min(blocks, capacity);
     }
@@ -218,7 +192,7 @@ class WgmmaFamily final : public Family {
     g.cluster_x = static_cast<unsigned>(cluster);
     g.cluster_y = 1;
     g.cluster_z = static_cast<unsigned>(c.k_cluster());  // reduce = 2: a tile's K slices are one cluster
-    g.smem_bytes = smem_bytes(c, problem);
+    g.smem_bytes = c.smem_bytes();
     return g;
   }
   long long workspace_bytes(const Config& config, const Problem& problem, const Target& target) const override {
@@ -258,13 +232,9 @@ class WgmmaFamily final : public Family {
         return {KernelArg::a, t.a, problem.m, problem.k, c.a_box_rows(), c.bk, WgmmaConfig::kSwizzleBytes};
       case KernelArg::b_tensor_map:  // B: K x N, BK k x one row of columns per copy (one N-major chunk)
         return {KernelArg::b, t.b, problem.k, problem.n, c.b_box_rows(), c.b_chunk_cols(), c.b_swizzle_bytes()};
-      case KernelArg::c_tensor_map: {  // C: M x N (N/2 gated), a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
-        TensorMapSpec spec{KernelArg::c, t.c, problem.m, problem.c_cols(), c.c_box_rows(), c.row_elements(),
-                           WgmmaConfig::kSwizzleBytes};
-        // The register store of any width never reads it, and TMA could not describe its rows.
-        spec.unused = c.c_any_width != 0;
-        return spec;
-      }
+      case KernelArg::c_tensor_map:  // C: M x N (N/2 gated), a warp's 16 rows (8 with k_interleave = 2) x one row of columns per store
+        return {KernelArg::c, t.c, problem.m, problem.c_cols(), c.c_box_rows(), c.row_elements(),
+                WgmmaConfig::kSwizzleBytes};
       default:
         throw std::invalid_argument("the wgmma kernel takes tensor maps of A, B and C only");
     }
@@ -276,11 +246,11 @@ class WgmmaFamily final : public Family {
     char buf[160];
     std::snprintf(buf, sizeof buf, "coalesce::WgmmaTile<%d, %d, %d, %d, %d, %d, %d, %d, %d, %d", c.bm, c.bn, c.bk,
                   c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store);
-    // The split factor, ping-pong, the reduction, the epilogue slots, stream-K, k_interleave,
-    // swap_ab and c_any_width only when they are not the template's defaults (1, then 0).
+    // The split factor, ping-pong, the reduction, the epilogue slots, stream-K, k_interleave and
+    // swap_ab only when they are not the template's defaults (1, 0, 0, 0, 0, 0 and 0).
     std::string tail;
-    const int last = c.c_any_width ? 8 : c.swap_ab ? 7 : c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4
-                     : c.reduce ? 3 : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
+    const int last = c.swap_ab ? 7 : c.k_interleave ? 6 : c.stream_k ? 5 : c.epilogue_slots ? 4 : c.reduce ? 3
+                     : c.pingpong ? 2 : c.split > 1 ? 1 : 0;
     if (last >= 1) tail += ", " + std::to_string(c.split);
     if (last >= 2) tail += ", " + std::to_string(c.pingpong);
     if (last >= 3) tail += ", " + std::to_string(c.reduce);
@@ -288,7 +258,6 @@ class WgmmaFamily final : public Family {
     if (last >= 5) tail += ", " + std::to_string(c.stream_k);
     if (last >= 6) tail += ", " + std::to_string(c.k_interleave);
     if (last >= 7) tail += ", " + std::to_string(c.swap_ab);
-    if (last >= 8) tail += ", " + std::to_string(c.c_any_width);
     return buf + tail + ">";
   }
   std::string define_kernel(const Config& config, Dtype dtype, Epilogue epilogue,
@@ -315,13 +284,13 @@ WgmmaConfig to_wgmma(const Config& config) {
     throw std::invalid_argument("not a wgmma config (family '" + config.family + "', " +
                                 std::to_string(config.values.size()) + " parameters)");
   const std::vector<int>& v = config.values;
-  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17]};
+  return {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16]};
 }
 
 Config from_wgmma(const WgmmaConfig& c) {
   return {"wgmma",
           {c.bm, c.bn, c.bk, c.stages, c.consumers, c.cluster_m, c.cluster_n, c.persistent, c.group_m, c.tma_store,
-           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave, c.swap_ab, c.c_any_width}};
+           c.split, c.pingpong, c.reduce, c.epilogue_slots, c.stream_k, c.k_interleave, c.swap_ab}};
 }
 
 const WgmmaLists& wgmma_lists() {
@@ -379,14 +348,6 @@ const WgmmaLists& wgmma_lists() {
       .swapped_stages = {4, 6, 8, 12, 16},
   };
   return lists;
-}
-
-int wgmma_c_any_width(const WgmmaConfig& c, const Problem& problem) {
-  if (problem.dtype != Dtype::bf16 && problem.dtype != Dtype::f16) return 0;
-  if (problem.n % (16 / element_bytes(problem.types().c)) == 0) return 0;
-  const EpilogueReads reads = epilogue_spec(problem.epilogue).reads;
-  if (reads.residual || reads.gated) return 0;
-  return c.register_store() ? 1 : 0;
 }
 
 bool wgmma_deep_rings(const Problem& problem) {

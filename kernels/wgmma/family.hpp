@@ -32,11 +32,4 @@ const WgmmaLists& wgmma_lists();
 /// memory rather than on the tensor cores, and the sweep also lists the deep rings.
 bool wgmma_deep_rings(const Problem& problem);
 
-/// The c_any_width that the problem sets for `config` (not searched, as simt's index_bits): 1
-/// where a bf16/f16 problem's N is not a multiple of 8 and the config's store can write C rows of
-/// any width in place (the untransposed, unswapped tile's register store, without epilogue warps,
-/// a residual or a gated epilogue); else 0, and an unaligned N runs on the launch's padded C
-/// (kernels/core/family.hpp, Staging). The sweep's and the built-in configs carry it.
-int wgmma_c_any_width(const WgmmaConfig& config, const Problem& problem);
-
 }  // namespace coalesce

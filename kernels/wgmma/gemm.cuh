@@ -104,11 +104,10 @@ __device__ __forceinline__ void wgmma_stamp(int phase) {
 /// launch contract every family's tile type offers (compiler/runtime/fused_entry.cuh).
 template <int BM, int BN, int BK, int STAGES, int CONSUMERS, int CLUSTER_M, int CLUSTER_N, int PERSISTENT,
           int GROUP_M, int TMA_STORE, int SPLIT = 1, int PINGPONG = 0, int REDUCE = 0, int EPILOGUE_SLOTS = 0,
-          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0, int C_ANY_WIDTH = 0>
+          int STREAM_K = 0, int K_INTERLEAVE = 0, int SWAP_AB = 0>
 struct WgmmaTile {
   static constexpr WgmmaConfig config{BM, BN, BK, STAGES, CONSUMERS, CLUSTER_M, CLUSTER_N, PERSISTENT, GROUP_M,
-                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE,
-                                      SWAP_AB, C_ANY_WIDTH};
+                                      TMA_STORE, SPLIT, PINGPONG, REDUCE, EPILOGUE_SLOTS, STREAM_K, K_INTERLEAVE, SWAP_AB};
   static constexpr int kThreads = config.threads();
   static constexpr int kSmemBytes = config.smem_bytes();
   /// One block per tile (in x; split-K's slices are the grid's z), in a cluster of two one per
@@ -170,47 +169,6 @@ __device__ __forceinline__ unsigned pack_pair(unsigned short lo, unsigned short 
   return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
 }
 
-/// c_any_width's store of a packed pair of 16-bit values (columns col and col + 1 of a row; `both`:
-/// col + 1 lies inside N) at `at`: one 4-byte store where `at` is 4-byte aligned, else two 2-byte
-/// stores (an odd N's odd rows), or the one value of an odd N's last column.
-__device__ __forceinline__ void store_pair_any_width(void* at, unsigned word, bool both) {
-  if (both && (reinterpret_cast<unsigned long long>(at) & 3u) == 0) {
-    *static_cast<unsigned*>(at) = word;
-  } else {
-    unsigned short* half = static_cast<unsigned short*>(at);
-    half[0] = static_cast<unsigned short>(word & 0xFFFFu);
-    if (both) half[1] = static_cast<unsigned short>(word >> 16);
-  }
-}
-
-/// c_any_width's store of split-K's f32 pair: one 8-byte store where `at` is 8-byte aligned, else
-/// two 4-byte ones, or one at an odd N's last column.
-__device__ __forceinline__ void store_f32_pair_any_width(float* at, float x, float y, bool both) {
-  if (both && (reinterpret_cast<unsigned long long>(at) & 7u) == 0) {
-    *reinterpret_cast<float2*>(at) = make_float2(x, y);
-  } else {
-    at[0] = x;
-    if (both) at[1] = y;
-  }
-}
-
-/// c_any_width's load of another block's f32 pair through L2 (zeros outside M or N; `both` as
-/// above), the in-kernel reduction's read.
-__device__ __forceinline__ float2 ldcg_f32_pair_any_width(const float* at, bool inside, bool both) {
-  if (!inside) return make_float2(0.0f, 0.0f);
-  if (both && (reinterpret_cast<unsigned long long>(at) & 7u) == 0) return __ldcg(reinterpret_cast<const float2*>(at));
-  return make_float2(__ldcg(at), both ? __ldcg(at + 1) : 0.0f);
-}
-
-/// The 16-bit bias word of columns col and col + 1 (col even, inside N): a 4-byte load, or with
-/// ANY_WIDTH at an odd N's last column the one value, so nothing past N is read.
-template <bool ANY_WIDTH, class Bias>
-__device__ __forceinline__ unsigned bias_word(const Bias* __restrict__ bias, int col, int N) {
-  if constexpr (ANY_WIDTH)
-    if (col + 1 >= N) return static_cast<unsigned>(reinterpret_cast<const unsigned short*>(bias)[col]);
-  return *reinterpret_cast<const unsigned*>(bias + col);
-}
-
 }  // namespace detail
 
 /// Where everything lives in the block's dynamic shared memory (32-bit shared addresses). The
@@ -220,7 +178,6 @@ template <class Tile>
 struct WgmmaSmem {
   static constexpr WgmmaConfig cfg = Tile::config;
   unsigned a_ring, b_ring, c_stage, k_sums, full_bar, empty_bar, slot_full_bar, slot_empty_bar, sums_bar;
-  unsigned residual_bars, residual_rows;  // a residual epilogue's, past smem_bytes() (residual_bytes())
 
   __device__ __forceinline__ static WgmmaSmem at(unsigned raw) {
     WgmmaSmem s;
@@ -233,20 +190,7 @@ struct WgmmaSmem {
     s.slot_full_bar = s.empty_bar + 8 * cfg.stages;
     s.slot_empty_bar = s.slot_full_bar + 8 * cfg.epilogue_slots;
     s.sums_bar = s.slot_empty_bar + 8 * cfg.epilogue_slots;
-    s.residual_bars = s.sums_bar + (cfg.reduce == 2 ? 8 : 0);
-    s.residual_rows = (s.residual_bars + 8 * cfg.storing_consumers() * kWarps + 15u) & ~15u;
     return s;
-  }
-  static constexpr int kWarps = WgmmaConfig::kWarpgroup / 32;
-  /// A residual epilogue: the mbarrier of warp `warp` of storing consumer `c` (0 with
-  /// k_interleave = 1), whose copies of its residual rows complete on it, and those rows
-  /// (WgmmaConfig::residual_rows_per_warp of residual_pitch bytes).
-  __device__ __forceinline__ unsigned residual_bar(int c, int warp) const {
-    return residual_bars + 8 * ((cfg.k_interleave == 1 ? 0 : c) * kWarps + warp);
-  }
-  __device__ __forceinline__ unsigned residual_of(int c, int warp) const {
-    return residual_rows +
-           ((cfg.k_interleave == 1 ? 0 : c) * kWarps + warp) * cfg.residual_rows_per_warp() * cfg.residual_pitch();
   }
   /// Slot `s` of A: BM rows of 64 k, one 128-byte row each (K-major).
   __device__ __forceinline__ unsigned a_slot(int s) const { return a_ring + s * cfg.a_stage_bytes(); }
@@ -539,7 +483,7 @@ __device__ __forceinline__ unsigned wgmma_staged_word(unsigned chunk, int r, int
 /// 32 to 64 more registers at BN = 256 and spill; groups of 8 pairs still spill two configs of
 /// the 4096 sample.) Packed 16-bit pairs; zeros without a bias or past N. The in-kernel
 /// reduction loads all BN/8 of a thread's pairs at once, ahead of its wait for the other slices.
-template <class Epi, class Types, int PAIRS = 4, bool ANY_WIDTH = false>
+template <class Epi, class Types, int PAIRS = 4>
 struct WgmmaBiasGroup {
   static constexpr int kPairs = PAIRS;
   unsigned word[kPairs];
@@ -547,12 +491,8 @@ struct WgmmaBiasGroup {
 #pragma unroll
     for (int j = 0; j < kPairs; ++j) {
       const int col = col0 + 8 * j;
-      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with ANY_WIDTH (c_any_width)
-      // col + 1 may be N, whose value is not read.
-      if constexpr (ANY_WIDTH)
-        word[j] = (Epi::kUsesBias && col < N) ? detail::bias_word<true>(bias, col, N) : 0u;
-      else
-        word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+      // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
+      word[j] = (Epi::kUsesBias && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
     }
   }
   __device__ __forceinline__ float lo(int j) const {
@@ -594,22 +534,19 @@ __device__ __forceinline__ float2 wgmma_bias_pair(const typename Types::Bias* __
 /// earlier (the in-kernel reduction, whose bias loads go under its wait for the other slices).
 /// H >= 0 (k_interleave = 2): only the thread's rows of that half, d[4j + 2H + e]. A gated Epi
 /// (Epi::kGated) stores act(d[4j + 2h]) · d[4j + 2h + 1], the (gate, up) pair of columns col and
-/// col + 1, at column col/2 of its C of N/2 columns (one 16-bit store per pair). A residual Epi
-/// (Epi::kUsesResidual) adds R's pair from `residual_rows`, the warp's rows of R that
-/// wgmma_load_residual copied into shared memory (complete: the caller has waited for them).
+/// col + 1, at column col/2 of its C of N/2 columns (one 16-bit store per pair).
 template <class Tile, class Epi, class Types, int H = -1, class BiasPair>
 __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                         BiasPair bias_pair, typename Types::C* __restrict__ C, int M,
                                                         int N, int m0, int n0, int consumer,
-                                                        unsigned residual_rows = 0) {
+                                                        const typename Types::C* __restrict__ residual = nullptr) {
   constexpr WgmmaConfig cfg = Tile::config;
   using CT = typename Types::C;
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with c_any_width col + 1
-    // may be N (the pair's second value is then not stored).
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
     if (col >= N) continue;
     float b0 = 0.0f, b1 = 0.0f;
     if constexpr (Epi::kUsesBias) {
@@ -631,21 +568,9 @@ __device__ __forceinline__ void wgmma_store_direct_with(float (&acc)[Tile::confi
               from_float<CT>(Epi::gate(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]));
         } else {
           const long long at = static_cast<long long>(row) * N + col;
-          float r0 = 0.0f, r1 = 0.0f;
-          if constexpr (Epi::kUsesResidual) {
-            // The pair's place among the warp's rows (wgmma_load_residual) and in its row.
-            const int index = H >= 0 ? mi * 8 + lane / 4 : mi * 16 + 8 * h + lane / 4;
-            const unsigned word = sm90::ld_shared_b32(residual_rows + index * cfg.residual_pitch() +
-                                                      (8 * j + 2 * (lane % 4)) * static_cast<int>(sizeof(CT)));
-            r0 = to_float(CT{static_cast<unsigned short>(word & 0xFFFFu)});
-            r1 = to_float(CT{static_cast<unsigned short>(word >> 16)});
-          }
-          const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, r0));
-          const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, r1));
-          if constexpr (cfg.c_any_width)
-            detail::store_pair_any_width(C + at, detail::pack_pair(lo.bits, hi.bits), col + 1 < N);
-          else
-            *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
+          const CT lo = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h], b0, residual, at));
+          const CT hi = from_float<CT>(epilogue_value<Epi>(acc[mi][4 * j + 2 * h + 1], b1, residual, at + 1));
+          *reinterpret_cast<unsigned*>(C + at) = detail::pack_pair(lo.bits, hi.bits);
         }
       }
   }
@@ -656,55 +581,9 @@ template <class Tile, class Epi, class Types, int H = -1>
 __device__ __forceinline__ void wgmma_store_direct(float (&acc)[Tile::config.m_iters()][Tile::config.bn / 2],
                                                    const typename Types::Bias* __restrict__ bias,
                                                    typename Types::C* __restrict__ C, int M, int N, int m0, int n0,
-                                                   int consumer, unsigned residual_rows = 0) {
-  if constexpr (Tile::config.c_any_width) {
-    // An odd N's last column has no second bias value to read.
-    auto bias_pair = [&](int, int col) {
-      if (col + 1 >= N) return make_float2(to_float(bias[col]), 0.0f);
-      return wgmma_bias_pair<Types>(bias, col);
-    };
-    wgmma_store_direct_with<Tile, Epi, Types, H>(acc, bias_pair, C, M, N, m0, n0, consumer, residual_rows);
-  } else {
-    wgmma_store_direct_with<Tile, Epi, Types, H>(
-        acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual_rows);
-  }
-}
-
-/// A residual epilogue, at the start of a tile whose epilogue this consumer runs: each warp
-/// copies the rows of R it will store (residual_rows_per_warp: row 16w + r of each m64 block,
-/// r < 16, or with k_interleave = 2 the 8 rows of the consumer's half) into its rows of shared
-/// memory (WgmmaSmem::residual_of), one bulk copy of BN columns (fewer at N's edge) per row
-/// inside M, all completing on the warp's mbarrier, so the main loop hides the load. The warp's
-/// reads of the tile before are done (__syncwarp after the fence that orders them before the
-/// copies' writes). N % 8 == 0 and R 16-byte aligned (the launch contract) make every row's
-/// start and length a multiple of 16 bytes.
-template <class Tile, class Types>
-__device__ __forceinline__ void wgmma_load_residual(const typename Types::C* __restrict__ residual,
-                                                    const WgmmaSmem<Tile>& sm, int M, int N, int m0, int n0,
-                                                    int consumer) {
-  constexpr WgmmaConfig cfg = Tile::config;
-  constexpr int ROWS = cfg.residual_rows_per_warp(), GROUP = cfg.k_interleave == 2 ? 8 : 16;
-  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32, lane = threadIdx.x % 32;
-  const int first = m0 + cfg.consumer_row(consumer) + 16 * warp + (cfg.k_interleave == 2 ? 8 * consumer : 0);
-  const int cols = N - n0 < cfg.bn ? N - n0 : cfg.bn;
-  const unsigned row_bytes = static_cast<unsigned>(cols) * sizeof(typename Types::C);
-  const unsigned bar = sm.residual_bar(consumer, warp), rows = sm.residual_of(consumer, warp);
-  unsigned inside = 0;
-#pragma unroll
-  for (int i = lane; i < ROWS; i += 32) inside += first + (i / GROUP) * WgmmaConfig::kWgmmaM + i % GROUP < M;
-  unsigned total = inside;
-#pragma unroll
-  for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xFFFFFFFFu, total, d);
-  sm90::fence_proxy_async_shared();
-  __syncwarp();
-  if (lane == 0) sm90::mbarrier_arrive_expect_tx(bar, total * row_bytes);
-  __syncwarp();
-#pragma unroll
-  for (int i = lane; i < ROWS; i += 32) {
-    const int row = first + (i / GROUP) * WgmmaConfig::kWgmmaM + i % GROUP;
-    if (row < M)
-      sm90::bulk_load(rows + i * cfg.residual_pitch(), residual + static_cast<long long>(row) * N + n0, row_bytes, bar);
-  }
+                                                   int consumer, const typename Types::C* __restrict__ residual) {
+  wgmma_store_direct_with<Tile, Epi, Types, H>(
+      acc, [&](int, int col) { return wgmma_bias_pair<Types>(bias, col); }, C, M, N, m0, n0, consumer, residual);
 }
 
 /// The tf32 kernel's order of the tile's columns in an m64 block of C^T: wgmma row r = 16w + g +
@@ -859,7 +738,7 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
 #pragma unroll
   for (int j = 0; j < cfg.bn / 8; ++j) {
     const int col = col0 + 8 * j;
-    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too; with c_any_width col + 1 may be N.
+    // N % 8 == 0 (check_problem), so col < N means col + 1 < N too.
     if (col >= N) continue;
 #pragma unroll
     for (int mi = 0; mi < cfg.m_iters(); ++mi)
@@ -869,12 +748,8 @@ __device__ __forceinline__ void wgmma_store_partials(float (&acc)[Tile::config.m
           if (h != H) continue;
         const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
         if (row >= M) continue;
-        if constexpr (cfg.c_any_width)
-          detail::store_f32_pair_any_width(partial + static_cast<long long>(row) * N + col, acc[mi][4 * j + 2 * h],
-                                           acc[mi][4 * j + 2 * h + 1], col + 1 < N);
-        else
-          *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
-              make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
+        *reinterpret_cast<float2*>(partial + static_cast<long long>(row) * N + col) =
+            make_float2(acc[mi][4 * j + 2 * h], acc[mi][4 * j + 2 * h + 1]);
       }
   }
 }
@@ -904,7 +779,7 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
   const auto [warp, lane, row0, col0] = wgmma_fragment_origin<Tile>(m0, n0, consumer);
   // The bias, loaded while the block counts itself (its loads were exposed one by one in the
   // store loop: run JE), for whichever block turns out to be the last.
-  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8, cfg.c_any_width != 0> b(bias, N, col0);
+  const WgmmaBiasGroup<Epi, Types, cfg.bn / 8> b(bias, N, col0);
   // Every consumer thread has stored its partial sums (the named barrier); one thread counts the
   // block with release and acquire at GPU scope, which publishes the block's sums ordered before
   // the barrier (release is cumulative) and, in the last block, orders the other blocks' sums
@@ -930,13 +805,8 @@ __device__ __forceinline__ void wgmma_reduce_in_kernel(float (&acc)[Tile::config
           const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * h;
           // L2, not L1: the other blocks' stores are not in this SM's L1. N % 8 == 0, so col < N
           // means col + 1 < N too.
-          float2 v;
-          if constexpr (cfg.c_any_width)
-            v = detail::ldcg_f32_pair_any_width(p + static_cast<long long>(row) * N + col, row < M && col < N,
-                                                col + 1 < N);
-          else
-            v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
-                                   : make_float2(0.0f, 0.0f);
+          float2 v = row < M && col < N ? __ldcg(reinterpret_cast<const float2*>(p + static_cast<long long>(row) * N + col))
+                                        : make_float2(0.0f, 0.0f);
           // Another slice's sums, whichever block arrives last and reduces: a rule keyed to one
           // slice missed the bug whenever that slice's block was the last one (split 2, H100).
           if constexpr (HAZARDS & kWgmmaHazardLostPartial)
@@ -991,10 +861,7 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     const int q = static_cast<int>(rank) * P + p, col = col0 + 8 * ((q % ROW_PAIRS) / 2);
-    if constexpr (cfg.c_any_width)
-      bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? detail::bias_word<true>(bias, col, N) : 0u;
-    else
-      bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
+    bias_word[p] = (Epi::kUsesBias && q < cfg.sum_pairs() && col < N) ? *reinterpret_cast<const unsigned*>(bias + col) : 0u;
   }
   // Pair p's two bias values, from its word.
   auto bias_pair = [&](int p) {
@@ -1058,12 +925,8 @@ __device__ __forceinline__ void wgmma_reduce_in_cluster(float (&acc)[Tile::confi
     const int q = static_cast<int>(rank) * P + p;
     const int mi = q / ROW_PAIRS, pp = q % ROW_PAIRS;
     const int row = row0 + mi * WgmmaConfig::kWgmmaM + 8 * (pp % 2), col = col0 + 8 * (pp / 2);
-    if (q < cfg.sum_pairs() && row < M && col < N) {
-      if constexpr (cfg.c_any_width)
-        detail::store_pair_any_width(C + static_cast<long long>(row) * N + col, packed[p], col + 1 < N);
-      else
-        *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
-    }
+    if (q < cfg.sum_pairs() && row < M && col < N)
+      *reinterpret_cast<unsigned*>(C + static_cast<long long>(row) * N + col) = packed[p];
   }
 }
 
@@ -1447,7 +1310,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
                                                   const TensorMap* c_map, const WgmmaSmem<Tile>& sm, int M, int N,
                                                   int m0, int n0, bool after_first,
                                                   const WgmmaSwappedBias<Tile, Types>& swapped_bias,
-                                                  unsigned residual_rows) {
+                                                  const typename Types::C* __restrict__ residual) {
   constexpr WgmmaConfig cfg = Tile::config;
   wgmma_interleave_exchange<Tile, HAZARDS, KEEP>(acc, sm, after_first);
   if ((HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0)
@@ -1462,7 +1325,7 @@ __device__ __forceinline__ void wgmma_finish_half(float (&acc)[Tile::config.m_it
   else if constexpr (cfg.tma_store)
     wgmma_store_tma<Tile, Epi, Types, HAZARDS, KEEP>(acc, bias, c_map, sm, M, N, m0, n0, KEEP);
   else
-    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP, residual_rows);
+    wgmma_store_direct<Tile, Epi, Types, KEEP>(acc, bias, C, M, N, m0, n0, KEEP, residual);
 }
 
 /// The named barriers of the planted early releases (kWgmmaHazardEarlyRelease,
@@ -1557,11 +1420,6 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
   const bool stamper = (HAZARDS & kWgmmaStampPhases) != 0 && threadIdx.x % WgmmaConfig::kWarpgroup == 0;
   const int stamp_base = consumer * kPhaseConsumerSteps;  // consumer 1's steps follow consumer 0's
   RingCursor<cfg.stages> ring;
-  // A residual epilogue: this warp's rows of R in shared memory and the phase of their mbarrier
-  // (one per tile the consumer stores).
-  const int warp = (threadIdx.x % WgmmaConfig::kWarpgroup) / 32;
-  const unsigned residual_rows = Epi::kUsesResidual ? sm.residual_of(consumer, warp) : 0u;
-  unsigned residual_phase = 0;
   int turn = 0;   // the block's tiles so far: with pingpong, consumer `turn % 2` takes this one
   int chunk = 0;  // with epilogue warps: the 64-column chunks handed to them so far
   for (WgmmaUnit u; work.next(u); ++turn) {
@@ -1578,15 +1436,6 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     }
     const TileCoord t = u.tile;
     const int m0 = t.m * cfg.bm, n0 = t.n * BN;
-    // The residual of a tile whose epilogue this consumer runs (not consumer 1's with
-    // k_interleave = 1, nor a stream-K piece after the tile's first K steps) loads under the
-    // main loop.
-    if constexpr (Epi::kUsesResidual) {
-      bool stores = true;
-      if constexpr (cfg.k_interleave == 1) stores = consumer == 0;
-      if constexpr (cfg.stream_k > 0) stores = stores && u.k_begin == 0;
-      if (stores) wgmma_load_residual<Tile, Types>(residual, sm, M, N, m0, n0, consumer);
-    }
     // The swapped tile's bias, loaded before its main loop (split-K's blocks store raw sums).
     WgmmaSwappedBias<Tile, Types> swapped_bias;
     if constexpr (cfg.swapped() && cfg.split == 1 && Epi::kUsesBias) swapped_bias.load(bias, N, n0, consumer);
@@ -1713,19 +1562,15 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
       }
       if (u.peers_end > 0) wgmma_stream_k_fixup<Tile, Epi, HAZARDS>(acc, workspace, u.peers_end);
     }
-    if constexpr (Epi::kUsesResidual) {
-      sm90::mbarrier_wait(sm.residual_bar(consumer, warp), residual_phase);
-      residual_phase ^= 1u;
-    }
     if constexpr (cfg.k_interleave == 2) {
       // Each consumer adds the other's sums of its half and finishes it (the swapped tile's
       // halves are half of C's columns).
       if (consumer == 0)
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 0>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped_bias, residual_rows);
+                                                        swapped_bias, residual);
       else
         wgmma_finish_half<Tile, Epi, Types, HAZARDS, 1>(acc, bias, C, workspace, c_map, sm, M, N, m0, n0, turn > 0,
-                                                        swapped_bias, residual_rows);
+                                                        swapped_bias, residual);
     } else if constexpr (cfg.swapped() && cfg.split > 1) {
       wgmma_store_transposed_partials<Tile>(acc, workspace + static_cast<long long>(blockIdx.z) * M * N, M, N, m0, n0,
                                             consumer);
@@ -1746,7 +1591,7 @@ __device__ __forceinline__ void wgmma_consume(const TensorMap* c_map, const type
     else if constexpr (cfg.tma_store)
       wgmma_store_tma<Tile, Epi, Types, HAZARDS>(acc, bias, c_map, sm, M, N, m0, n0, consumer);
     else
-      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer, residual_rows);
+      wgmma_store_direct<Tile, Epi, Types>(acc, bias, C, M, N, m0, n0, consumer, residual);
   }
   if (stamper) {
     wgmma_stamp<HAZARDS>(stamp_base + kPhaseStored);
@@ -1818,11 +1663,6 @@ __device__ __forceinline__ void wgmma_gemm_device(const TensorMap* a_map, const 
     // reduce = 2: one arrival (the block's own, which expects the cluster's bytes of sums) and
     // the asynchronous stores' transactions.
     if constexpr (cfg.k_cluster() > 1) sm90::mbarrier_init(sm.sums(), 1);
-    // A residual epilogue: one arrival per storing warp (the one that expects its rows' bytes).
-    if constexpr (Epi::kUsesResidual)
-#pragma unroll
-      for (int i = 0; i < cfg.storing_consumers() * WgmmaSmem<Tile>::kWarps; ++i)
-        sm90::mbarrier_init(sm.residual_bars + 8 * i, 1);
     sm90::fence_mbarrier_init();
   }
   // In a cluster, the other block's barriers must be initialized before its consumers' releases

@@ -177,13 +177,6 @@ __device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned src,
       "r"(src), "r"(c0), "r"(c1)
       : "memory");
 }
-/// Copies `bytes` (a multiple of 16) from global memory at `src` to shared memory at `dst`, both
-/// 16-byte aligned, completing `bar`'s transaction count by them (a bulk copy: no tensor map).
-__device__ __forceinline__ void bulk_load(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-               "l"(static_cast<unsigned long long>(__cvta_generic_to_global(src))), "r"(bytes), "r"(bar)
-               : "memory");
-}
 __device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 /// Waits until at most N of the thread's bulk groups still read their shared-memory source.
 template <int N>

@@ -1,10 +1,7 @@
 // The rule of COALESCE_REQUIRE_GPU() (gpu_test.hpp) on every kind of device count: it runs with a
 // device, skips without one on a development machine, and fails where a GPU is required or the
 // driver is broken, naming the CUDA error. Needs no GPU.
-#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
-
-#include <stdexcept>
 
 #include "gpu_test.hpp"
 
@@ -54,19 +51,6 @@ TEST(GpuGate, ABrokenDriverAlwaysFailsWithItsError) {
         << g.message;
     EXPECT_NE(g.message.find("cudaErrorInsufficientDriver"), std::string::npos) << g.message;
   }
-}
-
-// naming_failures: an exception from a loop's body (a CUDA error) is recorded as a failure that
-// names where the loop was, and passed on; a body that returns adds nothing.
-void throws_at_seven() {
-  naming_failures("wgmma at 7x9x13", [] { throw std::runtime_error("cudaErrorIllegalInstruction"); });
-}
-TEST(GpuTestHelpers, AnExceptionIsNamedThenPassedOn) {
-  EXPECT_NONFATAL_FAILURE(EXPECT_THROW(throws_at_seven(), std::runtime_error),
-                          "wgmma at 7x9x13: cudaErrorIllegalInstruction");
-  int ran = 0;
-  naming_failures("anywhere", [&] { ++ran; });
-  EXPECT_EQ(ran, 1);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <exception>
 #include <string>
 
 #include "harness/device.hpp"
@@ -33,20 +32,6 @@ inline Gate gate(const DeviceCount& devices, const char* require_gpu) {
     return {Action::fail, "no CUDA device: " + devices.why + "; COALESCE_REQUIRE_GPU=" +
                               require_gpu + " says this machine must have one"};
   return {Action::skip, "no CUDA device: " + devices.why + "; GPU test not run"};
-}
-
-/// Runs `body`. An exception from it (a CUDA error, a refused launch) is first recorded as a
-/// failure naming `where`, the instance and shape a loop was at, which GoogleTest's report of an
-/// uncaught exception does not say; then it passes on, since after a CUDA error nothing later in
-/// the process can run.
-template <class Body>
-void naming_failures(const std::string& where, Body&& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << where << ": " << e.what();
-    throw;
-  }
 }
 
 }  // namespace coalesce::gpu_test

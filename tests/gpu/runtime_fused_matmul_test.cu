@@ -151,8 +151,7 @@ TEST(RuntimeFusedMatmul, EveryFamilyAndDtypeMatchesTheReference) {
 // Row slices (issue 39's leading dimensions) through each family's first built-in config that
 // fits, in its first 16-bit dtype (f32 for simt), at an unaligned N for wgmma's padding too; each
 // with strides of any alignment (wgmma copies A and B) and rounded up to 8 elements (wgmma reads
-// B in place through its map; at 200x131x77 its built-in copies A into rows of a padded K and
-// writes C of any width, c_any_width, so a strided C is copied out of contiguous rows of N).
+// them in place through its maps, the kernel computing the padded problem at 200x131x77).
 TEST(RuntimeFusedMatmul, RowSlicesOfWiderMatricesMatchTheReference) {
   COALESCE_REQUIRE_GPU();
   const Target target = current_target();
@@ -174,30 +173,6 @@ TEST(RuntimeFusedMatmul, RowSlicesOfWiderMatricesMatchTheReference) {
       }
     }
     EXPECT_TRUE(ran) << "no built-in " << family->name() << " config runs a row-slice shape";
-  }
-}
-
-// A config measured at an aligned shape, named for an unaligned one (the PyTorch op's nearest
-// shape): the runtime gives it the parameters that shape sets (Family::for_problem: wgmma's
-// c_any_width, C written in place), and it matches the reference; in bf16 and f16 at an odd N
-// and K, at K = 4100 and at 7x9x13 (A copied into rows of a padded K).
-TEST(RuntimeFusedMatmul, AConfigOfAnAlignedShapeRunsAnUnalignedOne) {
-  COALESCE_REQUIRE_GPU();
-  const Target target = current_target();
-  const Family& wgmma = *find_family("wgmma");
-  if (!wgmma.supports(target).ok()) GTEST_SKIP() << "wgmma needs sm_90a";
-  for (Dtype dtype : {Dtype::bf16, Dtype::f16}) {
-    const Problem aligned{1024, 3008, 4096, dtype, Epilogue::bias_gelu};
-    const Config measured = wgmma.builtin_configs(aligned).front();
-    ASSERT_EQ(wgmma.value(measured, "c_any_width"), 0);
-    const std::string name = config_name(measured, dtype, aligned.epilogue);
-    for (Problem shape : {Problem{1000, 3001, 777}, Problem{1000, 3001, 4100}, Problem{7, 9, 13}}) {
-      const Problem p{shape.m, shape.n, shape.k, dtype, Epilogue::bias_gelu};
-      const Config adapted = for_problem(measured, p);
-      ASSERT_EQ(wgmma.value(adapted, "c_any_width"), 1);
-      SCOPED_TRACE(name + " on " + shape_string(p) + " as " + config_name(adapted, dtype, p.epilogue));
-      expect_runs_correctly(p, name.c_str());
-    }
   }
 }
 

@@ -234,7 +234,6 @@ struct CoalesceApplyTileConfigPass
                << config << "' is for " << ::coalesce::to_string(named->dtype) << " "
                << ::coalesce::to_string(named->epilogue) << ", but this op computes "
                << kernel->describe();
-      // A named config runs as named (its ahead-of-time kernel is the one the runtime finds).
       ::coalesce::Verdict verdict = kernel->legality(named->config);
       if (!verdict.ok())
         return op->emitError("config '")
@@ -254,13 +253,10 @@ struct CoalesceApplyTileConfigPass
         return op->emitError(error);
       for (const std::string& name : names) {
         std::optional<::coalesce::NamedConfig> measured = ::coalesce::parse_config_name(name);
-        if (!measured || measured->dtype != problem.dtype || measured->epilogue != problem.epilogue) continue;
-        // The parameters the problem sets rather than the search (Family::for_problem): a row
-        // stored before one existed carries its default.
-        const ::coalesce::Config adapted = ::coalesce::for_problem(measured->config, problem);
-        if (kernel->legality(adapted).ok()) {
+        if (measured && measured->dtype == problem.dtype && measured->epilogue == problem.epilogue &&
+            kernel->legality(measured->config).ok()) {
           ++numFromDatabase;
-          return adapted;
+          return measured->config;
         }
       }
     }

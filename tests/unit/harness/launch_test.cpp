@@ -227,10 +227,8 @@ TEST(LaunchPlan, AGatedCStridedIsCopiedByItsOwnColumns) {
   EXPECT_EQ(plan.workspace_bytes, plan.staging.c_offset + 64LL * 128 * 2);
 }
 
-// A staged split-K plan: the family's partials come first (on the kernel's N), the copies after,
-// and the kernel's workspace argument is the partials. With the sweep's c_any_width (N = 1001
-// unaligned) the kernel computes N = 1001 and only B is copied, into rows of 1008; with
-// c_any_width = 0 the kernel computes the padded N and C is a padded copy.
+// A staged split-K plan: the family's partials come first (on the padded N), the copies after,
+// and the kernel's workspace argument is the partials (C the padded copy).
 TEST(LaunchPlan, StagedSplitKKeepsItsPartialsFirst) {
   const Problem p{64, 1001, 8192, Dtype::f16, Epilogue::bias};
   const Family& wgmma = *find_family("wgmma");
@@ -238,59 +236,14 @@ TEST(LaunchPlan, StagedSplitKKeepsItsPartialsFirst) {
     return split_slices(c) == 4 && !reduces_in_kernel(c) && stream_k_segments(c) == 0;
   });
   ASSERT_TRUE(c);
-  ASSERT_EQ(wgmma.value(*c, "c_any_width"), 1);
   const LaunchPlan plan = plan_launch(*c, p, h200());
-  EXPECT_EQ(plan.staging.kernel.n, 1001);
+  EXPECT_EQ(plan.staging.kernel.n, 1008);
   EXPECT_FALSE(plan.staging.a);
-  EXPECT_TRUE(plan.staging.b);
-  EXPECT_FALSE(plan.staging.c);
-  EXPECT_EQ(plan.staging.family_bytes, 4LL * 64 * 1001 * 4);
+  EXPECT_EQ(plan.staging.family_bytes, 4LL * 64 * 1008 * 4);
   EXPECT_GE(plan.staging.b_offset, plan.staging.family_bytes);
-  EXPECT_EQ(plan.workspace_bytes, plan.staging.b_offset + 8192LL * 1008 * 2);
   EXPECT_TRUE(plan.reduce_after);
   EXPECT_FALSE(plan.workspace_as_c);  // wgmma takes its workspace as an argument of its own
   EXPECT_EQ(plan.tensor_maps[0].stride(), 8192);  // A read in place
-  EXPECT_EQ(plan.tensor_maps[1].stride(), 1008);
-
-  const LaunchPlan padded = plan_launch(wgmma.with(*c, "c_any_width", 0), p, h200());
-  EXPECT_EQ(padded.staging.kernel.n, 1008);
-  EXPECT_TRUE(padded.staging.c);
-  EXPECT_EQ(padded.staging.family_bytes, 4LL * 64 * 1008 * 4);
-  EXPECT_GE(padded.staging.b_offset, padded.staging.family_bytes);
-  EXPECT_EQ(padded.tensor_maps[1].stride(), 1008);
-}
-
-// The register store of any width (wgmma's c_any_width) at 4095 x 4097 x 4100: C and the bias
-// are the caller's, unstaged; A (8200-byte rows) and B (8194-byte rows) are copied into rows of
-// 4104; the C map is not encoded, so its unaligned rows are no refusal.
-TEST(LaunchPlan, WgmmaWritesCOfAnyWidthInPlace) {
-  const Problem p{4095, 4097, 4100, Dtype::bf16, Epilogue::bias_gelu};
-  const Family& wgmma = *find_family("wgmma");
-  const auto c = first_config(wgmma, p, [&](const Config& c) {
-    return split_slices(c) == 1 && wgmma.value(c, "tma_store") == 0;
-  });
-  ASSERT_TRUE(c);
-  ASSERT_EQ(wgmma.value(*c, "c_any_width"), 1);
-  const LaunchPlan plan = plan_launch(*c, p, h200());
-  EXPECT_EQ(plan.staging.kernel, (Problem{4095, 4097, 4104, Dtype::bf16, Epilogue::bias_gelu}));
-  EXPECT_TRUE(plan.staging.a);
-  EXPECT_TRUE(plan.staging.b);
-  EXPECT_FALSE(plan.staging.c);
-  EXPECT_FALSE(plan.staging.n);
-  EXPECT_EQ(plan.staging.bias_offset, -1);
-  EXPECT_EQ(plan.workspace_bytes, plan.staging.b_offset + 4100LL * 4104 * 2);
-  ASSERT_EQ(plan.tensor_maps.size(), 3u);
-  EXPECT_EQ(plan.tensor_maps[0].cols, 4100);
-  EXPECT_EQ(plan.tensor_maps[0].stride(), 4104);
-  EXPECT_EQ(plan.tensor_maps[1].rows, 4100);
-  EXPECT_EQ(plan.tensor_maps[1].cols, 4097);
-  EXPECT_EQ(plan.tensor_maps[1].stride(), 4104);
-  EXPECT_TRUE(plan.tensor_maps[2].unused);
-  EXPECT_FALSE(plan.tensor_maps[0].unused);
-  // A strided C is still copied through rows of the kernel's width (4097: C's own columns).
-  const LaunchPlan strided = plan_launch(*c, p, h200(), RowStrides{0, 0, 4104});
-  EXPECT_TRUE(strided.staging.c);
-  EXPECT_EQ(strided.workspace_bytes, strided.staging.c_offset + 4095LL * 4097 * 2);
 }
 
 // Split-K with the separate reduce: S·M·N floats of partials passed as the kernel's C, nothing
@@ -356,28 +309,6 @@ TEST(LaunchPlan, FitsRefusesWgmmaOnAPortableTarget) {
   Target portable = h200();
   portable.arch_specific = false;
   EXPECT_EQ(fits(c, p, portable).violation, Violation::arch);
-}
-
-// A residual epilogue's rows take wgmma's shared memory beside the ring: the 4-stage 128 x 256
-// built-in does not fit with them, so fits() refuses it (the runtime then takes the next legal
-// built-in) and a plan says how many bytes it would need; with bias alone it fits.
-TEST(LaunchPlan, WgmmaRefusesARingThatLeavesNoRoomForTheResidual) {
-  const Family& wgmma = *find_family("wgmma");
-  const Problem residual{1024, 1024, 1024, Dtype::bf16, Epilogue::bias_gelu_residual};
-  const Problem bias{1024, 1024, 1024, Dtype::bf16, Epilogue::bias_gelu};
-  const Config deep = wgmma.builtin_configs(residual)[1];  // 128 x 256, 4 stages, register store
-  ASSERT_TRUE(wgmma.check_problem(deep, residual).ok());
-  EXPECT_EQ(fits(deep, residual, h200()).violation, Violation::smem);
-  EXPECT_TRUE(fits(deep, bias, h200()).ok());
-  try {
-    plan_launch(deep, residual, h200());
-    FAIL() << "a plan needing more shared memory than the device has";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("bytes of shared memory on this problem"), std::string::npos) << e.what();
-  }
-  bool some_fits = false;
-  for (const Config& c : wgmma.builtin_configs(residual)) some_fits = some_fits || fits(c, residual, h200()).ok();
-  EXPECT_TRUE(some_fits);
 }
 
 // The runtime's untuned f32 choice is the first family's first legal built-in: simt's default

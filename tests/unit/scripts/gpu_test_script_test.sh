@@ -94,33 +94,6 @@ add_example ex_fused 0
 run
 check "a failed test fails the run" '[ $rc -ne 0 ] && printf "%s" "$out" | grep -q "FAIL: t_fail: exit status 1"'
 
-# A stand-in binary whose first test faults and leaves the error sticky: both fail in one process,
-# but alone the second passes. The script reruns each alone and logs which fail by themselves.
-pack sticky
-cat >"$dir/dist/bin/t_sticky" <<'STANDIN'
-#!/bin/sh
-for a in "$@"; do
-  case $a in
-    --gtest_list_tests) printf 'Running main() from gtest_main.cc\nSticky.\n  Faults\n  AfterIt\n'; exit 0 ;;
-    --gtest_filter=Sticky.Faults) echo "[  FAILED  ] Sticky.Faults"; exit 1 ;;
-    --gtest_filter=Sticky.AfterIt) echo "[  PASSED  ] 1 test."; exit 0 ;;
-    --gtest_output=json:*) json=${a#--gtest_output=json:} ;;
-  esac
-done
-printf '{"testsuites": [{"name": "Sticky", "testsuite": [{"name": "Faults", "failures": [{"failure": "x"}]}, {"name": "AfterIt", "failures": [{"failure": "sticky"}]}]}]}' >"$json"
-echo "[==========] 2 tests from 1 test suite ran."
-echo "[  FAILED  ] 2 tests, listed below:"
-exit 1
-STANDIN
-chmod +x "$dir/dist/bin/t_sticky"
-echo t_sticky >>"$dir/dist/gpu-tests.txt"
-add_example ex_fused 0
-run
-check "a binary with two failures fails the run" '[ $rc -ne 0 ] && printf "%s" "$out" | grep -q "FAIL: t_sticky: exit status 1 (2 failed)"'
-check "each of its tests is rerun alone and logged" \
-  'grep -q "^isolated: t_sticky Sticky.Faults: FAILED" "$dir/gpu-tests.log" && grep -q "^isolated: t_sticky Sticky.AfterIt: passed" "$dir/gpu-tests.log"'
-check "a binary with one failure is not rerun" '! grep -q "^isolated: t_fail" "$work/failed/gpu-tests.log"'
-
 pack example_no_device
 add_test_binary t_pass "" $passing_test
 add_example ex_fused 0

@@ -110,13 +110,6 @@ TEST(SimtFamily, IndexBitsChosenByTheProblem) {
     EXPECT_TRUE(simt().check_problem(c, huge).ok()) << config_name(c, Dtype::f32, Epilogue::none);
   }
   EXPECT_EQ(simt_widest_vec(huge), 4);
-  // A config measured on the small problem takes the huge one's index bits (Family::for_problem).
-  const Config measured = simt().builtin_configs(small).front();
-  const Config adapted = for_problem(measured, huge);
-  EXPECT_EQ(to_simt(adapted).index_bits, 64);
-  EXPECT_TRUE(simt().check_problem(adapted, huge).ok());
-  EXPECT_EQ(simt().check_problem(measured, huge).violation, Violation::shape);
-  EXPECT_EQ(for_problem(adapted, small), measured);
 }
 
 // The sweep's list product, the widest copy per shape, and the built-in fallback list.

@@ -313,15 +313,6 @@ TEST(WgmmaFamily, InterleavedConsumersTakeTheWholeTile) {
   WgmmaConfig one = halves;
   one.consumers = 1;
   EXPECT_FALSE(one.check().ok());
-  // Two stages leave each consumer one slot of its parity, which it still holds (its release
-  // waits for the next slice's MMAs) when it waits for that slot's refill: refused, for both.
-  for (int k : {1, 2}) {
-    WgmmaConfig shallow = halves;
-    shallow.k_interleave = k;
-    shallow.stages = 2;
-    EXPECT_FALSE(shallow.check().ok());
-    EXPECT_NE(std::string(shallow.check().why).find("at least 4"), std::string::npos) << shallow.check().why;
-  }
   c.k_interleave = 2;
   const std::string name2 = config_name(from_wgmma(c), Dtype::bf16, Epilogue::bias_gelu);
   EXPECT_EQ(name2, "wgmma_bf16_bm64_bn32_bk64_s16_wg2_cm1_cn2_p0_g8_ts0_ki2_bias_gelu");
@@ -517,120 +508,6 @@ TEST(WgmmaFamily, UnalignedRowsAreStagedIntoPaddedCopies) {
   EXPECT_EQ(none.kernel, problem(4096, 4096, 4096));
 }
 
-// An unaligned N on the register store (c_any_width, set by the problem, not searched): the
-// sweep and the built-ins carry 1 exactly where a bf16/f16 N is not a multiple of 8 and the
-// config stores C from its registers without a residual or gate; the kernel then computes the
-// problem's own N and writes C in place, so only B is copied (into rows padded to 8 elements)
-// and neither C nor the bias is. Its C map is never read, so it is not encoded.
-TEST(WgmmaFamily, AnUnalignedNIsWrittenInPlaceByTheRegisterStore) {
-  const Problem odd = problem(4095, 4097, 4100);
-  int direct = 0, tma = 0;
-  for (const Config& c : wgmma().sweep_configs(odd)) {
-    const WgmmaConfig w = to_wgmma(c);
-    const bool any_width = !w.tma_store && !w.swapped() && w.epilogue_slots == 0;
-    EXPECT_EQ(w.c_any_width, any_width ? 1 : 0) << config_name(c, odd.dtype, odd.epilogue);
-    (any_width ? direct : tma) += 1;
-  }
-  EXPECT_GT(direct, 0);
-  EXPECT_GT(tma, 0);
-  for (const Config& c : wgmma().builtin_configs(odd)) EXPECT_EQ(to_wgmma(c).c_any_width, to_wgmma(c).tma_store ? 0 : 1);
-  // Aligned N (K unaligned or not), f16 too, and the epilogues that need C's rows aligned: 0.
-  Problem residual = odd;
-  residual.epilogue = Epilogue::bias_gelu_residual;
-  for (const Problem& p : {problem(4095, 4096, 4100), problem(64, 64, 64), residual})
-    for (const Config& c : wgmma().sweep_configs(p)) EXPECT_EQ(to_wgmma(c).c_any_width, 0);
-  for (const Config& c : wgmma().sweep_configs(problem(100, 1001, 64, Dtype::f16))) {
-    const WgmmaConfig w = to_wgmma(c);
-    if (!w.tma_store && !w.swapped() && w.epilogue_slots == 0) EXPECT_EQ(w.c_any_width, 1);
-  }
-
-  WgmmaConfig w;  // 128 x 256, register store
-  w.c_any_width = 1;
-  const Config any = from_wgmma(w);
-  EXPECT_TRUE(wgmma().check(any).ok());
-  EXPECT_TRUE(wgmma().check_problem(any, odd).ok());
-  EXPECT_EQ(wgmma().n_multiple(any, odd), 1);
-  EXPECT_EQ(wgmma().row_multiple(any, odd), 8);
-  const Staging s = staging_of(any, odd, h200());
-  EXPECT_EQ(s.kernel, problem(4095, 4097, 4104));
-  EXPECT_TRUE(s.a);
-  EXPECT_TRUE(s.b);
-  EXPECT_FALSE(s.c);
-  EXPECT_FALSE(s.n);
-  EXPECT_EQ(s.b_pitch, 4104);
-  EXPECT_EQ(s.bias_offset, -1);
-  EXPECT_EQ(s.c_offset, -1);
-  EXPECT_EQ(s.b_offset, (4095LL * 4104 * 2 + 255) / 256 * 256);
-  EXPECT_EQ(s.bytes, s.b_offset + 4100LL * 4104 * 2);
-  EXPECT_TRUE(wgmma().tensor_map(any, s.kernel, KernelArg::c_tensor_map).unused);
-  EXPECT_FALSE(wgmma().tensor_map(from_wgmma(WgmmaConfig{}), s.kernel, KernelArg::c_tensor_map).unused);
-  // Named and emitted only where it is 1.
-  EXPECT_NE(config_name(any, Dtype::bf16, Epilogue::bias_gelu).find("_cw1_"), std::string::npos);
-  EXPECT_EQ(config_name(from_wgmma(WgmmaConfig{}), Dtype::bf16, Epilogue::bias_gelu).find("cw"), std::string::npos);
-  EXPECT_EQ(wgmma().tile_type(any), "coalesce::WgmmaTile<128, 256, 64, 4, 2, 1, 1, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 1>");
-  const auto parsed = parse_config_name(config_name(any, Dtype::bf16, Epilogue::bias_gelu));
-  ASSERT_TRUE(parsed);
-  EXPECT_EQ(parsed->config, any);
-
-  // The rule: the register store of the untransposed 16-bit tile only, without a residual or gate.
-  WgmmaConfig bad = w;
-  bad.tma_store = 1;
-  EXPECT_EQ(bad.check().violation, Violation::shape);
-  bad = w;
-  bad.c_any_width = 2;
-  EXPECT_EQ(bad.check().violation, Violation::shape);
-  WgmmaConfig tf32 = wgmma_builtin::kTf32Configs[0];
-  tf32.c_any_width = 1;
-  EXPECT_EQ(tf32.check().violation, Violation::shape);
-  EXPECT_EQ(w.check_residual().violation, Violation::epilogue);
-  EXPECT_EQ(w.check_gated().violation, Violation::epilogue);
-  EXPECT_EQ(WgmmaConfig{}.check_problem(4095, 4097, 4104, Dtype::bf16).violation, Violation::divisibility);
-  EXPECT_TRUE(w.check_problem(4095, 4097, 4104, Dtype::bf16).ok());
-  // Split-K keeps it (its partials and reductions store pairs of any width too).
-  WgmmaConfig split = w;
-  split.bm = 64;
-  split.bn = 64;
-  split.consumers = 1;
-  split.split = 4;
-  for (int reduce : {0, 1, 2}) {
-    split.reduce = reduce;
-    EXPECT_TRUE(split.check().ok()) << reduce;
-  }
-}
-
-// A config measured on one shape runs another with the parameters that problem sets
-// (Family::for_problem, what the runtime and the compiler apply to a tuning table's or a named
-// config): the headline's register-store config at 4095 x 4097 x 4100 writes C in place (its launch
-// copies A into rows of a padded K); back at 4096^3 it is the measured config again; a TMA-store
-// config keeps the default (its launch stages the unaligned rows).
-TEST(WgmmaFamily, AConfigOfOneShapeTakesTheParametersAnotherSets) {
-  const Config measured = from_wgmma(WgmmaConfig{});
-  const Config odd = for_problem(measured, problem(4095, 4097, 4100));
-  EXPECT_EQ(to_wgmma(odd).c_any_width, 1);
-  EXPECT_TRUE(wgmma().check_problem(odd, problem(4095, 4097, 4100)).ok());
-  EXPECT_EQ(for_problem(odd, problem(4096, 4096, 4096)), measured);
-  WgmmaConfig tma;
-  tma.tma_store = 1;
-  EXPECT_EQ(for_problem(from_wgmma(tma), problem(4095, 4097, 4100)), from_wgmma(tma));
-  Problem residual = problem(4095, 4097, 4100);
-  residual.epilogue = Epilogue::bias_gelu_residual;
-  EXPECT_EQ(for_problem(measured, residual), measured);
-  // c_any_width goes exactly to the configs that check() lets carry it: one predicate for both
-  // (WgmmaConfig::register_store), over every store and tile the space lists at the odd shape;
-  // as set, it never turns a config check() accepts without it into one it refuses.
-  const Problem odd_n = problem(4095, 4097, 4096);
-  int any_width = 0;
-  for (const Config& c : wgmma().sweep_configs(odd_n)) {
-    const WgmmaConfig w = to_wgmma(c);
-    EXPECT_EQ(w.c_any_width, w.register_store() ? 1 : 0) << config_name(c, odd_n.dtype, odd_n.epilogue);
-    WgmmaConfig plain = w;
-    plain.c_any_width = 0;
-    EXPECT_EQ(w.check().ok(), plain.check().ok()) << config_name(c, odd_n.dtype, odd_n.epilogue);
-    any_width += w.c_any_width;
-  }
-  EXPECT_GT(any_width, 0);
-}
-
 TEST(WgmmaFamily, GeometryIsATileGridOrOneWave) {
   WgmmaConfig c;  // 128 x 256
   const Problem p = problem(4096, 4096, 4096);
@@ -645,38 +522,6 @@ TEST(WgmmaFamily, GeometryIsATileGridOrOneWave) {
   // Fewer tiles than SMs: one block per tile.
   g = wgmma().geometry(from_wgmma(c), problem(1024, 1000, 1032), h200());
   EXPECT_EQ(g.grid_x, 8u * 4u);
-}
-
-// A residual epilogue's rows of R live in shared memory beside the ring (WgmmaConfig::
-// residual_bytes): each storing warp's rows at BN values plus 16 bytes, and its mbarrier. The
-// launch asks for them, the model's blocks per SM count them, and a ring that leaves no room is
-// refused by the schedule's rule with the reason; other epilogues ask for nothing more.
-TEST(WgmmaFamily, TheResidualsRowsTakeSharedMemoryOfTheirOwn) {
-  WgmmaConfig c;  // 128 x 256, two consumers of 64 rows
-  c.stages = 3;
-  EXPECT_EQ(c.residual_rows_per_warp(), 16);
-  EXPECT_EQ(c.residual_pitch(), 256 * 2 + 16);
-  EXPECT_EQ(c.residual_bytes(), 2 * 4 * (16 * 528 + 8) + 16);
-  Problem p = problem(4096, 4096, 4096);
-  p.epilogue = Epilogue::bias_gelu_residual;
-  EXPECT_EQ(wgmma().geometry(from_wgmma(c), p, h200()).smem_bytes, c.smem_bytes() + c.residual_bytes());
-  EXPECT_EQ(wgmma().geometry(from_wgmma(c), problem(4096, 4096, 4096), h200()).smem_bytes, c.smem_bytes());
-  EXPECT_EQ(wgmma().predict(from_wgmma(c), h200().limits, p).smem_bytes, c.smem_bytes() + c.residual_bytes());
-  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(c), p, h200()).ok());
-  c.stages = 4;  // 192 KiB of ring and 66 KiB of rows
-  const Verdict v = check_schedule(wgmma(), from_wgmma(c), p, h200());
-  EXPECT_EQ(v.violation, Violation::smem);
-  EXPECT_NE(std::string(v.why).find("residual"), std::string::npos) << v.why;
-  EXPECT_TRUE(check_schedule(wgmma(), from_wgmma(c), problem(4096, 4096, 4096), h200()).ok());
-  // k_interleave = 2: each consumer keeps 8 rows of each warp's 16; = 1: consumer 0 stores alone.
-  WgmmaConfig k;
-  k.bn = 128;
-  k.k_interleave = 2;
-  EXPECT_EQ(k.residual_rows_per_warp(), 2 * 8);
-  EXPECT_EQ(k.storing_consumers(), 2);
-  k.k_interleave = 1;
-  EXPECT_EQ(k.residual_rows_per_warp(), 2 * 16);
-  EXPECT_EQ(k.storing_consumers(), 1);
 }
 
 TEST(WgmmaFamily, TensorMapsMatchTheKernelsBoxes) {
