@@ -8,7 +8,6 @@
 #include "cuda_check.hpp"
 #include "kernels/core/epilogues.hpp"
 #include "splitk.hpp"
-#include "staging.hpp"
 #include "tma.hpp"
 
 namespace coalesce {
@@ -19,16 +18,14 @@ bool is_tensor_map(KernelArg kind) {
   return kind == KernelArg::a_tensor_map || kind == KernelArg::b_tensor_map || kind == KernelArg::c_tensor_map;
 }
 
-// The family's map over the kernel's (padded) problem, given the logical sides over the rows it
-// reads: A keeps K columns and B K rows and N columns, in the padded copy's rows where the launch
-// stages the operand and in the operand's own rows (its stride, or its width) where it does not,
-// so that the padding reads as TMA's zeros. C's map is the padded C's where C is staged, whose
-// extra columns the kernel computes and the launch drops. Any other shape of map is a family that
-// stages what it cannot map (std::logic_error).
+// The family's map over the kernel's (padded) problem, given the logical sides over the padded
+// rows: A keeps K columns in rows of kernel.k, B keeps K rows and N columns in rows of kernel.n,
+// so that the padding reads as TMA's zeros. C's map is the padded C's, whose extra columns the
+// kernel computes and the launch drops. Any other shape of map is a family that stages what it
+// cannot map (std::logic_error).
 TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
   const Staging& s = plan.staging;
-  const RowStrides& given = s.strides;
-  if (!s.any() && given.a == 0 && given.b == 0) return spec;
+  if (!s.any()) return spec;
   const Problem& p = plan.problem;
   const Problem& k = s.kernel;
   auto expect = [&](bool ok) {
@@ -37,16 +34,15 @@ TensorMapSpec staged_map(const LaunchPlan& plan, TensorMapSpec spec) {
                                          "family's map of matrix " +
                              std::to_string(static_cast<int>(spec.matrix)) + " is not one");
   };
-  auto own = [](long long stride, long long width) { return stride != 0 ? stride : width; };
   switch (spec.matrix) {
     case KernelArg::a:
       expect(spec.rows == k.m && spec.cols == k.k);
-      spec.row_stride = s.a ? k.k : own(given.a, p.k);
+      spec.row_stride = k.k;
       spec.cols = p.k;
       break;
     case KernelArg::b:
       expect(spec.rows == k.k && spec.cols == k.n);
-      spec.row_stride = s.b ? k.n : own(given.b, p.n);
+      spec.row_stride = k.n;
       spec.rows = p.k;
       spec.cols = p.n;
       break;
@@ -77,10 +73,6 @@ LaunchPlan plan_launch(const Config& config, const Problem& problem, const Targe
   }
   const Problem& kernel = plan.staging.kernel;
   plan.geometry = family->geometry(config, kernel, target);
-  if (plan.geometry.smem_bytes > target.limits.smem_per_block_optin)
-    throw std::invalid_argument(plan.name + ": its launch needs " + std::to_string(plan.geometry.smem_bytes) +
-                                " bytes of shared memory on this problem, more than the device's " +
-                                std::to_string(target.limits.smem_per_block_optin) + " per block");
   const auto& kinds = family->kernel_args();
   plan.args.assign(kinds.begin(), kinds.end());
   if (plan.args.size() > kMaxKernelArgs)
@@ -123,7 +115,6 @@ Verdict fits(const Config& config, const Problem& problem, const Target& target)
   if (Verdict v = supports_epilogue(*family, problem); !v.ok()) return v;
   if (Verdict v = family->check(config); !v.ok()) return v;
   if (Verdict v = family->check_problem(config, problem); !v.ok()) return v;
-  if (Verdict v = check_launch_smem(*family, config, problem, target.limits); !v.ok()) return v;
   return family->check(config, target.limits, family->predict(config, target.limits, problem).registers);
 }
 
@@ -207,7 +198,6 @@ BoundLaunch::BoundLaunch(const LaunchPlan& plan, const void* kernel, const Launc
 void BoundLaunch::stage(const LaunchPlan& plan, const LaunchBuffers& buffers) {
   const Staging& s = plan.staging;
   if (!s.any()) return;
-  copy_blocks_ = elementwise_grid_cap();
   const Problem& p = plan.problem;
   const GemmTypes t = p.types();
   char* base = static_cast<char*>(buffers.workspace);
@@ -270,7 +260,10 @@ std::vector<void*> BoundLaunch::argument_pointers() const {
 }
 
 void BoundLaunch::copy(const std::vector<Copy>& copies, cudaStream_t stream) const {
-  for (const Copy& c : copies) launch_copy_rows(c.dst, c.dst_pitch, c.src, c.src_pitch, c.width, c.rows, copy_blocks_, stream);
+  for (const Copy& c : copies)
+    COALESCE_CUDA_CTX(cudaMemcpy2DAsync(c.dst, c.dst_pitch, c.src, c.src_pitch, c.width, c.rows,
+                                        cudaMemcpyDeviceToDevice, stream),
+                      name_ + ": staging the unaligned rows");
 }
 
 void BoundLaunch::enqueue(cudaStream_t stream) const {

@@ -143,9 +143,8 @@ class BoundLaunch {
   void* c_ = nullptr;
   int reduce_blocks_ = 0;
   bool programmatic_ = false;
-  // A staged problem's copies (launch_copy_rows, staging.hpp: rows of `width` bytes, `src_pitch`
-  // apart in the source and `dst_pitch` in the destination), before the kernel and after it, over
-  // grids of at most copy_blocks_ blocks.
+  // A staged problem's copies (cudaMemcpy2DAsync: rows of `width` bytes, `src_pitch` apart in
+  // the source and `dst_pitch` in the destination), before the kernel and after it.
   struct Copy {
     void* dst;
     std::size_t dst_pitch;
@@ -154,7 +153,6 @@ class BoundLaunch {
   };
   std::vector<Copy> copies_in_, copies_out_;
   void* staged_c_ = nullptr;  // the padded C the kernel stores, or null
-  int copy_blocks_ = 0;
 };
 
 }  // namespace coalesce

@@ -26,7 +26,7 @@ python3 -c 'import torch, sys; print("python", sys.version.split()[0], "torch", 
   >>"$out/env.txt" 2>&1
 COALESCE_FLOORS_ANY_GPU=1 scripts/gpu-test.sh
 echo "gpu-test: status $? after $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
-grep -E "^(mlp_|gated_mlp_|gemm_bias_gelu).*(speedup|host time|GPU time)" "$out/gpu-tests.log" >>"$out/summary.txt"
+grep -E "^(mlp_|gemm_bias_gelu).*(speedup|host time|GPU time)" "$out/gpu-tests.log" >>"$out/summary.txt"
 
 site=/tmp/coalesce-site
 pip install -q --no-deps --target "$site" dist/wheels/*.whl >"$out/pip.log" 2>&1 || { echo "pip install failed" >>"$out/summary.txt"; exit 0; }

@@ -18,18 +18,14 @@ TUNE=${TUNE:-dist/bin/coalesce-tune}
 DB=$Z/residual.db
 dtype=${RESIDUAL_DTYPE:-bf16}
 
-# The bar's pair first; each step gets an even share of what is left (at most 175 s).
-steps=3
 for epilogue in bias bias_gelu_residual bias_gelu; do
   [ "$(left 600)" -gt 20 ] || break
-  share=$(( $(left 600) / steps )); steps=$((steps - 1))
-  [ "$share" -gt 175 ] && share=175
   cfgs=()
   for tile in wgmma_${dtype}_bm128_bn256_bk64_s3_wg2_cm1_cn1_p1_g8_ts0 wgmma_${dtype}_bm256_bn128_bk64_s4_wg2_cm1_cn1_p1_g8_ts0 \
               mma_${dtype}_bm128_bn256_kb128_wm64_wn64_s3_v16_sw1_g8_o1 mma_${dtype}_bm256_bn128_kb128_wm64_wn64_s3_v16_sw1_g8_o1; do
     cfgs+=(--config "${tile}_${epilogue}")
   done
-  timeout -s INT "$share" "$TUNE" sweep --shape 4096 --shape 4096x14336x4096 --dtype "$dtype" \
+  timeout -s INT "$(left 175)" "$TUNE" sweep --shape 4096 --shape 4096x14336x4096 --dtype "$dtype" \
     --epilogue "$epilogue" "${cfgs[@]}" --steady-top 2 -j 16 --db "$DB" > "$Z/logs/sweep-$dtype-$epilogue.txt" 2>&1
   echo "$dtype $epilogue $(stamp $?)" >> "$Z/logs/done.txt"
 done

@@ -221,19 +221,8 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   const bool b_strided = strided(strides.b, problem.n, "B");
   const bool c_strided = strided(strides.c, c_cols, "C");
   s.n = s.kernel.n != problem.n;
-  // An operand the kernel reads through a tensor map is read in place whenever its rows start
-  // 16 bytes apart (TMA's rule), strided or not: the map keeps the logical sides over the given
-  // stride, and K or N padded reads as TMA's zeros past them. Other operands are read with the
-  // kernel's own row arithmetic, so they are copied when strided or padded.
-  const auto& args = family.kernel_args();
-  auto mapped = [&args](KernelArg map) { return std::find(args.begin(), args.end(), map) != args.end(); };
-  const GemmTypes types = problem.types();
-  auto mappable = [](long long stride, long long width, int bytes) {
-    return (stride != 0 ? stride : width) * bytes % 16 == 0;
-  };
-  s.a = mapped(KernelArg::a_tensor_map) ? !mappable(strides.a, problem.k, element_bytes(types.a))
-                                        : a_strided || s.kernel.k != problem.k;
-  s.b = mapped(KernelArg::b_tensor_map) ? !mappable(strides.b, problem.n, element_bytes(types.b)) : b_strided || s.n;
+  s.a = a_strided || s.kernel.k != problem.k;
+  s.b = b_strided || s.n;
   s.c = c_strided || s.n;
   s.family_bytes = family.workspace_bytes(config, s.kernel, target);
   s.bytes = s.family_bytes;
@@ -242,7 +231,7 @@ Staging staging_of(const Config& config, const Problem& problem, const Target& t
   if (reads.gated && s.n)
     throw std::logic_error("the " + std::string(family.name()) +
                            " family pads a gated problem's N: its row_multiple() must be 1 there");
-  const GemmTypes& t = types;
+  const GemmTypes t = problem.types();
   auto place = [&s](long long bytes) {
     const long long at = (s.bytes + 255) / 256 * 256;
     s.bytes = at + bytes;
@@ -287,18 +276,9 @@ Verdict supports_epilogue(const Family& family, const Problem& problem) {
   return {};
 }
 
-Verdict check_launch_smem(const Family& family, const Config& config, const Problem& problem,
-                          const DeviceLimits& limits) {
-  if (family.predict(config, limits, problem).smem_bytes > limits.smem_per_block_optin)
-    return {Violation::smem, "the launch's shared memory on this problem (the pipeline and what the epilogue keeps "
-                             "there, e.g. wgmma's rows of a residual) exceeds the device's per-block limit"};
-  return {};
-}
-
 Verdict check_schedule(const Family& family, const Config& config, const Problem& user_problem, const Target& target) {
   // The schedule is the kernel's: on the padded problem where the launch stages one.
   const Problem problem = kernel_problem(family, config, user_problem);
-  if (Verdict v = check_launch_smem(family, config, problem, target.limits); !v.ok()) return v;
   const int s = split_slices(config);
   if (s > 1) {
     // The unsplit config: split = 1 and no in-kernel reduction (which means nothing unsplit, and

@@ -267,18 +267,17 @@ struct RowStrides {
 };
 
 /// How a problem runs whose rows the kernel cannot read in place: rows the family cannot read
-/// (Family::row_multiple) or rows apart by more than their width (RowStrides). The kernel
-/// computes `kernel`, the problem with N and K rounded up to the family's multiple. An operand
-/// the family reads through a tensor map (wgmma's A and B) is read in place wherever its rows
-/// start 16 bytes apart, strided or not, its map keeping the logical sides over the given stride;
-/// the rest is copied into the workspace after the family's own part: A into rows of kernel.k
-/// elements (K padded, or A strided); B into rows of kernel.n (N padded, or B strided); with N
-/// padded, the bias and the residual into rows of kernel.n; and the kernel's C is a buffer of rows
-/// of kernel.n (C's columns under a gated epilogue) copied into C after the kernel and split-K's
-/// reduce (N padded, or C strided). The maps keep the logical sides (K columns of A, K rows and N
-/// columns of B) over the padded rows too, so the padding reads as TMA's zeros and never needs
-/// clearing; the padded columns of C are computed and dropped. The copies are part of the
-/// launch, and of its measured time (docs/kernels.md, "Unaligned shapes").
+/// (Family::row_multiple) or rows apart by more than their width (RowStrides), which no
+/// family's kernel takes. The kernel computes `kernel`, the problem with N and K rounded up to
+/// the family's multiple, on copies in the workspace after the family's own part: A copied into
+/// rows of kernel.k elements (K padded, or A strided); B into rows of kernel.n (N padded, or B
+/// strided); with N padded, the bias and the residual into rows of kernel.n; and the kernel's C
+/// a buffer of rows of kernel.n (C's columns under a gated epilogue) that is copied into C after
+/// the kernel and split-K's reduce (N padded, or C strided). The kernel's tensor maps keep the
+/// logical sides (K columns of A, K rows and N columns of B) over the padded rows, so the
+/// padding is read as TMA's zeros and never needs clearing; the padded columns of C are computed
+/// and dropped. The copies are part of the launch, and of its measured time (docs/kernels.md,
+/// "Unaligned shapes").
 struct Staging {
   Problem kernel;          ///< the problem the kernel computes; the problem itself when nothing is staged
   RowStrides strides;      ///< the operands' row strides as given (0: the width)
@@ -313,13 +312,6 @@ Verdict supports_epilogue(const Family& family, Epilogue epilogue);
 /// supports_epilogue() of the problem's epilogue, then the epilogue's own problem rule: a gated
 /// epilogue's N (gate and up interleaved) must be even (Violation::divisibility).
 Verdict supports_epilogue(const Family& family, const Problem& problem);
-
-/// Whether the launch's dynamic shared memory on `problem` (the family's prediction with the
-/// problem: the pipeline and what the epilogue keeps there, e.g. wgmma's rows of a residual)
-/// fits limits.smem_per_block_optin (Violation::smem). The harness's fits(), the compiler's tile
-/// legality and check_schedule() apply it.
-Verdict check_launch_smem(const Family& family, const Config& config, const Problem& problem,
-                          const DeviceLimits& limits);
 
 /// The schedule's rules for `config` on `problem` and `target`, common to every family: a
 /// split > 1 must have work for every slice of the GPU it adds (not when the unsplit grid already

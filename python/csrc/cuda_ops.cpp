@@ -96,23 +96,20 @@ std::shared_ptr<const std::string> config_for(const ProblemKey& key, const char*
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-/// A matrix as the runtime's fused matmul reads it: rows of contiguous elements, at least `cols`
-/// apart (a row slice of a wider tensor is passed as one: compiler/runtime/runtime.cu, matrix()
-/// with strided rows), and 16-byte aligned. The descriptor of `t`'s data viewed as rows × cols
-/// with these strides when it is so, with no tensor made; else of a contiguous copy kept in
-/// `*copy` (a transposed or misaligned view pays one copy per call; the caching allocator's blocks
-/// are aligned). The runtime reads a row slice in place where its family can (wgmma, rows 16 bytes
-/// apart) and copies it inside the launch otherwise (docs/kernels.md, "Unaligned shapes").
+/// A matrix as the runtime reads it: row-major contiguous (compiler/runtime/runtime.cu, matrix())
+/// and 16-byte aligned. The descriptor of `t`'s data viewed as rows × cols with these strides
+/// when it is so, with no tensor made; else of a contiguous copy kept in `*copy` (a transposed,
+/// sliced or misaligned view pays one copy per call; the caching allocator's blocks are aligned).
 CoalesceMemRef2D runtime_matrix(const at::Tensor& t, int64_t rows, int64_t cols, int64_t row_stride,
                                 int64_t col_stride, at::Tensor* copy) {
   CoalesceMemRef2D d{};
   void* data = t.data_ptr();
-  const bool rows_of_elements = (cols <= 1 || col_stride == 1) && (rows <= 1 || row_stride >= cols);
-  if (rows_of_elements) {  // a size-1 dimension's stride is free in PyTorch; the runtime checks the canonical one
-    if (rows <= 1) row_stride = cols;
+  const bool row_major = (cols <= 1 || col_stride == 1) && (rows <= 1 || row_stride == cols);
+  if (row_major) {  // a size-1 dimension's stride is free in PyTorch; the runtime checks the canonical one
+    row_stride = cols;
     col_stride = 1;
   }
-  if (!(rows_of_elements && aligned16(data))) {
+  if (!(row_major && aligned16(data))) {
     *copy = t.as_strided({rows, cols}, {row_stride, col_stride}).clone(at::MemoryFormat::Contiguous);
     data = copy->data_ptr();
     row_stride = cols;

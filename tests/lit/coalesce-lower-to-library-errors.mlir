@@ -21,41 +21,10 @@ func.func @bf16_elementwise(%x: memref<64x16xbf16>, %y: memref<64x16xbf16>) {
 
 // -----
 
-// The elementwise ops take row-major contiguous buffers (only a matmul's matrices may be row
-// slices: coalesce-lower-to-library-row-slices.mlir).
+// The runtime takes row-major contiguous buffers.
 func.func @strided(%x: memref<64x16xf32, strided<[32, 1]>>, %y: memref<64x16xf32>) {
-  // expected-error @+1 {{operand #0 is not row-major contiguous (layout strided<[32, 1]>); the runtime library takes a bias, a residual and the elementwise ops' buffers contiguous}}
+  // expected-error @+1 {{operand #0 is not row-major contiguous (layout strided<[32, 1]>); the runtime library takes row-major buffers}}
   coalesce.relu ins(%x : memref<64x16xf32, strided<[32, 1]>>) outs(%y : memref<64x16xf32>)
-  return
-}
-
-// -----
-
-// A matmul's bias is contiguous, even where its matrices may be row slices.
-func.func @strided_bias(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %bias: memref<128xbf16>, %c: memref<64x64xbf16>) {
-  %sb = memref.subview %bias[8] [64] [1] : memref<128xbf16> to memref<64xbf16, strided<[1], offset: 8>>
-  // expected-error @+1 {{operand #2 is not row-major contiguous (layout strided<[1], offset: 8>); the runtime library takes a bias, a residual and the elementwise ops' buffers contiguous}}
-  coalesce.fused_matmul bias ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) bias(%sb : memref<64xbf16, strided<[1], offset: 8>>) outs(%c : memref<64x64xbf16>)
-  return
-}
-
-// -----
-
-// A row slice keeps each row contiguous: every other column is not one.
-func.func @column_stride(%a: memref<64x128xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xbf16>) {
-  %sa = memref.subview %a[0, 0] [64, 64] [1, 2] : memref<64x128xbf16> to memref<64x64xbf16, strided<[128, 2]>>
-  // expected-error @+1 {{operand #0 is not row-major contiguous (layout strided<[128, 2]>); a matmul's A, B and C may be row slices (strided<[s, 1]>), each row contiguous}}
-  coalesce.matmul ins(%sa, %b : memref<64x64xbf16, strided<[128, 2]>>, memref<64x64xbf16>) outs(%c : memref<64x64xbf16>)
-  return
-}
-
-// -----
-
-// f32's untiled matmuls run the runtime's built-in kernels, which take contiguous rows.
-func.func @untiled_f32_slice(%a: memref<64x72xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
-  %sa = memref.subview %a[0, 0] [64, 64] [1, 1] : memref<64x72xf32> to memref<64x64xf32, strided<[72, 1]>>
-  // expected-error @+1 {{operand #0 is not row-major contiguous (layout strided<[72, 1]>); an untiled f32 matmul runs the runtime's built-in kernels, which take contiguous rows: tile it (coalesce-apply-tile-config) to pass a row slice}}
-  coalesce.matmul ins(%sa, %b : memref<64x64xf32, strided<[72, 1]>>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
 

@@ -3,8 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <set>
-#include <string>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,10 +22,8 @@ void populateFuseEpiloguePatterns(RewritePatternSet& patterns);
 
 /// The rewrites of coalesce-lower-to-library: coalesce ops to func.calls of runtime entry
 /// points, and device-resident allocs to runtime allocator calls. The pass checks the
-/// preconditions (dtypes, layouts, allocs used only by coalesce ops) before applying them.
-/// `slicedEntries`: the entry points some call passes a row slice to, whose matrices' parameters
-/// take the strided layout (the pass collects them while checking).
-void populateLowerToLibraryPatterns(RewritePatternSet& patterns, std::set<std::string> slicedEntries = {});
+/// preconditions (f32, allocs used only by coalesce ops) before applying them.
+void populateLowerToLibraryPatterns(RewritePatternSet& patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "Coalesce/Passes.h.inc"

@@ -49,8 +49,7 @@ struct KernelProblem {
     if (::coalesce::Verdict v = family->check(config, target.limits, registers); !v.ok()) return v;
     ::coalesce::Problem shape = problem;
     if (!isStatic()) shape.m = shape.n = shape.k = 1;
-    if (::coalesce::Verdict v = family->check_problem(config, shape); !v.ok()) return v;
-    return ::coalesce::check_launch_smem(*family, config, shape, target.limits);
+    return family->check_problem(config, shape);
   }
 
   std::string describe() const {

@@ -2,12 +2,8 @@
 // coalesce-lower-to-library (Passes.td).
 //
 // Preconditions, checked by the pass before any rewrite (each failure is one error):
-//   - every memref a coalesce op touches has the identity (row-major) layout, except A, B and C
-//     of a matmul or fused matmul that the runtime launches through coalesce_fused_matmul (a
-//     tiled op, or any dtype but f32's untiled built-ins): those may be row slices of wider
-//     matrices, `strided<[s, 1], offset: o>` (issue 39's leading dimensions; the runtime checks
-//     s >= the columns and the data's 16-byte alignment), and an entry called with one declares
-//     its A, B and C as `memref<?x?xT, strided<[?, ?], offset: ?>>` (the same descriptor);
+//   - every memref a coalesce op touches has the identity (row-major) layout: the runtime
+//     takes contiguous row-major buffers;
 //   - a matmul or fused matmul computes a dtype of the runtime's C ABI (f32, tf32 = f32 storage
 //     with #coalesce.math<tensorfloat32>, bf16, f16); an unfused elementwise op (bias_add, relu,
 //     gelu, gelu_tanh, silu, add, glu) is f32, the only type the runtime's elementwise kernels
@@ -21,9 +17,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
-
-#include <set>
-#include <string>
 
 #include "Coalesce/CoalesceOps.h"
 #include "Coalesce/LibraryNames.h"
@@ -49,35 +42,11 @@ MemRefType dynamicLike(MemRefType type) {
                          type.getElementType());
 }
 
-// The same with a fully dynamic strided layout: the parameter type of an entry whose matrices
-// may be row slices (its C descriptor is the identity layout's).
-MemRefType stridedLike(MemRefType type) {
-  const int64_t rank = type.getRank();
-  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic,
-                                       SmallVector<int64_t>(rank, ShapedType::kDynamic));
-  return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType(), layout);
-}
-
-Value castTo(PatternRewriter& rewriter, Location loc, Value value, MemRefType target) {
-  if (value.getType() == target) return value;
-  return memref::CastOp::create(rewriter, loc, target, value);
-}
-
-bool isMatmul(Operation* op) { return isa<MatmulOp, FusedMatmulOp>(op); }
-
-// Whether operand `index` of `op` is one of a matmul's matrices: A, B or C (the last operand).
-bool isMatmulMatrix(Operation* op, unsigned index) {
-  return isMatmul(op) && (index < 2 || index + 1 == op->getNumOperands());
-}
-
-// Whether a row slice is the layout of `type`: rank 2, rows `s` elements apart, each row
-// contiguous (strided<[s, 1]> with any offset).
-bool isRowSlice(MemRefType type) {
-  if (type.getRank() != 2) return false;
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  if (failed(type.getStridesAndOffset(strides, offset))) return false;
-  return strides[1] == 1;
+Value castToDynamic(PatternRewriter& rewriter, Location loc, Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  MemRefType dynamic = dynamicLike(type);
+  if (type == dynamic) return value;
+  return memref::CastOp::create(rewriter, loc, dynamic, value);
 }
 
 // Declares `name` as a private function with the C interface, once per module. False when the
@@ -127,29 +96,21 @@ std::string entryName(Operation* op) {
 // The operands keep their order (inputs, then the output), so the runtime's C signature reads
 // like the op: (A, B, [bias,] [R,] C) for matmuls, (X, [bias | X2,] Y) for the elementwise ops.
 struct LowerCoalesceOp : RewritePattern {
-  // `slicedEntries`: the entries some call of the module passes a row slice (their matrices'
-  // parameters are strided).
-  LowerCoalesceOp(MLIRContext* context, std::set<std::string> slicedEntries)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context), slicedEntries(std::move(slicedEntries)) {}
+  explicit LowerCoalesceOp(MLIRContext* context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
 
   LogicalResult matchAndRewrite(Operation* op, PatternRewriter& rewriter) const override {
     if (!isCoalesceOp(op)) return failure();
-    std::string name = entryName(op);
-    const bool sliced = slicedEntries.count(name) > 0;
     SmallVector<Value> arguments;
-    for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
-      auto type = cast<MemRefType>(operand.getType());
-      const bool strided = sliced && isMatmulMatrix(op, static_cast<unsigned>(index));
-      arguments.push_back(castTo(rewriter, op->getLoc(), operand, strided ? stridedLike(type) : dynamicLike(type)));
-    }
+    for (Value operand : op->getOperands())
+      arguments.push_back(castToDynamic(rewriter, op->getLoc(), operand));
     auto type = FunctionType::get(op->getContext(), ValueRange(arguments).getTypes(), {});
+    std::string name = entryName(op);
     if (!declareEntry(rewriter, op, name, type))
       return rewriter.notifyMatchFailure(op, "the module defines the entry point differently");
     rewriter.replaceOpWithNewOp<func::CallOp>(op, name, TypeRange(), arguments);
     return success();
   }
-
-  std::set<std::string> slicedEntries;
 };
 
 // %t = memref.alloc(%d...) : memref<MxNxT> ... memref.dealloc %t
@@ -208,13 +169,10 @@ struct AllocOnDevice : OpRewritePattern<memref::AllocOp> {
 
 struct CoalesceLowerToLibraryPass
     : mlir::coalesce::impl::CoalesceLowerToLibraryBase<CoalesceLowerToLibraryPass> {
-  // The entries some call passes a row slice to (checkPreconditions fills it).
-  std::set<std::string> slicedEntries;
-
   void runOnOperation() override {
     if (failed(checkPreconditions())) return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateLowerToLibraryPatterns(patterns, slicedEntries);
+    populateLowerToLibraryPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     WalkResult left = getOperation().walk([](Operation* op) {
       if (!isCoalesceOp(op)) return WalkResult::advance();
@@ -235,7 +193,7 @@ struct CoalesceLowerToLibraryPass
               << ", which the runtime library does not take (f32, bf16, f16)";
           return WalkResult::interrupt();
         }
-        const bool matmul = isMatmul(op);
+        const bool matmul = isa<MatmulOp, FusedMatmulOp>(op);
         if (!matmul && *dtype != ::coalesce::Dtype::f32) {
           op->emitError("computes in ")
               << ::coalesce::to_string(*dtype)
@@ -252,27 +210,14 @@ struct CoalesceLowerToLibraryPass
                  "kernels are those of swiglu and geglu: glu silu, glu gelu)";
           return WalkResult::interrupt();
         }
-        // Row slices go to coalesce_fused_matmul, whose launch takes them; f32's untiled
-        // built-ins take contiguous rows only.
-        const bool takesSlices =
-            matmul && (*dtype != ::coalesce::Dtype::f32 || (isa<FusedMatmulOp>(op) && cast<FusedMatmulOp>(op).getTileAttr()));
         for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
           auto type = cast<MemRefType>(operand.getType());
-          if (type.getLayout().isIdentity()) continue;
-          if (isMatmulMatrix(op, static_cast<unsigned>(index)) && isRowSlice(type) && takesSlices) {
-            slicedEntries.insert(entryName(op));
-            continue;
+          if (!type.getLayout().isIdentity()) {
+            op->emitError("operand #")
+                << index << " is not row-major contiguous (layout " << type.getLayout()
+                << "); the runtime library takes row-major buffers";
+            return WalkResult::interrupt();
           }
-          auto diag = op->emitError("operand #")
-                      << index << " is not row-major contiguous (layout " << type.getLayout() << "); ";
-          if (!isMatmulMatrix(op, static_cast<unsigned>(index)))
-            diag << "the runtime library takes a bias, a residual and the elementwise ops' buffers contiguous";
-          else if (!isRowSlice(type))
-            diag << "a matmul's A, B and C may be row slices (strided<[s, 1]>), each row contiguous";
-          else
-            diag << "an untiled f32 matmul runs the runtime's built-in kernels, which take contiguous rows: tile it "
-                    "(coalesce-apply-tile-config) to pass a row slice";
-          return WalkResult::interrupt();
         }
       }
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
@@ -293,7 +238,6 @@ struct CoalesceLowerToLibraryPass
 
 }  // namespace
 
-void mlir::coalesce::populateLowerToLibraryPatterns(RewritePatternSet& patterns, std::set<std::string> slicedEntries) {
-  patterns.add<AllocOnDevice>(patterns.getContext());
-  patterns.add<LowerCoalesceOp>(patterns.getContext(), std::move(slicedEntries));
+void mlir::coalesce::populateLowerToLibraryPatterns(RewritePatternSet& patterns) {
+  patterns.add<AllocOnDevice, LowerCoalesceOp>(patterns.getContext());
 }

@@ -169,52 +169,6 @@ TEST(LaunchPlan, RowSlicesAreCopiedThroughContiguousRows) {
   }
 }
 
-// Row slices in wgmma, which reads A and B through tensor maps: a slice whose rows start 16 bytes
-// apart is read in place (the map keeps the logical sides over the given stride), even where K or
-// N is unaligned and the kernel computes the padded problem; a stride TMA cannot take is copied.
-// C strided is copied as in every family.
-TEST(LaunchPlan, WgmmaReadsRowSlicesWithAlignedStridesInPlace) {
-  const Family& wgmma = *find_family("wgmma");
-  const Problem aligned{256, 512, 1024, Dtype::bf16, Epilogue::bias_gelu};
-  const auto c = first_config(wgmma, aligned, [](const Config& c) { return split_slices(c) == 1; });
-  ASSERT_TRUE(c);
-  const LaunchPlan slices = plan_launch(*c, aligned, h200(), RowStrides{2048, 1024, 0});
-  EXPECT_FALSE(slices.staging.any());
-  EXPECT_EQ(slices.workspace_bytes, 0);
-  ASSERT_EQ(slices.tensor_maps.size(), 3u);
-  EXPECT_EQ(slices.tensor_maps[0].cols, 1024);
-  EXPECT_EQ(slices.tensor_maps[0].stride(), 2048);
-  EXPECT_EQ(slices.tensor_maps[1].rows, 1024);
-  EXPECT_EQ(slices.tensor_maps[1].cols, 512);
-  EXPECT_EQ(slices.tensor_maps[1].stride(), 1024);
-  EXPECT_EQ(slices.tensor_maps[2].stride(), 512);
-
-  // K = 1001 and N = 509 unaligned, A and B slices of tensors 1008 and 512 wide: the kernel
-  // computes K 1008 and N 512 on A and B in place; C (N unaligned) is staged.
-  const Problem odd{256, 509, 1001, Dtype::bf16, Epilogue::bias_gelu};
-  const LaunchPlan padded = plan_launch(*c, odd, h200(), RowStrides{1008, 512, 0});
-  EXPECT_EQ(padded.staging.kernel, (Problem{256, 512, 1008, Dtype::bf16, Epilogue::bias_gelu}));
-  EXPECT_FALSE(padded.staging.a);
-  EXPECT_FALSE(padded.staging.b);
-  EXPECT_TRUE(padded.staging.c);
-  EXPECT_EQ(padded.staging.a_offset, -1);
-  EXPECT_EQ(padded.staging.b_offset, -1);
-  EXPECT_EQ(padded.tensor_maps[0].cols, 1001);
-  EXPECT_EQ(padded.tensor_maps[0].stride(), 1008);
-  EXPECT_EQ(padded.tensor_maps[1].rows, 1001);
-  EXPECT_EQ(padded.tensor_maps[1].cols, 509);
-  EXPECT_EQ(padded.tensor_maps[1].stride(), 512);
-  EXPECT_EQ(padded.tensor_maps[2].stride(), 512);
-
-  // A's rows 1003 elements apart (2006 bytes) cannot be mapped: A is copied into rows of 1008;
-  // B contiguous with N unaligned is copied too, as without strides.
-  const LaunchPlan copied = plan_launch(*c, odd, h200(), RowStrides{1003, 0, 0});
-  EXPECT_TRUE(copied.staging.a);
-  EXPECT_TRUE(copied.staging.b);
-  EXPECT_EQ(copied.tensor_maps[0].stride(), 1008);
-  EXPECT_EQ(copied.tensor_maps[1].stride(), 512);
-}
-
 // A gated C (N/2 columns) strided: the kernel's C is a buffer of N/2-column rows.
 TEST(LaunchPlan, AGatedCStridedIsCopiedByItsOwnColumns) {
   const Problem p{64, 256, 128, Dtype::bf16, Epilogue::swiglu};
